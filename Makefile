@@ -1,0 +1,26 @@
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: tour test bench venv clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+tour: $(STAMP)
+	$(BIN)/jaxclassic tour
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -x -q
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run
+
+clean:
+	rm -rf $(VENV) build *.egg-info

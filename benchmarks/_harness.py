@@ -1,0 +1,130 @@
+"""Shared timing harness for ``benchmarks/bench_*.py``.
+
+Each benchmark module defines ``run(quick: bool) -> list[Result]``: it runs jaxclassic and a
+reference (scikit-learn, statsmodels...) on the same data in this one process, and
+:func:`benchmarks.run.main` prints one table and writes JSON. Compile time (the first call)
+is reported apart from run time (median of repeats, results blocked on).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import jax
+
+__all__ = ["Result", "time_jax", "time_host", "machine_info", "matmul_rate", "memory_bandwidth"]
+
+
+@dataclass
+class Result:
+    """One row of the benchmark table.
+
+    ``ours_s`` / ``ref_s`` are median run times in seconds (compile excluded on our side and
+    reported in ``compile_s``); ``ratio = ref_s / ours_s`` (above 1: we are faster).
+    ``ours_quality`` / ``ref_quality`` are the quality figure of each side (named by
+    ``metric``), and ``agreement`` a free-text or numeric comparison of the two results.
+    """
+
+    benchmark: str
+    case: str
+    ours_s: float
+    ref_s: float | None
+    compile_s: float | None = None
+    metric: str = ""
+    ours_quality: float | None = None
+    ref_quality: float | None = None
+    reference: str = ""
+    agreement: Any = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.ref_s is None or self.ours_s <= 0:
+            return None
+        return self.ref_s / self.ours_s
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["ratio"] = self.ratio
+        return d
+
+
+def _block(out):
+    return jax.block_until_ready(out)
+
+
+def time_jax(fn: Callable[[], Any], repeats: int = 5) -> tuple[Any, float, float]:
+    """Call ``fn`` once (compile + run), then ``repeats`` more times.
+
+    Returns ``(output, compile_s, median_run_s)``; ``compile_s`` is the first call's time
+    minus the median run time (the compile and tracing overhead).
+    """
+    t0 = time.perf_counter()
+    out = _block(fn())
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        out = _block(fn())
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    return out, max(0.0, first - med), med
+
+
+def time_host(fn: Callable[[], Any], repeats: int = 3) -> tuple[Any, float]:
+    """Median wall time of a host (numpy / scikit-learn) call. Returns ``(output, median_s)``."""
+    times = []
+    out = None
+    for _ in range(max(1, repeats)):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return out, statistics.median(times)
+
+
+def matmul_rate(n: int = 2000, dtype="float32") -> float:
+    """This machine's measured matrix-multiply rate in FLOP/s (jax, ``n x n @ n x n``)."""
+    import jax.numpy as jnp
+
+    a = jax.random.normal(jax.random.key(0), (n, n), dtype=dtype)
+    f = jax.jit(lambda a: a @ a)
+    _, _, t = time_jax(lambda: f(a), repeats=3)
+    return 2.0 * n**3 / t
+
+
+def memory_bandwidth(n_bytes: int = 400_000_000, dtype="float32") -> float:
+    """Measured streaming read bandwidth in bytes/s (a jitted sum over a large array)."""
+    import jax.numpy as jnp
+
+    n = n_bytes // jnp.dtype(dtype).itemsize
+    a = jnp.ones((n,), dtype=dtype)
+    f = jax.jit(jnp.sum)
+    _, _, t = time_jax(lambda: f(a), repeats=3)
+    return n * jnp.dtype(dtype).itemsize / t
+
+
+def machine_info() -> dict:
+    """Cores, backend, devices and versions to record beside every result."""
+    import numpy as np
+
+    info = {
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "backend": jax.default_backend(),
+        "devices": [str(d) for d in jax.devices()],
+        "jax": jax.__version__,
+        "numpy": np.__version__,
+        "x64": bool(jax.config.read("jax_enable_x64")),
+    }
+    try:
+        import sklearn
+
+        info["sklearn"] = sklearn.__version__
+    except ImportError:
+        pass
+    return info

@@ -1,0 +1,347 @@
+"""Input checks shared by every fit: one place that turns bad input into clear errors.
+
+Every public ``fit_*`` function calls these helpers *before* anything is traced or
+compiled, so a NaN, a wrong shape or an impossible hyperparameter surfaces as a
+``ValueError`` / ``TypeError`` that names the argument, the value and what was expected.
+
+When an argument is a JAX tracer (the fit is being called inside ``jax.jit`` or
+``jax.vmap``, e.g. by :func:`jaxclassic.model_selection.cross_validate`), its *values*
+cannot be inspected; shape and dtype checks still run, value checks are skipped.
+The caller validated the concrete data once, outside the transformation.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = [
+    "default_float_dtype",
+    "is_traced",
+    "check_array",
+    "check_X_y",
+    "check_sample_weight",
+    "check_consistent_length",
+    "check_classification_targets",
+    "check_scalar",
+    "check_int",
+    "check_choice",
+    "check_key",
+]
+
+
+def default_float_dtype():
+    """float64 when ``jax_enable_x64`` is on, else float32 (the package default)."""
+    return jnp.float64 if jax.config.read("jax_enable_x64") else jnp.float32
+
+
+def is_traced(x: Any) -> bool:
+    """True when ``x`` is an abstract value inside a JAX transformation."""
+    return isinstance(x, jax.core.Tracer)
+
+
+def _describe(x: Any) -> str:
+    return f"{type(x).__name__}"
+
+
+def _to_numpy(x: Any, name: str) -> np.ndarray:
+    """Convert an array-like (numpy, pandas, list, jax) to numpy without copying jax data twice."""
+    if x is None:
+        raise ValueError(f"{name} must be an array, got None")
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):  # pandas DataFrame / Series
+        x = x.to_numpy()
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # ragged lists and other non-array input
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+    return arr
+
+
+def _float_dtype_for(dtype: np.dtype, requested=None):
+    if requested is not None:
+        return jnp.dtype(requested)
+    if np.issubdtype(dtype, np.floating) and dtype.itemsize >= 4:
+        # keep the input's float precision (float32 or float64), if x64 allows float64
+        if dtype == np.float64 and not jax.config.read("jax_enable_x64"):
+            return jnp.dtype(jnp.float32)
+        return jnp.dtype(dtype)
+    return jnp.dtype(default_float_dtype())
+
+
+def check_array(
+    x: Any,
+    name: str = "X",
+    *,
+    ndim: int | Sequence[int] = 2,
+    dtype=None,
+    allow_nan: bool = False,
+    min_samples: int = 1,
+    min_features: int = 1,
+    numeric: str = "float",
+) -> jax.Array:
+    """Validate an array-like and return it as a jax array.
+
+    Parameters
+    ----------
+    x : array-like (numpy, pandas, list, jax)
+    name : str
+        Argument name used in error messages.
+    ndim : int or tuple of int
+        Accepted numbers of dimensions.
+    dtype : dtype, optional
+        Target dtype. By default floating input keeps its precision (float32 / float64);
+        integer and boolean input becomes the default float dtype.
+    allow_nan : bool
+        Accept NaN (models that handle missing values declare this). inf is never accepted.
+    min_samples, min_features : int
+        Minimum length of axis 0 and (for 2-d input) axis 1.
+    numeric : {"float", "int", "any"}
+        ``"float"`` converts to a float dtype; ``"int"`` requires integer-valued input and
+        returns int32; ``"any"`` keeps numeric dtype as is.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric (string, object, complex) input.
+    ValueError
+        Wrong ndim, too few samples or features, NaN or inf.
+    """
+    ndims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if is_traced(x):
+        if x.ndim not in ndims:
+            raise ValueError(f"{name} must be {_ndim_text(ndims)}, got an array of shape {x.shape}")
+        if numeric == "float" and not jnp.issubdtype(x.dtype, jnp.floating):
+            x = x.astype(_float_dtype_for(np.dtype(x.dtype), dtype))
+        elif dtype is not None:
+            x = x.astype(dtype)
+        return x
+    arr = _to_numpy(x, name)
+    if arr.dtype == object or arr.dtype.kind in "USaOV":
+        # an object array of numbers (e.g. from pandas) is fine; strings are not
+        try:
+            if arr.dtype.kind in "USa":
+                raise TypeError
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must be numeric, got dtype {arr.dtype}"
+                + (" (strings: encode them first)" if arr.dtype.kind in "USaO" else "")
+            ) from None
+    if arr.dtype.kind == "c":
+        raise TypeError(f"{name} must be real-valued, got complex dtype {arr.dtype}")
+    if arr.ndim not in ndims:
+        raise ValueError(f"{name} must be {_ndim_text(ndims)}, got an array of shape {arr.shape}")
+    if arr.ndim >= 1 and arr.shape[0] < min_samples:
+        raise ValueError(
+            f"{name} must have at least {min_samples} sample(s), got shape {arr.shape}"
+            + (" (empty array)" if arr.shape[0] == 0 else "")
+        )
+    if arr.ndim == 2 and arr.shape[1] < min_features:
+        raise ValueError(f"{name} must have at least {min_features} feature(s), got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        finite = np.isfinite(arr)
+        if not finite.all():
+            n_nan = int(np.isnan(arr).sum())
+            n_inf = int(np.isinf(arr).sum())
+            if n_inf or (n_nan and not allow_nan):
+                what = []
+                if n_nan:
+                    what.append(f"{n_nan} NaN")
+                if n_inf:
+                    what.append(f"{n_inf} inf")
+                raise ValueError(f"{name} contains {' and '.join(what)} value(s); it must be finite")
+    if numeric == "int":
+        if arr.dtype.kind == "f":
+            if not np.all(arr == np.round(arr)):
+                raise ValueError(f"{name} must hold integer values, got non-integer floats")
+        return jnp.asarray(arr.astype(np.int32))
+    if numeric == "any":
+        return jnp.asarray(arr, dtype=dtype)
+    return jnp.asarray(arr, dtype=_float_dtype_for(arr.dtype, dtype))
+
+
+def _ndim_text(ndims: tuple[int, ...]) -> str:
+    words = {0: "a scalar", 1: "1-d", 2: "2-d", 3: "3-d"}
+    return " or ".join(words.get(d, f"{d}-d") for d in ndims)
+
+
+def check_consistent_length(**arrays: Any) -> int:
+    """Check that every named array has the same number of rows; return it.
+
+    ``check_consistent_length(X=X, y=y)`` raises
+    ``ValueError("X and y have inconsistent numbers of samples: 10 != 9")``.
+    """
+    lengths = {k: (np.shape(v)[0] if np.ndim(v) else 1) for k, v in arrays.items() if v is not None}
+    if len(set(lengths.values())) > 1:
+        names = " and ".join(lengths)
+        values = " != ".join(str(n) for n in lengths.values())
+        raise ValueError(f"{names} have inconsistent numbers of samples: {values}")
+    return next(iter(lengths.values())) if lengths else 0
+
+
+def check_X_y(
+    X: Any,
+    y: Any,
+    *,
+    y_ndim: int | Sequence[int] = 1,
+    y_numeric: str = "float",
+    dtype=None,
+    allow_nan: bool = False,
+    min_samples: int = 1,
+) -> tuple[jax.Array, jax.Array]:
+    """Validate a design matrix ``X`` (n, d) and a target ``y`` (n,) together.
+
+    ``y`` gets X's float dtype when ``y_numeric == "float"``; ``"int"`` returns int32 labels.
+    """
+    X = check_array(X, "X", dtype=dtype, allow_nan=allow_nan, min_samples=min_samples)
+    y_dtype = X.dtype if y_numeric == "float" else None
+    y = check_array(y, "y", ndim=y_ndim, dtype=y_dtype, numeric=y_numeric, min_samples=min_samples)
+    check_consistent_length(X=X, y=y)
+    return X, y
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int, dtype=None) -> jax.Array:
+    """Validate ``sample_weight`` of length ``n_samples``; ``None`` gives ones.
+
+    Weights must be finite, non-negative and not all zero. A row of weight 0 has no
+    influence on any fit in the package.
+    """
+    dtype = dtype or default_float_dtype()
+    if sample_weight is None:
+        return jnp.ones((n_samples,), dtype=dtype)
+    if is_traced(sample_weight):
+        if sample_weight.shape != (n_samples,):
+            raise ValueError(
+                f"sample_weight must have shape ({n_samples},), got {sample_weight.shape}"
+            )
+        return sample_weight.astype(dtype)
+    sw = check_array(sample_weight, "sample_weight", ndim=(0, 1), dtype=dtype, min_samples=0)
+    if sw.ndim == 0:
+        sw = jnp.full((n_samples,), sw, dtype=dtype)
+    if sw.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {sw.shape}")
+    sw_np = np.asarray(sw)
+    if (sw_np < 0).any():
+        raise ValueError(f"sample_weight must be non-negative, got {int((sw_np < 0).sum())} negative value(s)")
+    if not (sw_np > 0).any():
+        raise ValueError("sample_weight must have at least one positive value, got all zeros")
+    return sw
+
+
+def check_classification_targets(
+    y: Any,
+    name: str = "y",
+    *,
+    min_classes: int = 2,
+    n_classes: int | None = None,
+    sample_weight: Any = None,
+) -> tuple[jax.Array, int]:
+    """Validate integer class labels coded 0..C-1 and return ``(y_int32, n_classes)``.
+
+    The functional core works on labels already coded 0..C-1 (the estimator layer encodes
+    arbitrary labels, strings included, with ``classes_``). ``n_classes`` is inferred as
+    ``max(y) + 1`` unless given (it is static: it fixes parameter shapes). At least
+    ``min_classes`` distinct labels must carry positive weight.
+    """
+    if is_traced(y):
+        if n_classes is None:
+            raise ValueError(f"n_classes must be given when {name} is traced (inside jit/vmap)")
+        if y.ndim != 1:
+            raise ValueError(f"{name} must be 1-d, got an array of shape {y.shape}")
+        return y.astype(jnp.int32), int(n_classes)
+    arr = _to_numpy(y, name)
+    if arr.dtype.kind in "USaO":
+        raise TypeError(
+            f"{name} must hold integer class codes 0..C-1, got dtype {arr.dtype}; "
+            "encode string labels first (the estimators do this with classes_)"
+        )
+    yi = check_array(arr, name, ndim=1, numeric="int")
+    yn = np.asarray(yi)
+    if (yn < 0).any():
+        raise ValueError(f"{name} must hold class codes >= 0, got {int(yn.min())}")
+    if n_classes is None:
+        n_classes = int(yn.max()) + 1
+    elif (yn >= n_classes).any():
+        raise ValueError(f"{name} holds class code {int(yn.max())} but n_classes={n_classes}")
+    present = yn
+    if sample_weight is not None and not is_traced(sample_weight):
+        sw = np.asarray(sample_weight)
+        if sw.shape == yn.shape:
+            present = yn[sw > 0]
+    n_present = len(np.unique(present))
+    if n_present < min_classes:
+        raise ValueError(
+            f"{name} must contain at least {min_classes} classes, got {n_present} "
+            f"(labels present: {np.unique(present).tolist()})"
+        )
+    return yi, int(n_classes)
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    include_low: bool = True,
+    include_high: bool = True,
+    allow_array: bool = False,
+) -> Any:
+    """Check a continuous hyperparameter (traced in the fits: ``alpha``, ``l2``, ``C``...).
+
+    Accepts Python numbers and numpy / jax scalars (and arrays when ``allow_array``).
+    Value checks are skipped for tracers. Returns the value unchanged.
+    """
+    if is_traced(value):
+        return value
+    if isinstance(value, bool) or not (
+        isinstance(value, numbers.Real) or (hasattr(value, "dtype") and np.ndim(value) == 0)
+        or (allow_array and hasattr(value, "dtype"))
+    ):
+        raise TypeError(f"{name} must be a real number, got {_describe(value)} {value!r}")
+    v = np.asarray(value, dtype=np.float64)
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if low is not None:
+        bad = v < low if include_low else v <= low
+        if np.any(bad):
+            op = ">=" if include_low else ">"
+            raise ValueError(f"{name} must be {op} {low}, got {value!r}")
+    if high is not None:
+        bad = v > high if include_high else v >= high
+        if np.any(bad):
+            op = "<=" if include_high else "<"
+            raise ValueError(f"{name} must be {op} {high}, got {value!r}")
+    return value
+
+
+def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """Check a static integer hyperparameter (``max_iter``, ``degree``, ``k``...)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an int, got {_describe(value)} {value!r}")
+    value = int(value)
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """Check a string option against its allowed values."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def check_key(key: Any, name: str = "key") -> jax.Array:
+    """Check a ``jax.random`` key (raw uint32[2] or typed key); ints are not accepted."""
+    if key is None:
+        raise ValueError(f"{name} must be a jax.random key (e.g. jax.random.key(0)), got None")
+    if isinstance(key, (int, np.integer)):
+        raise TypeError(f"{name} must be a jax.random key, got int {key}; use jax.random.key({key})")
+    return key
