@@ -132,9 +132,9 @@ def minimize_optax(
             value, grad = value_and_grad(params)
             updates, opt_state = optimizer.update(grad, opt_state, params)
         # the error is the gradient norm at the iterate the step started from
-        return (optax.apply_updates(params, updates), opt_state), optax.global_norm(grad)
+        return (optax.apply_updates(params, updates), opt_state), optax.tree.norm(grad)
 
-    init_grad_norm = optax.global_norm(jax.grad(fun)(params))
+    init_grad_norm = optax.tree.norm(jax.grad(fun)(params))
     return iterate(
         step, (params, optimizer.init(params)), max_iter=max_iter, tol=tol, init_error=init_grad_norm
     )

@@ -117,20 +117,27 @@ def log_loss(y, f):
     r"""Binary cross-entropy of a label :math:`y \in \{0,1\}` and a logit ``f``.
 
     .. math::
-        \ell(y, f) = -y \log\sigma(f) - (1-y)\log\sigma(-f) = \log(1 + e^{f}) - y f,
+        \ell(y, f) = -y \log\sigma(f) - (1-y)\log\sigma(-f)
+                   = y\,\mathrm{softplus}(-f) + (1-y)\,\mathrm{softplus}(f)
+                   = \log(1 + e^{f}) - y f,
 
-    computed as ``softplus(f) - y f`` so that it stays finite and accurate for very large
-    ``|f|`` (no ``log(sigmoid(f))``, which underflows to ``log 0`` at ``f`` below about -90
-    in float32 and -745 in float64).
+    computed in the middle form, which stays finite and keeps full relative accuracy for any
+    ``|f|`` (no ``log(sigmoid(f))``, which underflows to ``log 0`` below about -90 in float32
+    and -745 in float64, and no ``softplus(f) - y f``, which cancels to 0 for large ``y f``).
+    ``y`` may also be a probability in [0, 1].
     """
     y, f = _same_float(y, f)
-    return jax.nn.softplus(f) - y * f
+    return y * jax.nn.softplus(-f) + (1 - y) * jax.nn.softplus(f)
 
 
 def grad_log_loss(y, f):
-    r""":math:`\partial_f[\log(1+e^f) - yf] = \sigma(f) - y`."""
+    r""":math:`\partial_f[\log(1+e^f) - yf] = \sigma(f) - y = (1-y)\sigma(f) - y\,\sigma(-f)`.
+
+    The last form (using :math:`1 - \sigma(f) = \sigma(-f)`) avoids the cancellation of
+    ``sigmoid(f) - 1`` for ``y = 1`` and large ``f``.
+    """
     y, f = _same_float(y, f)
-    return jax.nn.sigmoid(f) - y
+    return (1 - y) * jax.nn.sigmoid(f) - y * jax.nn.sigmoid(-f)
 
 
 def hess_log_loss(y, f):

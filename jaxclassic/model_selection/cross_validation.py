@@ -1,0 +1,304 @@
+r"""Cross-validation of any functional fit in one compiled, vmapped call.
+
+Folds are ``(K, n)`` training-weight matrices (:func:`~jaxclassic.model_selection.kfold_weights`,
+:func:`~jaxclassic.model_selection.stratified_kfold_weights`,
+:func:`~jaxclassic.model_selection.bootstrap_weights`). Because every fit in the package takes
+``sample_weight`` and gives a zero-weight row no influence, fold ``k`` is fitted on the full
+arrays with weights ``w_k``, and all K fits are one ``jax.vmap``:
+
+.. math::
+
+    \hat\theta_k = \mathrm{fit}(X, y;\ w_k \odot s), \qquad
+    \mathrm{CV}_k = \mathrm{score}(\hat\theta_k, X, y;\ \mathbb 1[w_k = 0] \odot s),
+
+where ``s`` is an optional base ``sample_weight``. The validation rows of a fold are those of
+training weight 0: the complement of a 0/1 fold, or the out-of-bag rows of a bootstrap count
+vector. The CV estimate is :math:`\tfrac1K \sum_k \mathrm{CV}_k` (ESL §7.10).
+
+The fit protocol
+    ``fit(X, y, *, sample_weight, **hyperparameters, **fit_kwargs) -> params``: any public
+    ``fit_*`` of the package. ``hyperparameters`` are traced arrays (``alpha``, ``l2``,
+    ``C``...), so a grid of them is a vmap (:func:`~jaxclassic.model_selection.grid_search`);
+    ``fit_kwargs`` are static (``n_classes``, ``max_iter``, ``degree``...).
+
+The score protocol
+    ``score(params, X, y, *, sample_weight) -> scalar``, **higher is better** (losses are
+    negated, as scikit-learn's ``neg_mean_squared_error``). Ready-made scorers are in
+    :mod:`jaxclassic.model_selection.scoring` (``neg_mse_scorer(predict)``,
+    ``accuracy_scorer(predict)``, ``log_loss_scorer(predict_proba)``...).
+
+Compilation: the program is ``jax.jit``-ed once per ``(fit, score, fit_kwargs,
+hyperparameter names, shapes)``; ``fit`` and ``score`` are static and compared by identity
+(the scorers of :mod:`~jaxclassic.model_selection.scoring` by value), so pass the same
+function objects (not a fresh ``lambda`` or ``functools.partial`` each call: use
+``fit_kwargs``) to reuse the compiled program.
+
+References
+----------
+Hastie, Tibshirani, Friedman, *The Elements of Statistical Learning*, 2nd ed., §7.10.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxclassic.validation import check_array, check_sample_weight, is_traced
+
+__all__ = ["CrossValidationResult", "cross_validate"]
+
+
+class CrossValidationResult(NamedTuple):
+    """Outcome of :func:`cross_validate`.
+
+    Attributes
+    ----------
+    fold_scores : (K,) float
+        Validation score of each fold (higher is better).
+    mean : float scalar
+        Mean of ``fold_scores``: the cross-validation estimate.
+    std : float scalar
+        Standard deviation of ``fold_scores`` (``ddof=0``, as scikit-learn's ``std_test_score``).
+    params : pytree or None
+        The K fitted params, stacked along a leading axis of length K.
+    train_scores : (K,) float or None
+        Score of each fold on its own training rows (when ``return_train_score``).
+    """
+
+    fold_scores: jax.Array
+    mean: jax.Array
+    std: jax.Array
+    params: Any
+    train_scores: jax.Array | None
+
+
+# --------------------------------------------------------------------------- the engine
+def _one_fold(fit, score, fit_kwargs, return_train_score, X, y, hyperparameters, train_w, val_w):
+    params = fit(X, y, sample_weight=train_w, **hyperparameters, **dict(fit_kwargs))
+    val = score(params, X, y, sample_weight=val_w)
+    train = score(params, X, y, sample_weight=train_w) if return_train_score else None
+    return params, val, train
+
+
+@partial(
+    jax.jit,
+    static_argnames=("fit", "score", "fit_kwargs", "has_grid", "return_train_score", "return_params"),
+)
+def _fit_score_program(X, y, train_w, val_w, hyperparameters, grid, *, fit, score, fit_kwargs,
+                       has_grid, return_train_score, return_params):
+    """Fit and score all folds (and grid points): the one compiled program.
+
+    ``train_w``, ``val_w``: (K, n). ``grid``: dict of (G, ...) arrays, vmapped over G outside
+    the vmap over folds when ``has_grid``. Outputs carry leading axes (G, K) or (K,).
+    Computation that depends on the folds only (e.g. a weighted Gram matrix) is batched over
+    the folds only: vmap batches an operation only over the axes its inputs carry.
+    """
+
+    def over_folds(point):
+        hp = {**hyperparameters, **point}
+        one = partial(_one_fold, fit, score, fit_kwargs, return_train_score, X, y, hp)
+        params, val, train = jax.vmap(one)(train_w, val_w)
+        return (params if return_params else None), val, train
+
+    if has_grid:
+        return jax.vmap(over_folds)(grid)
+    return over_folds({})
+
+
+def _static_kwargs(fit_kwargs: dict | None) -> tuple:
+    """Static fit arguments as a hashable, ordered tuple (part of the compilation key)."""
+    if fit_kwargs is None:
+        return ()
+    if not isinstance(fit_kwargs, dict):
+        raise TypeError(f"fit_kwargs must be a dict, got {type(fit_kwargs).__name__}")
+    items = tuple(sorted(fit_kwargs.items()))
+    for name, value in items:
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(
+                f"fit_kwargs[{name!r}] must be hashable (fit_kwargs are static), got "
+                f"{type(value).__name__}; pass arrays through hyperparameters instead"
+            ) from None
+    return items
+
+
+def _as_hyper_array(value: Any, name: str, dtype) -> jax.Array:
+    """A traced hyperparameter as an array; Python / numpy floats take the data's float dtype."""
+    if is_traced(value):
+        return value
+    if callable(value) or isinstance(value, str):
+        raise TypeError(
+            f"hyperparameter {name!r} must be numeric (it is traced), got {type(value).__name__} "
+            f"{value!r}; pass static values through fit_kwargs"
+        )
+    arr = np.asarray(value)
+    if arr.dtype.kind == "f" or (arr.dtype.kind in "iub" and arr.ndim == 0 and not isinstance(value, (int, np.integer))):
+        return jnp.asarray(arr, dtype=dtype)
+    if arr.dtype.kind not in "iubf" and not hasattr(value, "dtype"):
+        raise TypeError(f"hyperparameter {name!r} must be numeric, got {type(value).__name__} {value!r}")
+    if arr.dtype.kind == "f":
+        return jnp.asarray(arr, dtype=dtype)
+    return jnp.asarray(value)
+
+
+def _check_hyperparameters(hyperparameters: dict | None, dtype, name: str = "hyperparameters") -> dict:
+    if hyperparameters is None:
+        return {}
+    if not isinstance(hyperparameters, dict):
+        raise TypeError(f"{name} must be a dict of name -> value, got {type(hyperparameters).__name__}")
+    out = {}
+    for key, value in hyperparameters.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{name} keys must be argument names (str), got {key!r}")
+        out[key] = _as_hyper_array(value, key, dtype)
+    return out
+
+
+def _check_data(X: Any, y: Any, allow_nan: bool) -> tuple[jax.Array, jax.Array]:
+    X = check_array(X, "X", ndim=(1, 2), numeric="any", allow_nan=allow_nan)
+    y = check_array(y, "y", ndim=(1, 2), numeric="any", allow_nan=allow_nan)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X and y have inconsistent numbers of samples: {X.shape[0]} != {y.shape[0]}")
+    return X, y
+
+
+def _float_dtype(X: jax.Array):
+    from jaxclassic.validation import default_float_dtype
+
+    return X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else default_float_dtype()
+
+
+def _check_fold_weights(weights: Any, n_samples: int, dtype, name: str = "weights") -> jax.Array:
+    """Validate a (K, n) training-weight matrix: finite, >= 0, each fold with training and
+    validation (weight-0) rows."""
+    if is_traced(weights):
+        if weights.ndim != 2 or weights.shape[1] != n_samples:
+            raise ValueError(f"{name} must have shape (K, {n_samples}), got {weights.shape}")
+        return weights.astype(dtype)
+    w = check_array(weights, name, ndim=2, dtype=dtype)
+    if w.shape[1] != n_samples:
+        raise ValueError(
+            f"{name} must have shape (K, n_samples) = (K, {n_samples}), got {w.shape}"
+        )
+    w_np = np.asarray(w)
+    if (w_np < 0).any():
+        raise ValueError(f"{name} must be non-negative, got {int((w_np < 0).sum())} negative value(s)")
+    no_train = np.flatnonzero(~(w_np > 0).any(axis=1))
+    if no_train.size:
+        raise ValueError(f"{name}: fold {int(no_train[0])} has no training rows (all weights 0)")
+    no_val = np.flatnonzero(~(w_np == 0).any(axis=1))
+    if no_val.size:
+        raise ValueError(
+            f"{name}: fold {int(no_val[0])} has no validation rows (no weight is 0); the "
+            "validation rows of a fold are those of training weight 0"
+        )
+    return w
+
+
+def _prepare(X, y, weights, sample_weight, allow_nan):
+    """Shared validation of cross_validate / grid_search / curves; returns jax arrays."""
+    X, y = _check_data(X, y, allow_nan)
+    dtype = _float_dtype(X)
+    train_w = _check_fold_weights(weights, X.shape[0], dtype)
+    base = check_sample_weight(sample_weight, X.shape[0], dtype=dtype)
+    val_w = jnp.where(train_w == 0, base, jnp.zeros((), dtype))
+    return X, y, train_w * base, val_w, dtype
+
+
+def _check_callables(fit: Any, score: Any) -> None:
+    if not callable(fit):
+        raise TypeError(f"fit must be callable (a fit_* function), got {type(fit).__name__}")
+    if not callable(score):
+        raise TypeError(
+            f"score must be callable as score(params, X, y, sample_weight=...), got {type(score).__name__}"
+        )
+
+
+def _summary(scores: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return jnp.mean(scores, axis=-1), jnp.std(scores, axis=-1)
+
+
+def cross_validate(
+    fit: Callable,
+    score: Callable,
+    X: Any,
+    y: Any,
+    weights: Any,
+    *,
+    hyperparameters: dict | None = None,
+    fit_kwargs: dict | None = None,
+    sample_weight: Any = None,
+    return_train_score: bool = False,
+    return_params: bool = True,
+    allow_nan: bool = False,
+) -> CrossValidationResult:
+    r"""Fit and score every fold in one jitted, vmapped call.
+
+    .. math::
+
+        \hat\theta_k = \mathrm{fit}(X, y;\ w_k s),\quad
+        \mathrm{CV}_k = \mathrm{score}(\hat\theta_k, X, y;\ \mathbb 1[w_k = 0]\, s),\quad
+        \mathrm{CV} = \tfrac1K \textstyle\sum_k \mathrm{CV}_k.
+
+    Since a zero-weight row has no influence on any fit of the package, the result equals
+    a Python loop that fits each fold on its training rows only (sliced) and scores it on
+    its validation rows.
+
+    Parameters
+    ----------
+    fit : callable
+        ``fit(X, y, *, sample_weight, **hyperparameters, **fit_kwargs) -> params``.
+    score : callable
+        ``score(params, X, y, *, sample_weight) -> scalar``, higher is better
+        (see :mod:`jaxclassic.model_selection.scoring`).
+    X : (n, d) or (n,) array
+    y : (n,) or (n, m) array
+        Targets as the fit expects them (class codes ``0..C-1`` for the core's classifiers).
+    weights : (K, n) array
+        Training weights of the K folds (0/1 folds or bootstrap counts). The validation
+        rows of fold ``k`` are those with ``weights[k] == 0``.
+    hyperparameters : dict of str -> array, optional
+        Traced keyword arguments of ``fit`` (``{"alpha": 0.1}``), the same for every fold.
+    fit_kwargs : dict, optional
+        Static keyword arguments of ``fit`` (``{"n_classes": 3}``, ``{"max_iter": 50}``);
+        values must be hashable. The core's classifiers need ``n_classes`` here.
+    sample_weight : (n,) array, optional
+        Base row weights, multiplied into both the training and the validation weights.
+    return_train_score : bool
+        Also score each fold on its training rows.
+    return_params : bool
+        Return the K fitted params (stacked). ``False`` saves memory.
+    allow_nan : bool
+        Let NaN in ``X``/``y`` through (for fits that handle missing values).
+
+    Returns
+    -------
+    CrossValidationResult
+        ``(fold_scores, mean, std, params, train_scores)``.
+
+    Example
+    -------
+    >>> import jax
+    >>> from jaxclassic.linear import fit_ridge, predict
+    >>> from jaxclassic.model_selection import kfold_weights, cross_validate, neg_mse_scorer
+    >>> X = jax.random.normal(jax.random.key(0), (100, 3)); y = X @ jax.numpy.ones(3)
+    >>> res = cross_validate(fit_ridge, neg_mse_scorer(predict), X, y, kfold_weights(100, 5),
+    ...                      hyperparameters={"alpha": 1.0})
+    >>> res.fold_scores.shape
+    (5,)
+    """
+    _check_callables(fit, score)
+    X, y, train_w, val_w, dtype = _prepare(X, y, weights, sample_weight, allow_nan)
+    hp = _check_hyperparameters(hyperparameters, dtype)
+    params, val, train = _fit_score_program(
+        X, y, train_w, val_w, hp, {},
+        fit=fit, score=score, fit_kwargs=_static_kwargs(fit_kwargs), has_grid=False,
+        return_train_score=bool(return_train_score), return_params=bool(return_params),
+    )
+    mean, std = _summary(val)
+    return CrossValidationResult(val, mean, std, params, train)
