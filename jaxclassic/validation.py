@@ -82,6 +82,7 @@ def check_array(
     min_samples: int = 1,
     min_features: int = 1,
     numeric: str = "float",
+    _numpy: bool = False,
 ) -> jax.Array:
     """Validate an array-like and return it as a jax array.
 
@@ -158,10 +159,13 @@ def check_array(
         if arr.dtype.kind == "f":
             if not np.all(arr == np.round(arr)):
                 raise ValueError(f"{name} must hold integer values, got non-integer floats")
-        return jnp.asarray(arr.astype(np.int32))
-    if numeric == "any":
-        return jnp.asarray(arr, dtype=dtype)
-    return jnp.asarray(arr, dtype=_float_dtype_for(arr.dtype, dtype))
+        out = arr.astype(np.int32)
+    elif numeric == "any":
+        out = arr if dtype is None else arr.astype(dtype)
+    else:
+        out = arr.astype(_float_dtype_for(arr.dtype, dtype))
+    # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer)
+    return out if _numpy else jnp.asarray(out)
 
 
 def _ndim_text(ndims: tuple[int, ...]) -> str:
@@ -219,17 +223,16 @@ def check_sample_weight(sample_weight: Any, n_samples: int, dtype=None) -> jax.A
                 f"sample_weight must have shape ({n_samples},), got {sample_weight.shape}"
             )
         return sample_weight.astype(dtype)
-    sw = check_array(sample_weight, "sample_weight", ndim=(0, 1), dtype=dtype, min_samples=0)
-    if sw.ndim == 0:
-        sw = jnp.full((n_samples,), sw, dtype=dtype)
-    if sw.shape != (n_samples,):
-        raise ValueError(f"sample_weight must have shape ({n_samples},), got {sw.shape}")
-    sw_np = np.asarray(sw)
+    sw_np = check_array(sample_weight, "sample_weight", ndim=(0, 1), dtype=dtype, min_samples=0, _numpy=True)
+    if sw_np.ndim == 0:
+        sw_np = np.full((n_samples,), sw_np, dtype=sw_np.dtype)
+    if sw_np.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {sw_np.shape}")
     if (sw_np < 0).any():
         raise ValueError(f"sample_weight must be non-negative, got {int((sw_np < 0).sum())} negative value(s)")
     if not (sw_np > 0).any():
         raise ValueError("sample_weight must have at least one positive value, got all zeros")
-    return sw
+    return jnp.asarray(sw_np)
 
 
 def check_classification_targets(
@@ -259,8 +262,7 @@ def check_classification_targets(
             f"{name} must hold integer class codes 0..C-1, got dtype {arr.dtype}; "
             "encode string labels first (the estimators do this with classes_)"
         )
-    yi = check_array(arr, name, ndim=1, numeric="int")
-    yn = np.asarray(yi)
+    yn = check_array(arr, name, ndim=1, numeric="int", _numpy=True)
     if (yn < 0).any():
         raise ValueError(f"{name} must hold class codes >= 0, got {int(yn.min())}")
     if n_classes is None:
@@ -278,7 +280,7 @@ def check_classification_targets(
             f"{name} must contain at least {min_classes} classes, got {n_present} "
             f"(labels present: {np.unique(present).tolist()})"
         )
-    return yi, int(n_classes)
+    return jnp.asarray(yn), int(n_classes)
 
 
 def check_scalar(

@@ -134,3 +134,22 @@ def test_value_checks_skipped_under_tracing_but_shapes_checked():
     assert f(jnp.ones((3, 2)), jnp.ones(3), 2.0) == 12.0
     with pytest.raises(ValueError, match="X must be 2-d"):
         jax.jit(lambda x: v.check_array(x))(jnp.ones(3))
+
+
+def test_concrete_numpy_inside_jit_is_checked_not_traced():
+    # numpy constants closed over inside a jit trace stay concrete: values are still checked
+    w = np.array([1.0, -1.0])
+
+    @jax.jit
+    def f(x):
+        return v.check_sample_weight(w, 2, x.dtype) * x
+
+    with pytest.raises(ValueError, match="non-negative"):
+        f(jnp.ones(2))
+
+    @jax.jit
+    def g(x):
+        y, c = v.check_classification_targets(np.array([0, 1, 1]))
+        return x * c
+
+    assert g(1.0) == 2.0
