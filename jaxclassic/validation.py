@@ -163,7 +163,7 @@ def check_array(
     elif numeric == "any":
         out = arr if dtype is None else arr.astype(dtype)
     else:
-        out = arr.astype(_float_dtype_for(arr.dtype, dtype))
+        out = arr.astype(_float_dtype_for(arr.dtype, dtype), copy=False)
     # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer)
     return out if _numpy else jnp.asarray(out)
 

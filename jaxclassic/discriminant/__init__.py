@@ -4,3 +4,8 @@ from jaxclassic.discriminant._api import predict
 from jaxclassic.discriminant._api import predict_log_proba
 from jaxclassic.discriminant._api import predict_proba
 # each model module adds its public names below, one import a line
+from jaxclassic.discriminant.naive_bayes import fit_gaussian_nb
+from jaxclassic.discriminant.naive_bayes import fit_categorical_nb
+from jaxclassic.discriminant.naive_bayes import fit_mixed_nb
+from jaxclassic.discriminant.lda_qda import fit_lda
+from jaxclassic.discriminant.lda_qda import fit_qda

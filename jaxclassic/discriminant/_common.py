@@ -31,7 +31,13 @@ def validate_X_y_classes(X, y, sample_weight, n_classes, *, allow_nan: bool = Fa
     """
     X = check_array(X, "X", allow_nan=allow_nan, numeric=numeric)
     n_samples = X.shape[0]
-    dtype = X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else None
+    if jnp.issubdtype(X.dtype, jnp.floating):
+        dtype = X.dtype
+    elif hasattr(sample_weight, "dtype") and np.dtype(sample_weight.dtype) in (np.float32, np.float64):
+        # integer X (category codes): compute in the weights' float dtype
+        dtype = sample_weight.dtype if jax.config.read("jax_enable_x64") else jnp.float32
+    else:
+        dtype = None
     sample_weight = check_sample_weight(sample_weight, n_samples, dtype=dtype)
     if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))):
         raise TypeError(f"n_classes must be an int or None, got {type(n_classes).__name__} {n_classes!r}")

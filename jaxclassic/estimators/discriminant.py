@@ -1,0 +1,306 @@
+"""scikit-learn-compatible generative classifiers: naive Bayes, LDA and QDA.
+
+Thin wrappers over :mod:`jaxclassic.discriminant`: they validate and encode the input, pad the
+rows to a shape bucket with zero weights (so refits of nearby sizes reuse one compiled
+program), call the functional fit and store its params (``params_``) and scikit-learn's
+fitted attributes. The maths lives in the core.
+
+Differences from scikit-learn, all documented on the classes:
+
+* ``GaussianNB``: ``epsilon_`` uses the *weighted* feature variance (so zero-weight rows have
+  no influence); scikit-learn uses the unweighted one.
+* ``CategoricalNB``: no sparse input; a category code ``>= n_categories_`` at prediction raises
+  ``ValueError`` (scikit-learn: ``IndexError``). Like scikit-learn, ``X`` is cast to int
+  (floats are truncated) and must be non-negative.
+* ``LinearDiscriminantAnalysis``: ``solver`` is ``"eigh"`` (default; like scikit-learn's
+  ``lsqr``) or ``"cholesky"``; no ``transform``, no ``shrinkage="auto"``; accepts
+  ``sample_weight``.
+* ``QuadraticDiscriminantAnalysis``: accepts ``sample_weight``; with ``reg_param > 0`` a class
+  of one sample is allowed (covariance ``reg_param * I``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from jaxclassic.discriminant import naive_bayes as _nb
+from jaxclassic.discriminant import lda_qda as _lq
+from jaxclassic.estimators._base import (
+    BaseEstimator,
+    ClassifierMixin,
+    bucket_size,
+    check_is_fitted,
+    encode_labels,
+    pad_rows,
+    prepare_fit,
+    prepare_predict,
+    validate_data,
+)
+
+__all__ = [
+    "GaussianNB",
+    "CategoricalNB",
+    "LinearDiscriminantAnalysis",
+    "QuadraticDiscriminantAnalysis",
+]
+
+
+class _ProbaClassifierMixin:
+    """predict / predict_proba / predict_log_proba from a ``_joint_log_likelihood``."""
+
+    def predict_joint_log_proba(self, X):
+        """Unnormalised ``log p(x, y=k)`` (discriminant scores for LDA / QDA), (n, C)."""
+        return self._joint_log_likelihood(X)
+
+    def predict_log_proba(self, X):
+        """Log class probabilities, (n, C), columns in ``classes_`` order."""
+        jll = self._joint_log_likelihood(X)
+        top = jll.max(axis=1, keepdims=True)
+        return jll - (top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True)))
+
+    def predict_proba(self, X):
+        """Class probabilities, (n, C), columns in ``classes_`` order."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The most probable class label of each row."""
+        jll = self._joint_log_likelihood(X)
+        return self.classes_[np.argmax(jll, axis=1)]
+
+
+class GaussianNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Gaussian naive Bayes (:func:`jaxclassic.discriminant.fit_gaussian_nb`).
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Fixed class priors (sum to 1); default the weighted class frequencies.
+    var_smoothing : float, default=1e-9
+        Portion of the largest (weighted) feature variance added to every variance.
+
+    Attributes
+    ----------
+    classes_, theta_, var_, class_prior_, class_count_, epsilon_, n_features_in_, params_
+    """
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+
+    def fit(self, X, y, sample_weight=None):
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        priors = None if self.priors is None else np.asarray(self.priors, dtype=X.dtype)
+        params = _nb.fit_gaussian_nb(
+            X, y, n_classes=len(self.classes_), priors=priors,
+            var_smoothing=float(self.var_smoothing), sample_weight=sw)
+        self.params_ = params
+        self.theta_ = np.asarray(params.theta)
+        self.var_ = np.asarray(params.var)
+        self.class_prior_ = np.asarray(params.class_prior)
+        self.class_count_ = np.asarray(params.class_count)
+        self.epsilon_ = float(params.epsilon)
+        return self
+
+    def _joint_log_likelihood(self, X):
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(_nb.joint_log_likelihood(self.params_, Xp))[:n]
+
+
+class CategoricalNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Categorical naive Bayes (:func:`jaxclassic.discriminant.fit_categorical_nb`).
+
+    ``X`` holds non-negative integer category codes (cast to int like scikit-learn, so floats
+    are truncated). Categories per feature: ``max(X[:, j]) + 1``, at least ``min_categories``.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Laplace (1) / Lidstone smoothing; 0 for none.
+    force_alpha : bool, default=True
+        If False and ``alpha < 1e-10``, use 1e-10 (scikit-learn's rule).
+    fit_prior : bool, default=True
+    class_prior : array-like of shape (n_classes,), default=None
+    min_categories : int or array-like of shape (n_features,), default=None
+
+    Attributes
+    ----------
+    classes_, category_count_, feature_log_prob_ (lists of (n_classes, n_categories_j)),
+    class_count_, class_log_prior_, n_categories_, n_features_in_, params_
+    """
+
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+                 min_categories=None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True
+        return tags
+
+    @staticmethod
+    def _check_non_negative(X):
+        if X.size and X.min() < 0:
+            raise ValueError("Negative values in data passed to CategoricalNB (input X)")
+
+    def fit(self, X, y, sample_weight=None):
+        X, y = validate_data(self, X, y, dtype="int", reset=True)
+        self._check_non_negative(X)
+        codes = encode_labels(self, y)
+        n = X.shape[0]
+        if sample_weight is None:
+            sw = np.ones(n)
+        else:
+            from sklearn.utils.validation import _check_sample_weight
+
+            sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        n_categories = X.max(axis=0) + 1
+        if self.min_categories is not None:
+            mc = np.asarray(self.min_categories)
+            if not np.issubdtype(mc.dtype, np.integer):
+                raise ValueError(f"'min_categories' should have integral type. Got {mc.dtype} instead.")
+            if mc.ndim > 0 and mc.shape != (X.shape[1],):
+                raise ValueError(f"'min_categories' should have shape ({X.shape[1]},) when an "
+                                 f"array-like is provided. Got {mc.shape} instead.")
+            n_categories = np.maximum(n_categories, mc)
+        alpha = float(self.alpha)
+        if alpha < 1e-10 and not self.force_alpha:
+            warnings.warn("alpha too small will result in numeric errors, setting alpha = 1.0e-10. "
+                          "Use `force_alpha=True` to keep alpha unchanged.")
+            alpha = 1e-10
+        Xp, yp, swp = pad_rows(X.astype(np.int32), codes, sw, bucket_size(n))
+        priors = None if self.class_prior is None else np.asarray(self.class_prior, dtype=swp.dtype)
+        params = _nb.fit_categorical_nb(
+            Xp, yp, n_classes=len(self.classes_), n_categories=tuple(int(v) for v in n_categories),
+            alpha=alpha, fit_prior=bool(self.fit_prior), priors=priors, sample_weight=swp)
+        self.params_ = params
+        self.n_categories_ = np.asarray(n_categories, dtype=np.int64)
+        counts = np.asarray(params.category_count)
+        flp = np.asarray(params.feature_log_prob)
+        self.category_count_ = [counts[j, :, :k] for j, k in enumerate(self.n_categories_)]
+        self.feature_log_prob_ = [flp[j, :, :k] for j, k in enumerate(self.n_categories_)]
+        self.class_count_ = np.asarray(params.class_count)
+        self.class_log_prior_ = np.asarray(params.class_log_prior)
+        return self
+
+    def _joint_log_likelihood(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype="int", reset=False)
+        self._check_non_negative(X)
+        n = X.shape[0]
+        Xp, _, _ = pad_rows(X.astype(np.int32), None, np.ones(n), bucket_size(n))
+        return np.asarray(_nb.joint_log_likelihood(self.params_, Xp))[:n]
+
+
+def _binary_scores(scores, classes):
+    return scores[:, 1] - scores[:, 0] if len(classes) == 2 else scores
+
+
+class LinearDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Linear discriminant analysis (:func:`jaxclassic.discriminant.fit_lda`).
+
+    Parameters
+    ----------
+    solver : {"eigh", "cholesky"}, default="eigh"
+        ``"eigh"`` gives the minimum-norm solution for a singular covariance (like
+        scikit-learn's ``lsqr``); probabilities equal scikit-learn's ``lsqr`` / ``eigen``.
+    shrinkage : float in [0, 1] or None, default=None
+    priors : array-like of shape (n_classes,), default=None
+        Renormalised with a warning when they do not sum to 1 (as scikit-learn).
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_ (binary: one row, the difference, as scikit-learn), means_,
+    covariance_, priors_, n_features_in_, params_
+    """
+
+    def __init__(self, *, solver="eigh", shrinkage=None, priors=None):
+        self.solver = solver
+        self.shrinkage = shrinkage
+        self.priors = priors
+
+    def fit(self, X, y, sample_weight=None):
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        params = _lq.fit_lda(X, y, n_classes=len(self.classes_), priors=_priors(self.priors, X.dtype),
+                             shrinkage=self.shrinkage, solver=self.solver, sample_weight=sw)
+        self.params_ = params
+        coef = np.asarray(params.coef)
+        intercept = np.asarray(params.intercept)
+        if len(self.classes_) == 2:
+            coef = (coef[1] - coef[0])[None, :]
+            intercept = np.array([intercept[1] - intercept[0]])
+        self.coef_, self.intercept_ = coef, intercept
+        self.means_ = np.asarray(params.means)
+        self.covariance_ = np.asarray(params.covariance)
+        self.priors_ = np.asarray(params.priors)
+        return self
+
+    def _joint_log_likelihood(self, X):
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(_lq.discriminant_scores(self.params_, Xp))[:n]
+
+    def decision_function(self, X):
+        """Discriminant scores (n, C); for two classes the log-odds of ``classes_[1]`` (n,)."""
+        return _binary_scores(self._joint_log_likelihood(X), self.classes_)
+
+
+class QuadraticDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Quadratic discriminant analysis (:func:`jaxclassic.discriminant.fit_qda`).
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+    reg_param : float in [0, 1], default=0.0
+        Each class covariance becomes ``(1 - reg_param) * S_k + reg_param * I``.
+
+    Attributes
+    ----------
+    classes_, means_, covariance_ (n_classes, d, d), rotations_, scalings_, priors_,
+    n_features_in_, params_
+    """
+
+    def __init__(self, *, priors=None, reg_param=0.0):
+        self.priors = priors
+        self.reg_param = reg_param
+
+    def fit(self, X, y, sample_weight=None):
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        params = _lq.fit_qda(X, y, n_classes=len(self.classes_), priors=_priors(self.priors, X.dtype),
+                             reg_param=float(self.reg_param), sample_weight=sw)
+        self.params_ = params
+        self.means_ = np.asarray(params.means)
+        self.covariance_ = np.asarray(params.covariance)
+        # scikit-learn's attributes: the eigendecomposition of each covariance itself, in
+        # decreasing order (the core keeps the better-conditioned correlation form)
+        evals, evecs = np.linalg.eigh(self.covariance_)
+        self.scalings_ = list(evals[:, ::-1])
+        self.rotations_ = list(evecs[:, :, ::-1])
+        self.priors_ = np.asarray(params.priors)
+        return self
+
+    def _joint_log_likelihood(self, X):
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(_lq.discriminant_scores(self.params_, Xp))[:n]
+
+    def decision_function(self, X):
+        """Discriminant scores (n, C); for two classes the log-odds of ``classes_[1]`` (n,)."""
+        return _binary_scores(self._joint_log_likelihood(X), self.classes_)
+
+
+def _priors(priors, dtype):
+    """scikit-learn's LDA / QDA rule: negative priors are an error, others are renormalised."""
+    if priors is None:
+        return None
+    p = np.asarray(priors, dtype=dtype)
+    if (p < 0).any():
+        raise ValueError("priors must be non-negative")
+    if abs(p.sum() - 1.0) > 1e-5:
+        warnings.warn("The priors do not sum to 1. Renormalizing", UserWarning)
+        p = p / p.sum()
+    return p
