@@ -1,0 +1,92 @@
+"""scikit-learn-compatible ``Lasso`` over :func:`jaxclassic.linear.fit_lasso`.
+
+A thin wrapper: it validates the input, pads the rows to a shape bucket with zero weights (so
+refits on data of nearby sizes reuse one compiled program; zero-weight rows have no influence
+on the fit), calls the functional fit and stores its params (``params_``) and scikit-learn's
+fitted attributes. The maths lives in :mod:`jaxclassic.linear.lasso`.
+
+Differences from scikit-learn's ``Lasso``: no ``precompute``/``copy_X``/``positive``/
+``selection``/``random_state``/``warm_start`` (coordinate descent is always cyclic on the
+weighted Gram matrix), and a single target only. Like scikit-learn, ``tol`` applies to the
+duality gap relative to :math:`\\lVert y - \\bar y\\rVert^2/n`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from jaxclassic.estimators._base import (
+    BaseEstimator,
+    RegressorMixin,
+    prepare_fit,
+    prepare_predict,
+)
+from jaxclassic.linear.lasso import fit_lasso
+from jaxclassic.linear._params import predict_linear
+
+__all__ = ["Lasso"]
+
+
+class Lasso(RegressorMixin, BaseEstimator):
+    r"""Linear regression with an L1 penalty (:func:`jaxclassic.linear.fit_lasso`).
+
+    Minimises :math:`\frac{1}{2\sum w}\sum_i w_i (y_i - x_i^\top\beta - b)^2 + \alpha\lVert\beta\rVert_1`
+    (scikit-learn's scaling) by cyclic coordinate descent.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        L1 penalty, >= 0.
+    fit_intercept : bool, default=True
+    max_iter : int, default=1000
+        Maximum number of coordinate-descent sweeps.
+    tol : float, default=1e-4
+        Tolerance on the relative duality gap.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_iter_ : int
+    dual_gap_ : float
+    n_features_in_ : int
+    params_ : LassoParams
+        The functional core's params.
+    """
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-4):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the lasso; returns ``self``."""
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        params = fit_lasso(
+            X, y, alpha=float(self.alpha), fit_intercept=bool(self.fit_intercept),
+            max_iter=int(self.max_iter), tol=float(self.tol), sample_weight=sw,
+        )
+        self.params_ = params
+        self.coef_ = np.asarray(params.coef)
+        self.intercept_ = float(params.intercept)
+        self.n_iter_ = int(params.n_iter)
+        self.dual_gap_ = float(params.dual_gap)
+        if not bool(params.converged):
+            try:
+                from sklearn.exceptions import ConvergenceWarning
+            except ImportError:  # pragma: no cover
+                ConvergenceWarning = UserWarning
+            warnings.warn(
+                f"Lasso did not converge in max_iter={self.max_iter} sweeps "
+                f"(duality gap {self.dual_gap_:.3e}); increase max_iter or tol",
+                ConvergenceWarning,
+            )
+        return self
+
+    def predict(self, X):
+        """Predictions ``X @ coef_ + intercept_``, shape (n_samples,)."""
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(predict_linear(self.params_, Xp))[:n]
