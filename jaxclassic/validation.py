@@ -120,6 +120,10 @@ def check_array(
         elif dtype is not None:
             x = x.astype(dtype)
         return x
+    if isinstance(x, jax.Array) and not _numpy and numeric == "float" and jnp.issubdtype(x.dtype, jnp.floating):
+        # a concrete device array: check on the device, no round trip through host memory
+        with jax.ensure_compile_time_eval():
+            return _check_device_float(x, name, ndims, dtype, allow_nan, min_samples, min_features)
     arr = _to_numpy(x, name)
     if arr.dtype == object or arr.dtype.kind in "USaOV":
         # an object array of numbers (e.g. from pandas) is fine; strings are not
@@ -166,6 +170,27 @@ def check_array(
         out = arr.astype(_float_dtype_for(arr.dtype, dtype), copy=False)
     # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer)
     return out if _numpy else jnp.asarray(out)
+
+
+def _check_device_float(x, name, ndims, dtype, allow_nan, min_samples, min_features):
+    """The checks of :func:`check_array` for a concrete floating jax array, done on its device."""
+    if x.ndim not in ndims:
+        raise ValueError(f"{name} must be {_ndim_text(ndims)}, got an array of shape {x.shape}")
+    if x.ndim >= 1 and x.shape[0] < min_samples:
+        raise ValueError(
+            f"{name} must have at least {min_samples} sample(s), got shape {x.shape}"
+            + (" (empty array)" if x.shape[0] == 0 else "")
+        )
+    if x.ndim == 2 and x.shape[1] < min_features:
+        raise ValueError(f"{name} must have at least {min_features} feature(s), got shape {x.shape}")
+    if x.size and not bool(jnp.isfinite(x).all()):
+        n_nan = int(jnp.isnan(x).sum())
+        n_inf = int(jnp.isinf(x).sum())
+        if n_inf or (n_nan and not allow_nan):
+            what = [f"{n_nan} NaN"] * bool(n_nan) + [f"{n_inf} inf"] * bool(n_inf)
+            raise ValueError(f"{name} contains {' and '.join(what)} value(s); it must be finite")
+    target = _float_dtype_for(np.dtype(x.dtype), dtype)
+    return x if x.dtype == target else x.astype(target)
 
 
 def _ndim_text(ndims: tuple[int, ...]) -> str:

@@ -153,3 +153,16 @@ def test_concrete_numpy_inside_jit_is_checked_not_traced():
         return x * c
 
     assert g(1.0) == 2.0
+
+
+def test_device_arrays_checked_on_device():
+    x = jnp.ones((4, 2), jnp.float32)
+    assert v.check_array(x) is x  # no copy for an already-valid device array
+    with pytest.raises(ValueError, match=r"X contains 1 NaN value\(s\)"):
+        v.check_array(x.at[1, 1].set(jnp.nan))
+    with pytest.raises(ValueError, match=r"X contains 1 inf"):
+        v.check_array(x.at[0, 0].set(jnp.inf))
+    with pytest.raises(ValueError, match="X must be 2-d"):
+        v.check_array(jnp.ones(3))
+    with pytest.raises(ValueError, match="empty"):
+        v.check_array(jnp.ones((0, 2)))

@@ -1,0 +1,245 @@
+"""scikit-learn-compatible least-squares regressors: ``LinearRegression``, ``Ridge``,
+``BayesianRidge``, ``SGDRegressor``.
+
+Thin wrappers over :mod:`jaxclassic.linear` (``fit_ols``, ``fit_ridge``,
+``fit_bayesian_ridge``, ``fit_sgd_regressor``): they validate the input, pad the rows to a
+shape bucket with zero weights (so refits on data of nearby sizes reuse one compiled program;
+zero-weight rows have no influence on these fits), call the functional fit and store its
+params (``params_``) and scikit-learn's fitted attributes. The maths lives in the core.
+
+Differences from scikit-learn: a single target only (1-d ``y``); ``Ridge`` has no solver
+choice (Cholesky) and adds ``standardize``; ``LinearRegression`` warns
+(:class:`~jaxclassic.linear.ols.RankDeficientWarning`) on a singular Gram matrix and returns
+the same minimum-norm solution; ``SGDRegressor`` takes the core's arguments (``optimizer``,
+``learning_rate``, ``batch_size``, ``n_epochs``, ``schedule``, ``l2``) rather than
+scikit-learn's (``loss``, ``penalty``, ``eta0``, ``max_iter``...), and its ``l2`` is in the
+mean-loss scaling of :func:`~jaxclassic.linear.fit_sgd_regressor`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import numpy as np
+
+from jaxclassic.estimators._base import (
+    BaseEstimator,
+    RegressorMixin,
+    prepare_fit,
+    prepare_predict,
+)
+from jaxclassic.linear._params import predict_linear
+from jaxclassic.linear.bayesian import fit_bayesian_ridge, predict_dist_bayesian_ridge
+from jaxclassic.linear.ols import fit_ols
+from jaxclassic.linear.ridge import fit_ridge
+from jaxclassic.linear.sgd import fit_sgd_regressor
+
+__all__ = ["LinearRegression", "Ridge", "BayesianRidge", "SGDRegressor"]
+
+
+class _LinearPredictMixin:
+    """``predict`` for any estimator storing core params with ``coef`` and ``intercept``."""
+
+    def predict(self, X):
+        """Predictions ``X @ coef_ + intercept_``, shape (n_samples,)."""
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(predict_linear(self.params_, Xp))[:n]
+
+    def _store(self, params):
+        self.params_ = params
+        self.coef_ = np.asarray(params.coef)
+        self.intercept_ = float(params.intercept)
+
+
+class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
+    r"""Ordinary least squares (:func:`jaxclassic.linear.fit_ols`).
+
+    Minimises :math:`\sum_i w_i (y_i - x_i^\top\beta - b)^2` by Cholesky of the centred Gram
+    matrix; the minimum-norm solution (with a warning) when it is singular.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_features_in_ : int
+    params_ : LinearParams
+        The functional core's params.
+    """
+
+    def __init__(self, *, fit_intercept=True):
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit by least squares; returns ``self``."""
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        self._store(fit_ols(X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw))
+        return self
+
+
+class Ridge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
+    r"""Ridge regression (:func:`jaxclassic.linear.fit_ridge`).
+
+    Minimises :math:`\sum_i w_i (y_i - x_i^\top\beta - b)^2 + \alpha\lVert\beta\rVert^2`
+    (scikit-learn's scaling, so ``alpha`` means what it means for scikit-learn's ``Ridge``).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Penalty, >= 0.
+    fit_intercept : bool, default=True
+    standardize : bool, default=False
+        Penalise the coefficients of the standardised columns (population std);
+        ``coef_`` stays on the original scale.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_features_in_ : int
+    params_ : LinearParams
+    """
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True, standardize=False):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the closed form; returns ``self``."""
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        self._store(fit_ridge(X, y, alpha=float(self.alpha), fit_intercept=bool(self.fit_intercept),
+                              standardize=bool(self.standardize), sample_weight=sw))
+        return self
+
+
+class BayesianRidge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
+    r"""Bayesian ridge regression with evidence maximisation (:func:`jaxclassic.linear.fit_bayesian_ridge`).
+
+    Same model, updates, defaults and stopping rule as scikit-learn's ``BayesianRidge``.
+
+    Parameters
+    ----------
+    max_iter : int, default=300
+    tol : float, default=1e-3
+    alpha_1, alpha_2, lambda_1, lambda_2 : float, default=1e-6
+        Gamma hyperpriors of the noise precision ``alpha`` and the weight precision ``lambda``.
+    alpha_init, lambda_init : float, optional
+        Starting values (defaults ``1/Var(y)`` and 1).
+    fit_intercept : bool, default=True
+
+    Attributes
+    ----------
+    coef_, intercept_, alpha_, lambda_, sigma_, X_offset_, n_iter_, n_features_in_
+        As scikit-learn's (``sigma_`` is the posterior covariance of ``coef_``).
+    params_ : BayesianRidgeParams
+    """
+
+    def __init__(self, *, max_iter=300, tol=1e-3, alpha_1=1e-6, alpha_2=1e-6, lambda_1=1e-6,
+                 lambda_2=1e-6, alpha_init=None, lambda_init=None, fit_intercept=True):
+        self.max_iter = max_iter
+        self.tol = tol
+        self.alpha_1 = alpha_1
+        self.alpha_2 = alpha_2
+        self.lambda_1 = lambda_1
+        self.lambda_2 = lambda_2
+        self.alpha_init = alpha_init
+        self.lambda_init = lambda_init
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y, sample_weight=None):
+        """Maximise the evidence; returns ``self``."""
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        params = fit_bayesian_ridge(
+            X, y, alpha_init=self.alpha_init, lambda_init=self.lambda_init,
+            max_iter=int(self.max_iter), tol=float(self.tol), alpha_1=float(self.alpha_1),
+            alpha_2=float(self.alpha_2), lambda_1=float(self.lambda_1),
+            lambda_2=float(self.lambda_2), fit_intercept=bool(self.fit_intercept), sample_weight=sw,
+        )
+        self._store(params)
+        self.alpha_ = float(params.alpha)
+        self.lambda_ = float(params.lambda_)
+        self.sigma_ = np.asarray(params.sigma)
+        self.X_offset_ = np.asarray(params.x_offset)
+        self.n_iter_ = int(params.n_iter)
+        return self
+
+    def predict(self, X, return_std=False):
+        """Predictive mean, and with ``return_std`` its standard deviation ``sqrt(1/alpha_ + x^T sigma_ x)``."""
+        if not return_std:
+            return super().predict(X)
+        Xp, n = prepare_predict(self, X)
+        mean, variance = predict_dist_bayesian_ridge(self.params_, Xp)
+        return np.asarray(mean)[:n], np.sqrt(np.asarray(variance))[:n]
+
+
+class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
+    r"""Least squares by minibatch SGD through optax (:func:`jaxclassic.linear.fit_sgd_regressor`).
+
+    Minimises :math:`\sum_i w_i\tfrac12(y_i - x_i^\top\beta - b)^2/\sum_i w_i + \tfrac{l_2}{2}\lVert\beta\rVert^2`.
+    Standardise ``X`` first (e.g. in a ``Pipeline``): the step size must suit the curvature.
+
+    Parameters
+    ----------
+    optimizer : {"sgd", "momentum", "adam"}, default="sgd"
+    learning_rate : float, default=0.01
+    batch_size : int, default=32
+    n_epochs : int, default=50
+    schedule : {"constant", "invscaling", "cosine"}, default="invscaling"
+    power_t : float, default=0.25
+    momentum : float, default=0.9
+    l2 : float, default=0.0
+    fit_intercept : bool, default=True
+    random_state : int, RandomState or None, default=None
+        Seeds the ``jax.random`` key of the shuffling (None: a fresh seed per fit).
+
+    Attributes
+    ----------
+    coef_, intercept_, n_iter_ (epochs), loss_history_ (objective per epoch), n_features_in_
+    params_ : SGDRegressorParams
+    """
+
+    def __init__(self, *, optimizer="sgd", learning_rate=0.01, batch_size=32, n_epochs=50,
+                 schedule="invscaling", power_t=0.25, momentum=0.9, l2=0.0, fit_intercept=True,
+                 random_state=None):
+        self.optimizer = optimizer
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.n_epochs = n_epochs
+        self.schedule = schedule
+        self.power_t = power_t
+        self.momentum = momentum
+        self.l2 = l2
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def _key(self):
+        if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
+            return jax.random.key(int(self.random_state))
+        from sklearn.utils import check_random_state
+
+        return jax.random.key(int(check_random_state(self.random_state).randint(0, 2**31 - 1)))
+
+    def fit(self, X, y, sample_weight=None):
+        """Run ``n_epochs`` of minibatch SGD; returns ``self``."""
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        params = fit_sgd_regressor(
+            X, y, key=self._key(), optimizer=self.optimizer, learning_rate=float(self.learning_rate),
+            batch_size=int(self.batch_size), n_epochs=int(self.n_epochs), schedule=self.schedule,
+            power_t=float(self.power_t), momentum=float(self.momentum), l2=float(self.l2),
+            fit_intercept=bool(self.fit_intercept), sample_weight=sw,
+        )
+        self._store(params)
+        self.n_iter_ = int(params.n_iter)
+        self.loss_history_ = np.asarray(params.loss_history)
+        if not np.all(np.isfinite(self.coef_)):
+            warnings.warn(
+                f"SGDRegressor diverged (non-finite coefficients) with learning_rate="
+                f"{self.learning_rate}; standardise X or lower the learning rate",
+                RuntimeWarning,
+            )
+        return self
