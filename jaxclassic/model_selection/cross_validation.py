@@ -47,7 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.validation import check_array, check_sample_weight, is_traced
+from jaxclassic.validation import check_array, check_sample_weight, default_float_dtype, is_traced
 
 __all__ = ["CrossValidationResult", "cross_validate"]
 
@@ -128,22 +128,31 @@ def _static_kwargs(fit_kwargs: dict | None) -> tuple:
 
 
 def _as_hyper_array(value: Any, name: str, dtype) -> jax.Array:
-    """A traced hyperparameter as an array; Python / numpy floats take the data's float dtype."""
+    """A traced hyperparameter as an array; floats (and Python ints) take the data's float dtype.
+
+    Keeping one dtype means a Python float, a numpy float64 and a jax float32 all reuse the
+    same compiled program. Integer and boolean arrays (and jax keys) are passed unchanged.
+    """
     if is_traced(value):
         return value
-    if callable(value) or isinstance(value, str):
-        raise TypeError(
-            f"hyperparameter {name!r} must be numeric (it is traced), got {type(value).__name__} "
-            f"{value!r}; pass static values through fit_kwargs"
-        )
-    arr = np.asarray(value)
-    if arr.dtype.kind == "f" or (arr.dtype.kind in "iub" and arr.ndim == 0 and not isinstance(value, (int, np.integer))):
-        return jnp.asarray(arr, dtype=dtype)
-    if arr.dtype.kind not in "iubf" and not hasattr(value, "dtype"):
-        raise TypeError(f"hyperparameter {name!r} must be numeric, got {type(value).__name__} {value!r}")
+    if isinstance(value, bool):
+        return jnp.asarray(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return jnp.asarray(value, dtype=dtype)
+    if isinstance(value, jax.Array):
+        return value.astype(dtype) if jnp.issubdtype(value.dtype, jnp.floating) else value
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        arr = np.asarray(None)
     if arr.dtype.kind == "f":
         return jnp.asarray(arr, dtype=dtype)
-    return jnp.asarray(value)
+    if arr.dtype.kind in "iub":
+        return jnp.asarray(arr)
+    raise TypeError(
+        f"hyperparameter {name!r} must be numeric (it is traced), got {type(value).__name__} "
+        f"{value!r}; pass static values through fit_kwargs"
+    )
 
 
 def _check_hyperparameters(hyperparameters: dict | None, dtype, name: str = "hyperparameters") -> dict:
@@ -168,8 +177,6 @@ def _check_data(X: Any, y: Any, allow_nan: bool) -> tuple[jax.Array, jax.Array]:
 
 
 def _float_dtype(X: jax.Array):
-    from jaxclassic.validation import default_float_dtype
-
     return X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else default_float_dtype()
 
 
@@ -185,7 +192,8 @@ def _check_fold_weights(weights: Any, n_samples: int, dtype, name: str = "weight
         raise ValueError(
             f"{name} must have shape (K, n_samples) = (K, {n_samples}), got {w.shape}"
         )
-    w_np = np.asarray(w)
+    # values from the (concrete) input: inside an outer jit, w itself may be a tracer
+    w_np = np.asarray(weights.to_numpy() if hasattr(weights, "to_numpy") else weights, dtype=np.float64)
     if (w_np < 0).any():
         raise ValueError(f"{name} must be non-negative, got {int((w_np < 0).sum())} negative value(s)")
     no_train = np.flatnonzero(~(w_np > 0).any(axis=1))

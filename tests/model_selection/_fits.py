@@ -1,0 +1,147 @@
+"""Shared test material for model selection: a tiny private weighted ridge fit, data, and the
+registry of the package's functional fits that ``cross_validate`` must handle.
+
+The private fit is independent of ``jaxclassic.linear`` so the machinery is tested on its own;
+the registry (``FIT_CASES``) lists the package's fits. A later family registers by adding one
+``FitCase`` (fit, response, scorer maker, traced and static hyperparameters, data kind).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxclassic import metrics
+
+N_SAMPLES, N_FEATURES, N_FOLDS = 40, 3, 5
+TRACES = {"ridge": 0}
+
+
+class RidgeParams(NamedTuple):
+    coef: jax.Array
+    intercept: jax.Array
+
+
+def ridge_fit(X, y, *, sample_weight=None, alpha=0.0):
+    r"""Weighted ridge with an unpenalised intercept, by the normal equations:
+    ``min sum_i w_i (y_i - b - x_i^T beta)^2 + alpha |beta|^2`` (scikit-learn's Ridge)."""
+    TRACES["ridge"] += 1  # runs once per trace (or per eager call)
+    w = jnp.ones(X.shape[0], X.dtype) if sample_weight is None else sample_weight
+    Xa = jnp.concatenate([jnp.ones((X.shape[0], 1), X.dtype), X], axis=1)
+    penalty = jnp.diag(jnp.concatenate([jnp.zeros(1, X.dtype), jnp.ones(X.shape[1], X.dtype)]))
+    A = Xa.T @ (w[:, None] * Xa) + alpha * penalty
+    beta = jnp.linalg.solve(A, Xa.T @ (w * y))
+    return RidgeParams(beta[1:], beta[0])
+
+
+def ridge_predict(params, X):
+    return X @ params.coef + params.intercept
+
+
+def poly_ridge_fit(X, y, *, sample_weight=None, alpha=0.0, degree=1):
+    """Ridge on the powers x, x^2, ..., x^degree of the first column (``degree`` static)."""
+    return ridge_fit(poly_features(X, degree), y, sample_weight=sample_weight, alpha=alpha)
+
+
+def poly_features(X, degree):
+    x = X[:, :1] if X.ndim == 2 else X[:, None]
+    return jnp.concatenate([x**p for p in range(1, degree + 1)], axis=1)
+
+
+def neg_mse(params, X, y, *, sample_weight):
+    return -metrics.mean_squared_error(y, ridge_predict(params, X), sample_weight=sample_weight)
+
+
+def regression_data(seed=0, n=N_SAMPLES, d=N_FEATURES, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + 0.5 + rng.normal(scale=0.7, size=n)
+    return X.astype(dtype), y.astype(dtype)
+
+
+def classification_data(seed=0, n=N_SAMPLES, d=N_FEATURES, n_classes=2):
+    """Gaussian blobs, the classes interleaved so every stratified fold holds each class."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    centers = rng.normal(scale=1.5, size=(n_classes, d))
+    X = centers[y] + rng.normal(size=(n, d))
+    return X, y.astype(np.int32)
+
+
+def categorical_data(seed=0, n=N_SAMPLES, d=N_FEATURES, n_classes=2, n_categories=3):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    X = (rng.integers(0, n_categories, size=(n, d)) + y[:, None]) % n_categories
+    return X.astype(np.int32), y.astype(np.int32)
+
+
+# --------------------------------------------------------------------------- the registry
+class FitCase(NamedTuple):
+    """One functional fit of the package for the ``cross_validate == loop`` test.
+
+    ``fit`` and ``response`` are "module:name" strings, resolved lazily so a missing fit
+    skips its case by name; ``scorer`` builds the score from the response; ``data`` is one
+    of "regression", "binary", "multiclass", "categorical"; ``rtol`` reflects the fit's
+    solver (closed forms tight, iterative solvers their tolerance).
+    """
+
+    name: str
+    fit: str
+    response: str
+    scorer: str
+    hyperparameters: dict
+    fit_kwargs: dict
+    data: str
+    rtol: float = 1e-8
+
+
+FIT_CASES = [
+    FitCase("ridge", "jaxclassic.linear:fit_ridge", "jaxclassic.linear:predict", "neg_mse_scorer",
+            {"alpha": 0.7}, {}, "regression"),
+    FitCase("lasso", "jaxclassic.linear:fit_lasso", "jaxclassic.linear:predict", "neg_mse_scorer",
+            {"alpha": 0.05}, {"tol": 1e-12, "max_iter": 5000}, "regression", 1e-6),
+    FitCase("logistic", "jaxclassic.linear:fit_logistic", "jaxclassic.linear:predict_proba",
+            "log_loss_scorer", {"l2": 0.5}, {}, "binary", 1e-6),
+    FitCase("softmax", "jaxclassic.linear:fit_softmax", "jaxclassic.linear:predict_proba",
+            "log_loss_scorer", {"l2": 0.5}, {"n_classes": 3}, "multiclass", 1e-6),
+    FitCase("gaussian_nb", "jaxclassic.discriminant:fit_gaussian_nb",
+            "jaxclassic.discriminant:predict_proba", "log_loss_scorer",
+            {"var_smoothing": 1e-9}, {"n_classes": 3}, "multiclass"),
+    FitCase("categorical_nb", "jaxclassic.discriminant:fit_categorical_nb",
+            "jaxclassic.discriminant:predict_proba", "log_loss_scorer",
+            {"alpha": 1.0}, {"n_classes": 2, "n_categories": 3}, "categorical"),
+    FitCase("lda", "jaxclassic.discriminant:fit_lda", "jaxclassic.discriminant:predict_proba",
+            "log_loss_scorer", {}, {"n_classes": 3}, "multiclass"),
+    FitCase("qda", "jaxclassic.discriminant:fit_qda", "jaxclassic.discriminant:predict_proba",
+            "log_loss_scorer", {"reg_param": 0.1}, {"n_classes": 3}, "multiclass"),
+]
+
+
+def resolve(target: str) -> Callable:
+    """Import "module:name", skipping the test (naming the function) if it does not exist yet."""
+    module_name, name = target.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:  # pragma: no cover - depends on what other families exist
+        pytest.skip(f"{module_name} is not importable yet ({exc})")
+    fn = getattr(module, name, None)
+    if fn is None:
+        pytest.skip(f"{module_name}.{name} does not exist yet")
+    return fn
+
+
+def case_data(kind: str) -> tuple[Any, Any]:
+    if kind == "regression":
+        return regression_data(1)
+    if kind == "binary":
+        return classification_data(1, n_classes=2)
+    if kind == "multiclass":
+        return classification_data(1, n_classes=3)
+    if kind == "categorical":
+        return categorical_data(1)
+    raise ValueError(kind)
