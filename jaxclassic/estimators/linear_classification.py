@@ -1,0 +1,248 @@
+"""scikit-learn-compatible linear classifiers: logistic, softmax and perceptron.
+
+Thin wrappers over :mod:`jaxclassic.linear`: they validate and encode the input, pad the rows
+to a shape bucket with zero weights (refits of nearby sizes reuse one compiled program), call
+the functional fit and store its params (``params_``) and scikit-learn's fitted attributes.
+
+Differences from scikit-learn, documented on the classes:
+
+* ``LogisticRegression``: L2 penalty only (``penalty="l2"`` or ``None``; ``C=np.inf`` also
+  means no penalty); ``method`` picks the solver of :func:`jaxclassic.linear.fit_logistic`
+  (default ``"newton"``: exact Newton with a Cholesky solve). More than two classes use the
+  multinomial (softmax) model, as scikit-learn does. ``tol`` is on the gradient norm of the
+  weight-averaged objective (default 1e-8 in float64, 1e-6 in float32).
+* ``SoftmaxRegression``: the multinomial model for any number of classes (two included).
+* ``PerceptronClassifier``: Rosenblatt's rule with no penalty (scikit-learn's ``Perceptron``
+  with ``penalty=None``), stopping after an epoch without mistakes; multiclass one-vs-rest.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+
+from jaxclassic.estimators._base import (
+    BaseEstimator,
+    ClassifierMixin,
+    prepare_fit,
+    prepare_predict,
+)
+from jaxclassic.linear import _api
+from jaxclassic.linear.logistic import fit_logistic
+from jaxclassic.linear.multiclass import fit_one_vs_rest
+from jaxclassic.linear.perceptron import fit_perceptron
+from jaxclassic.linear.softmax import fit_softmax
+
+__all__ = ["LogisticRegression", "SoftmaxRegression", "PerceptronClassifier"]
+
+_decision = jax.jit(lambda params, X: _api.decision_function(params, X))
+
+
+def _l2_from(C, penalty) -> float:
+    if penalty not in ("l2", None):
+        raise ValueError(f"penalty must be 'l2' or None, got {penalty!r} (only L2 is supported)")
+    C = float(C)
+    if not C > 0:
+        raise ValueError(f"C must be > 0, got {C}")
+    return 0.0 if penalty is None or np.isinf(C) else 1.0 / C
+
+
+def _tol(tol):
+    return None if tol is None else float(tol)
+
+
+class _LinearClassifierMixin:
+    """decision_function / predict / predict_proba from ``params_`` (scores ``(n, C)`` or ``(n,)``)."""
+
+    def _scores(self, X):
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(_decision(self.params_, Xp))[:n]
+
+    def decision_function(self, X):
+        """Raw scores: ``(n,)`` (positive: ``classes_[1]``) for two classes, else ``(n, C)``."""
+        scores = self._scores(X)
+        if scores.ndim == 2 and scores.shape[1] == 2 and len(self.classes_) == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict(self, X):
+        """The class label of each row (arg-max score)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+class _ProbabilisticMixin(_LinearClassifierMixin):
+    def predict_log_proba(self, X):
+        """Log class probabilities, ``(n, C)`` in ``classes_`` order."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            scores = np.stack([np.zeros_like(scores), scores], axis=1)
+        top = scores.max(axis=1, keepdims=True)
+        return scores - (top + np.log(np.exp(scores - top).sum(axis=1, keepdims=True)))
+
+    def predict_proba(self, X):
+        """Class probabilities, ``(n, C)`` in ``classes_`` order."""
+        return np.exp(self.predict_log_proba(X))
+
+
+class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
+    """L2-penalised logistic regression (:func:`jaxclassic.linear.fit_logistic`; multinomial
+    :func:`jaxclassic.linear.fit_softmax` for more than two classes).
+
+    Minimises :math:`C\\sum_i s_i \\ell_i + \\tfrac12\\lVert W\\rVert^2`, scikit-learn's
+    objective; the core is called with ``l2 = 1 / C``.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse regularisation strength (``np.inf``: none).
+    penalty : {"l2", None}, default="l2"
+    fit_intercept : bool, default=True
+    method : {"newton", "lbfgs", "gd", "sgd"}, default="newton"
+        ``"gd"``/``"sgd"`` only for two classes; with more, ``"newton"`` is softmax's
+        ``"auto"`` (Newton while ``C (d + 1) <= 2000``, else L-BFGS).
+    max_iter : int, default=100
+    tol : float, default=None
+        Gradient-norm tolerance of the weight-averaged objective (None: 1e-8 in float64,
+        1e-6 in float32).
+    random_state : int, default=None
+        Seed of the ``sgd`` minibatch order (None: 0).
+
+    Attributes
+    ----------
+    classes_, coef_ (1, d) or (C, d), intercept_ (1,) or (C,), n_iter_ (1,),
+    n_features_in_, params_
+    """
+
+    def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="newton", max_iter=100,
+                 tol=None, random_state=None):
+        self.C = C
+        self.penalty = penalty
+        self.fit_intercept = fit_intercept
+        self.method = method
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        l2 = _l2_from(self.C, self.penalty)
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            key = jax.random.key(0 if self.random_state is None else int(self.random_state))
+            params = fit_logistic(X, y, l2=l2, fit_intercept=bool(self.fit_intercept),
+                                  method=self.method, max_iter=int(self.max_iter),
+                                  tol=_tol(self.tol), sample_weight=sw, key=key)
+            self.coef_ = np.asarray(params.coef)[None, :]
+            self.intercept_ = np.asarray(params.intercept).reshape(1)
+        else:
+            if self.method not in ("newton", "lbfgs"):
+                raise ValueError(f"method={self.method!r} supports two classes only; with "
+                                 f"{n_classes} classes use 'newton' or 'lbfgs'")
+            params = fit_softmax(X, y, n_classes=n_classes, l2=l2,
+                                 fit_intercept=bool(self.fit_intercept),
+                                 method="auto" if self.method == "newton" else "lbfgs",
+                                 max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)
+            self.coef_ = np.asarray(params.coef)
+            self.intercept_ = np.asarray(params.intercept)
+        self.params_ = params
+        self.n_iter_ = np.asarray(params.n_iter).reshape(1)
+        return self
+
+
+class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
+    """Multinomial (softmax) regression for any number of classes (:func:`jaxclassic.linear.fit_softmax`).
+
+    Minimises :math:`C\\sum_i s_i\\ell_i + \\tfrac12\\lVert W\\rVert_F^2` with every class
+    penalised (symmetric parametrisation, centred coefficients).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse regularisation strength (``np.inf``: none).
+    penalty : {"l2", None}, default="l2"
+    fit_intercept : bool, default=True
+    method : {"auto", "newton", "lbfgs"}, default="auto"
+    max_iter : int, default=100
+    tol : float, default=None
+
+    Attributes
+    ----------
+    classes_, coef_ (C, d), intercept_ (C,), n_iter_ (1,), n_features_in_, params_
+    """
+
+    def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="auto", max_iter=100,
+                 tol=None):
+        self.C = C
+        self.penalty = penalty
+        self.fit_intercept = fit_intercept
+        self.method = method
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def fit(self, X, y, sample_weight=None):
+        l2 = _l2_from(self.C, self.penalty)
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        params = fit_softmax(X, y, n_classes=len(self.classes_), l2=l2,
+                             fit_intercept=bool(self.fit_intercept), method=self.method,
+                             max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)
+        self.params_ = params
+        self.coef_ = np.asarray(params.coef)
+        self.intercept_ = np.asarray(params.intercept)
+        self.n_iter_ = np.asarray(params.n_iter).reshape(1)
+        return self
+
+
+class PerceptronClassifier(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Rosenblatt's perceptron (:func:`jaxclassic.linear.fit_perceptron`); one-vs-rest for
+    more than two classes (:func:`jaxclassic.linear.fit_one_vs_rest`).
+
+    Parameters
+    ----------
+    learning_rate : float, default=1.0
+    max_epochs : int, default=100
+    fit_intercept : bool, default=True
+    shuffle : bool, default=False
+        Visit the rows in a fresh random order each epoch (seeded by ``random_state``).
+    random_state : int, default=None
+        Seed of the shuffling (None: 0).
+
+    Attributes
+    ----------
+    classes_, coef_ (1, d) or (C, d), intercept_ (1,) or (C,), n_iter_, n_updates_,
+    n_features_in_, params_
+    """
+
+    def __init__(self, learning_rate=1.0, *, max_epochs=100, fit_intercept=True, shuffle=False,
+                 random_state=None):
+        self.learning_rate = learning_rate
+        self.max_epochs = max_epochs
+        self.fit_intercept = fit_intercept
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        key = None
+        if self.shuffle:
+            key = jax.random.key(0 if self.random_state is None else int(self.random_state))
+        kwargs = dict(learning_rate=float(self.learning_rate), max_epochs=int(self.max_epochs),
+                      fit_intercept=bool(self.fit_intercept), key=key)
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            params = fit_perceptron(X, y, sample_weight=sw, **kwargs)
+            self.coef_ = np.asarray(params.coef)[None, :]
+            self.intercept_ = np.asarray(params.intercept).reshape(1)
+            fitted = params
+        else:
+            params = fit_one_vs_rest(fit_perceptron, X, y, n_classes=n_classes, sample_weight=sw,
+                                     **kwargs)
+            fitted = params.estimators
+            self.coef_ = np.asarray(fitted.coef)
+            self.intercept_ = np.asarray(fitted.intercept)
+        self.params_ = params
+        self.n_iter_ = int(np.max(np.asarray(fitted.n_iter)))
+        self.n_updates_ = np.asarray(fitted.n_updates).reshape(-1)
+        return self

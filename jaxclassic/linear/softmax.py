@@ -1,0 +1,368 @@
+r"""Multinomial (softmax) logistic regression: Newton's method or L-BFGS.
+
+Objective, with class codes :math:`y_i \in \{0, \dots, C-1\}`, weights :math:`s_i`, scores
+:math:`F_i = W x_i + b \in \mathbb{R}^C` and the shared loss
+:func:`jaxclassic.losses.softmax_cross_entropy`
+:math:`\ell(y, F) = \operatorname{logsumexp}(F) - F_y`,
+
+.. math::
+
+    J(W, b) = \sum_i s_i\,\ell(y_i, W x_i + b) + \frac{\lambda}{2}\lVert W\rVert_F^2,
+
+summed, intercepts unpenalised, every class penalised (the symmetric parametrisation of
+scikit-learn's multinomial ``LogisticRegression``, whose ``C`` is :math:`1/\lambda`).
+
+Newton's method. With :math:`\tilde x = (x, 1)` and per-sample derivatives in the score
+:math:`G_i = \nabla_F\ell` and :math:`A_i = \nabla_F^2\ell` (autodiff of the shared loss
+through :func:`jaxclassic.losses.grad_hess`; by hand :math:`G_i = p_i - e_{y_i}`,
+:math:`A_i = \operatorname{diag}(p_i) - p_ip_i^\top`), the gradient and the
+:math:`C(d+1)\times C(d+1)` Hessian are
+
+.. math::
+
+    \nabla_{B_a} J = \sum_i s_i G_{ia}\,\tilde x_i + \lambda (w_a, 0), \qquad
+    \nabla^2_{B_a B_b} J = \tilde X^\top \operatorname{diag}(s \odot A_{\cdot ab})\,\tilde X
+    + \lambda [a = b]\,\mathrm{diag}(I, 0),
+
+one :math:`(d+1)\times(d+1)` weighted product per class pair :math:`a \le b` (the rest by
+symmetry), batched with ``lax.map`` under a memory budget. The step is a Cholesky solve
+with step halving on :math:`J`, as in :mod:`jaxclassic.linear.logistic`.
+
+The softmax is over-parameterised: adding one vector to every class's
+:math:`(w_c, b_c)` leaves the probabilities unchanged, so the loss Hessian is singular along
+:math:`\mathbf 1_C \otimes e_j`. The intercept directions stay singular for any
+:math:`\lambda` (intercepts are unpenalised), the weight directions when :math:`\lambda = 0`.
+The Newton system adds :math:`\mu\,\tfrac1C(\mathbf 1\mathbf 1^\top \otimes E)` on those
+directions (:math:`E` selects them, :math:`\mu` the mean Hessian diagonal). The gradient is
+orthogonal to them (:math:`\sum_a G_{ia} = 0`), so this gives the minimum-norm Newton step
+whatever :math:`\mu` is: starting from centred parameters the iterates stay centred,
+:math:`\sum_c w_c = 0` and :math:`\sum_c b_c = 0` — the solution scikit-learn reports.
+
+``method="auto"`` uses Newton while :math:`C(d+1) \le 2000` (the Cholesky factor of the
+Hessian is then at most 2000 x 2000) and ``optax.lbfgs`` beyond.
+
+References
+----------
+Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., §4.4.
+Bishop, *Pattern Recognition and Machine Learning*, §4.3.4 (multiclass logistic regression,
+its Hessian, eq. 4.110).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from jaxclassic import losses
+from jaxclassic._solver import iterate, minimize_optax
+from jaxclassic.linear._api import decision_function, predict, predict_proba
+from jaxclassic.linear._newton import (
+    at_rounding_floor,
+    backtracking,
+    default_tol,
+    newton_direction,
+    warn_after_fit,
+    weighted_sum,
+)
+from jaxclassic.validation import (
+    check_array,
+    check_choice,
+    check_classification_targets,
+    check_consistent_length,
+    check_int,
+    check_sample_weight,
+    check_scalar,
+    is_traced,
+)
+
+__all__ = ["SoftmaxParams", "fit_softmax", "softmax_objective", "softmax_grad_hess"]
+
+METHODS = ("auto", "newton", "lbfgs")
+#: largest C * (d + 1) for which ``method="auto"`` picks Newton
+NEWTON_MAX_PARAMS = 2000
+#: elements of the temporary ``(pairs, n, d + 1)`` block of one ``lax.map`` batch
+_HESSIAN_BATCH_ELEMENTS = 1 << 24
+
+
+class SoftmaxParams(NamedTuple):
+    """A fitted multinomial logistic regression :math:`P(y=c\\mid x) = \\mathrm{softmax}(Wx+b)_c`.
+
+    Attributes
+    ----------
+    coef : (n_classes, n_features) array
+        :math:`W`, centred over classes (:math:`\\sum_c w_c = 0`).
+    intercept : (n_classes,) array
+        :math:`b`, centred over classes (0 without ``fit_intercept``).
+    n_iter : int32 scalar
+    converged : bool scalar
+    grad_norm_history : (max_iter,) array
+        :math:`\\lVert\\nabla J\\rVert_F / \\sum s` after each iteration.
+    separated : bool scalar
+        ``l2 == 0`` and every training row's own class has the strictly largest score.
+    """
+
+    coef: jax.Array
+    intercept: jax.Array
+    n_iter: jax.Array
+    converged: jax.Array
+    grad_norm_history: jax.Array
+    separated: jax.Array
+
+
+def softmax_objective(coef, intercept, X, y, *, l2=0.0, sample_weight=None):
+    r""":math:`J(W, b) = \sum_i s_i \ell(y_i, Wx_i + b) + \tfrac{\lambda}{2}\lVert W\rVert_F^2`."""
+    X = jnp.asarray(X)
+    scores = X @ coef.T + intercept
+    sw = jnp.ones(X.shape[0], scores.dtype) if sample_weight is None else sample_weight
+    return weighted_sum(sw, losses.softmax_cross_entropy(y, scores)) + 0.5 * l2 * jnp.sum(coef**2)
+
+
+def _pairs(n_classes: int):
+    ia, ib = np.triu_indices(n_classes)
+    return ia.astype(np.int32), ib.astype(np.int32)
+
+
+def _gradient(B, scores, X, y, sw, l2, fit_intercept):
+    """Gradient ``(C, d+1)`` of J at ``B = [W, b]`` given the scores: one pass over X."""
+    d = X.shape[1]
+    G, _ = losses.grad_hess(losses.softmax_cross_entropy, y, scores)  # autodiff, (n, C)
+    sG = jnp.where((sw > 0)[:, None], sw[:, None] * G, 0)
+    fi = jnp.asarray(fit_intercept, X.dtype)
+    return jnp.concatenate([sG.T @ X + l2 * B[:, :d], fi * jnp.sum(sG, axis=0)[:, None]], axis=1)
+
+
+def _hessian(scores, X, y, sw, l2, fit_intercept):
+    """Hessian ``(C(d+1), C(d+1))`` of J given the scores (without the null-space term)."""
+    n, d = X.shape
+    n_classes = scores.shape[1]
+    _, A = losses.grad_hess(losses.softmax_cross_entropy, y, scores, full_hessian=True)
+    sA = jnp.where((sw > 0)[:, None, None], sw[:, None, None] * A, 0)
+    fi = jnp.asarray(fit_intercept, X.dtype)
+    ia, ib = _pairs(n_classes)
+
+    def block(pair):
+        w = sA[:, pair[0], pair[1]]
+        P = X.T @ jnp.concatenate([X * w[:, None], w[:, None]], axis=1)  # (d, d+1)
+        col = fi * P[:, d]
+        corner = fi * jnp.sum(w)
+        return jnp.block([[P[:, :d], col[:, None]], [col[None, :], corner[None, None]]])
+
+    batch = int(max(1, min(len(ia), _HESSIAN_BATCH_ELEMENTS // max(1, n * (d + 1)))))
+    upper = jax.lax.map(block, jnp.stack([ia, ib], axis=1), batch_size=batch)  # (P, d+1, d+1)
+    blocks = jnp.zeros((n_classes, n_classes, d + 1, d + 1), X.dtype)
+    blocks = blocks.at[ib, ia].set(jnp.swapaxes(upper, 1, 2)).at[ia, ib].set(upper)
+    size = n_classes * (d + 1)
+    hess = jnp.swapaxes(blocks, 1, 2).reshape(size, size)
+    # penalty on the weights; a fixed intercept (no fit_intercept) gets an identity row
+    per_coord = jnp.concatenate([jnp.full((d,), l2, X.dtype), (1 - fi)[None]])
+    return hess + jnp.diag(jnp.tile(per_coord, n_classes))
+
+
+def _regularise_null_space(hess, l2, fit_intercept, n_classes, d):
+    """Add mu/C (11^T kron E) on the directions that leave the softmax unchanged."""
+    dtype = hess.dtype
+    mask = jnp.concatenate([jnp.full((d,), l2 == 0), jnp.asarray([fit_intercept])]).astype(dtype)
+    mu = jnp.mean(jnp.abs(jnp.diagonal(hess)))
+    null = jnp.kron(jnp.ones((n_classes, n_classes), dtype) / n_classes, jnp.diag(mask))
+    return hess + mu * null
+
+
+def softmax_grad_hess(coef, intercept, X, y, *, l2=0.0, sample_weight=None, fit_intercept=True):
+    r"""Gradient ``(C, d+1)`` and Hessian ``(C(d+1), C(d+1))`` of :math:`J` in ``[W, b]``.
+
+    Row-major over ``[W, b]``: entry ``a * (d + 1) + j`` is class ``a``, feature ``j``
+    (``j = d`` the intercept). Without the null-space term (that is added inside the fit).
+    """
+    X = jnp.asarray(X)
+    sw = jnp.ones(X.shape[0], X.dtype) if sample_weight is None else jnp.asarray(sample_weight, X.dtype)
+    B = jnp.concatenate([coef, intercept[:, None]], axis=1).astype(X.dtype)
+    scores = X @ coef.T + intercept
+    y, l2 = jnp.asarray(y), jnp.asarray(l2, X.dtype)
+    return (_gradient(B, scores, X, y, sw, l2, fit_intercept),
+            _hessian(scores, X, y, sw, l2, fit_intercept))
+
+
+def _all_own_class_largest(scores, y, sw):
+    own = jnp.take_along_axis(scores, y[:, None], axis=1)[:, 0]
+    others = jnp.where(jax.nn.one_hot(y, scores.shape[1], dtype=bool), -jnp.inf, scores)
+    return jnp.all((own > jnp.max(others, axis=1)) | (sw <= 0))
+
+
+class _NewtonState(NamedTuple):
+    B: jax.Array
+    scores: jax.Array
+    value: jax.Array
+    grad: jax.Array
+    grad_norm: jax.Array
+    separated: jax.Array
+
+
+def _fit_newton(X, y, sw, l2, tol, B0, *, max_iter, fit_intercept):
+    n, d = X.shape
+    n_classes = B0.shape[0]
+    total = jnp.sum(sw)
+
+    def step(state: _NewtonState):
+        hess = _hessian(state.scores, X, y, sw, l2, fit_intercept)
+        hess = _regularise_null_space(hess, l2, fit_intercept, n_classes, d)
+        direction = newton_direction(hess, state.grad.reshape(-1)).reshape(n_classes, d + 1)
+        u = X @ direction[:, :d].T + direction[:, d]  # (n, C): one pass over X
+
+        def phi(t):  # J on the line, O(nC) per trial
+            W = state.B[:, :d] + t * direction[:, :d]
+            data = weighted_sum(sw, losses.softmax_cross_entropy(y, state.scores + t * u))
+            return data + 0.5 * l2 * jnp.sum(W * W)
+
+        slope = jnp.vdot(state.grad, direction)
+        t, value, accepted = backtracking(phi, state.value, slope)
+        B = jnp.where(accepted, state.B + t * direction, state.B)
+        scores = jnp.where(accepted, state.scores + t * u, state.scores)
+        value = jnp.where(accepted, value, state.value)
+        grad = _gradient(B, scores, X, y, sw, l2, fit_intercept)
+        grad_norm = jnp.linalg.norm(grad) / total
+        separated = (l2 == 0) & _all_own_class_largest(scores, y, sw)
+        floor = at_rounding_floor(state.value, -slope, grad_norm, state.grad_norm)
+        stop = (separated | floor | jnp.logical_not(accepted)) & (grad_norm > tol)
+        new = _NewtonState(B, scores, value, grad, grad_norm, separated)
+        return new, jnp.where(stop, jnp.nan, grad_norm)
+
+    scores0 = jnp.broadcast_to(B0[:, d], (n, n_classes))  # W0 = 0: no pass over X
+    value0 = weighted_sum(sw, losses.softmax_cross_entropy(y, scores0))
+    grad0 = _gradient(B0, scores0, X, y, sw, l2, fit_intercept)
+    norm0 = jnp.linalg.norm(grad0) / total
+    init = _NewtonState(B0, scores0, value0, grad0, norm0, jnp.asarray(False))
+    res = iterate(step, init, max_iter=max_iter, tol=tol, init_error=norm0)
+    history = jnp.where(jnp.isnan(res.history), res.carry.grad_norm, res.history)
+    return res.carry.B, res.carry.scores, res.n_iter, res.converged, history
+
+
+@partial(jax.jit, static_argnames=("n_classes", "method", "max_iter", "fit_intercept"))
+def _fit_softmax(X, y, sw, l2, tol, *, n_classes, method, max_iter, fit_intercept):
+    dtype = X.dtype
+    n, d = X.shape
+    l2 = jnp.asarray(l2, dtype)
+    tol = jnp.asarray(tol, dtype)
+    # W0 = 0, intercepts at the centred log class frequencies
+    counts = jnp.zeros(n_classes, dtype).at[y].add(jnp.where(sw > 0, sw, 0))
+    log_prior = jnp.log(jnp.clip(counts / jnp.sum(sw), 1e-3, 1.0))
+    b0 = jnp.where(fit_intercept, log_prior - jnp.mean(log_prior), 0).astype(dtype)
+    B0 = jnp.zeros((n_classes, d + 1), dtype).at[:, d].set(b0)
+    if method == "newton":
+        B, scores, n_iter, converged, history = _fit_newton(
+            X, y, sw, l2, tol, B0, max_iter=max_iter, fit_intercept=fit_intercept)
+    else:
+        total = jnp.sum(sw)
+        fi = jnp.asarray(fit_intercept, dtype)
+
+        def fun(B):
+            return softmax_objective(B[:, :d], fi * B[:, d], X, y, l2=l2, sample_weight=sw) / total
+
+        res = minimize_optax(fun, B0, optax.lbfgs(), max_iter=max_iter, tol=tol)
+        B, n_iter, converged, history = res.carry[0], res.n_iter, res.converged, res.history
+        B = B.at[:, d].multiply(fi)
+        scores = X @ B[:, :d].T + B[:, d]
+    separated = (l2 == 0) & _all_own_class_largest(scores, y, sw)
+    return SoftmaxParams(B[:, :d], B[:, d], n_iter, converged & ~separated, history, separated)
+
+
+def _choose_method(n_classes: int, n_features: int) -> str:
+    """``"newton"`` while ``n_classes * (n_features + 1) <= NEWTON_MAX_PARAMS``, else ``"lbfgs"``."""
+    return "newton" if n_classes * (n_features + 1) <= NEWTON_MAX_PARAMS else "lbfgs"
+
+
+def fit_softmax(
+    X,
+    y,
+    *,
+    n_classes: int | None = None,
+    l2=0.0,
+    fit_intercept: bool = True,
+    method: str = "auto",
+    max_iter: int = 100,
+    tol=None,
+    sample_weight=None,
+    key=None,
+) -> SoftmaxParams:
+    r"""Fit multinomial logistic regression (summed weighted cross-entropy + L2 on ``W``).
+
+    .. math::
+        J(W, b) = \sum_i s_i\Bigl[\log\sum_c e^{F_{ic}} - F_{i y_i}\Bigr]
+                  + \frac{\lambda}{2}\lVert W\rVert_F^2, \qquad F_i = W x_i + b.
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) array
+    y : (n_samples,) int array of class codes 0..C-1
+    n_classes : int, optional
+        C (static); inferred as ``max(y) + 1`` when ``y`` is concrete, required under tracing.
+    l2 : float >= 0
+        :math:`\lambda` (= 1/C of scikit-learn's multinomial ``LogisticRegression``; traced).
+    fit_intercept : bool
+    method : {"auto", "newton", "lbfgs"}
+        ``"auto"``: Newton while ``n_classes * (n_features + 1) <= 2000``, else L-BFGS.
+    max_iter : int
+    tol : float, optional
+        Stop when :math:`\lVert\nabla J\rVert_F/\sum s \le` ``tol``; default ``1e-8`` in
+        float64, ``1e-6`` in float32.
+    sample_weight : (n_samples,) array, optional
+    key : unused (the fit is deterministic); accepted for the common signature.
+
+    Returns
+    -------
+    SoftmaxParams
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> from jaxclassic.linear import fit_softmax, predict
+    >>> X = jnp.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+    >>> params = fit_softmax(X, jnp.array([0, 0, 1, 1, 2, 2]), l2=1.0)
+    >>> params.coef.shape
+    (3, 1)
+
+    References
+    ----------
+    Bishop, *Pattern Recognition and Machine Learning*, §4.3.4.
+    """
+    method = check_choice(method, "method", METHODS)
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    if not isinstance(fit_intercept, bool):
+        raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
+    if n_classes is not None:
+        n_classes = check_int(n_classes, "n_classes", low=2)
+    X = check_array(X, "X")
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    y, n_classes = check_classification_targets(
+        y, "y", min_classes=2, n_classes=n_classes, sample_weight=None if is_traced(sw) else sw)
+    check_consistent_length(X=X, y=y)
+    l2 = check_scalar(l2, "l2", low=0.0)
+    tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
+    if method == "auto":
+        method = _choose_method(n_classes, X.shape[1])
+    params = _fit_softmax(X, y, sw, l2, tol, n_classes=n_classes, method=method,
+                          max_iter=max_iter, fit_intercept=fit_intercept)
+    warn_after_fit(params, f"fit_softmax(method={method!r})", l2)
+    return params
+
+
+def _decision(params: SoftmaxParams, X):
+    X = jnp.asarray(X)
+    return X @ params.coef.T.astype(X.dtype) + params.intercept.astype(X.dtype)
+
+
+def _predict_proba(params: SoftmaxParams, X):
+    return jax.nn.softmax(_decision(params, X), axis=-1)
+
+
+def _predict(params: SoftmaxParams, X):
+    return jnp.argmax(_decision(params, X), axis=-1).astype(jnp.int32)
+
+
+decision_function.register(SoftmaxParams, _decision)
+predict_proba.register(SoftmaxParams, _predict_proba)
+predict.register(SoftmaxParams, _predict)

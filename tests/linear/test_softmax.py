@@ -1,0 +1,221 @@
+"""Tests of jaxclassic.linear.softmax (x64 on).
+
+References: scikit-learn's multinomial ``LogisticRegression`` (C = 1/l2), the hand
+derivation (gradient (p - onehot) x~, Hessian blocks sum_i s_i (diag p - p p^T)_ab x~ x~^T),
+``jax.grad`` / ``jax.hessian`` of the objective, and the textbook equivalence of a two-class
+softmax with logistic regression on w = w_1 - w_0. Iris (150 x 4, standardised) throughout.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxclassic.linear import decision_function, fit_logistic, fit_softmax, predict, predict_proba
+from jaxclassic.linear._newton import PerfectSeparationWarning
+from jaxclassic.linear.softmax import (
+    NEWTON_MAX_PARAMS,
+    _fit_softmax,
+    softmax_grad_hess,
+    softmax_objective,
+)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    return (X - X.mean(0)) / X.std(0), y.astype(np.int32)
+
+
+@pytest.fixture(scope="module")
+def iris_fit(iris):
+    X, y = iris
+    return fit_softmax(X, y, l2=1.0 / 3.0)
+
+
+def test_equals_sklearn_multinomial(iris, iris_fit):
+    # sklearn (multinomial, symmetric penalty, C = 3) at tol 1e-12 vs our Newton at
+    # |grad J|/n <= 1e-8: both centred, so coefficients agree, not only probabilities.
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = iris
+    sk = LogisticRegression(C=3.0, tol=1e-12, max_iter=10000).fit(X, y)
+    assert bool(iris_fit.converged)
+    np.testing.assert_allclose(predict_proba(iris_fit, X), sk.predict_proba(X), atol=1e-7)
+    np.testing.assert_allclose(iris_fit.coef, sk.coef_, atol=1e-6)
+    np.testing.assert_allclose(iris_fit.intercept, sk.intercept_, atol=1e-6)
+    np.testing.assert_array_equal(predict(iris_fit, X), sk.predict(X))
+
+
+def test_lbfgs_equals_newton(iris, iris_fit):
+    X, y = iris
+    params = fit_softmax(X, y, l2=1.0 / 3.0, method="lbfgs", max_iter=500)
+    assert bool(params.converged)
+    np.testing.assert_allclose(predict_proba(params, X), predict_proba(iris_fit, X), atol=1e-6)
+
+
+def test_two_class_softmax_equals_logistic_on_the_difference(iris):
+    # P(1|x) = e^{F1} / (e^{F0} + e^{F1}) = sigma((w1 - w0)^T x + b1 - b0). The centred softmax
+    # has w0 = -w1, so its penalty (l2/2)(|w0|^2 + |w1|^2) = (l2/4)|w1 - w0|^2: logistic l2/2.
+    X, y = iris
+    binary = (y == 2).astype(np.int32)
+    for l2 in (0.0, 2.0):
+        soft = fit_softmax(X, binary, l2=l2)
+        logi = fit_logistic(X, binary, l2=l2 / 2)
+        assert bool(soft.converged) and bool(logi.converged)
+        np.testing.assert_allclose(predict_proba(soft, X), predict_proba(logi, X), atol=1e-9)
+        np.testing.assert_allclose(soft.coef[1] - soft.coef[0], logi.coef, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(soft.intercept[1] - soft.intercept[0], logi.intercept, atol=1e-7)
+
+
+def test_autodiff_gradient_and_hessian_equal_hand_derivation(iris):
+    X, y = iris
+    rng = np.random.default_rng(0)
+    n, d = X.shape
+    C, l2 = 3, 0.6
+    W, b = rng.normal(size=(C, d)) * 0.5, rng.normal(size=C)
+    sw = rng.uniform(0.5, 2.0, size=n)
+    grad, hess = jax.jit(softmax_grad_hess)(jnp.asarray(W), jnp.asarray(b), X, y, l2=l2, sample_weight=sw)
+    F = X @ W.T + b
+    P = np.exp(F - F.max(1, keepdims=True))
+    P /= P.sum(1, keepdims=True)
+    Y = np.eye(C)[y]
+    Xa = np.column_stack([X, np.ones(n)])
+    grad_hand = (sw[:, None] * (P - Y)).T @ Xa + np.column_stack([l2 * W, np.zeros(C)])
+    hess_hand = np.zeros((C, d + 1, C, d + 1))
+    for a in range(C):
+        for c in range(C):
+            A_ac = P[:, a] * ((a == c) - P[:, c])  # (diag p - p p^T)_ac
+            hess_hand[a, :, c, :] = Xa.T @ (Xa * (sw * A_ac)[:, None])
+    hess_hand = hess_hand.reshape(C * (d + 1), C * (d + 1)) + np.diag(np.tile(np.r_[np.full(d, l2), 0.0], C))
+    scale_g, scale_h = np.abs(grad_hand).max(), np.abs(hess_hand).max()
+    np.testing.assert_allclose(grad, grad_hand, rtol=1e-10, atol=1e-10 * scale_g)
+    np.testing.assert_allclose(hess, hess_hand, rtol=1e-10, atol=1e-10 * scale_h)
+
+    def J(B):
+        return softmax_objective(B[:, :d], B[:, d], X, y, l2=l2, sample_weight=jnp.asarray(sw))
+
+    B = jnp.asarray(np.column_stack([W, b]))
+    np.testing.assert_allclose(jax.jit(jax.grad(J))(B), grad, rtol=1e-10, atol=1e-10 * scale_g)
+    auto_hess = jax.jit(jax.hessian(J))(B).reshape(C * (d + 1), C * (d + 1))
+    np.testing.assert_allclose(auto_hess, hess, rtol=1e-10, atol=1e-10 * scale_h)
+
+
+def test_newton_converges_quadratically_and_stays_centred(iris, iris_fit):
+    hist = np.asarray(iris_fit.grad_norm_history)[: int(iris_fit.n_iter)]
+    tail = hist[hist < 2e-3]
+    assert len(tail) >= 2 and hist[-1] <= 1e-8, hist
+    assert np.all(tail[1:] / tail[:-1] ** 2 < 100), hist
+    # the over-parameterised directions: coefficients and intercepts sum to 0 over classes
+    np.testing.assert_allclose(iris_fit.coef.sum(0), 0, atol=1e-10)
+    np.testing.assert_allclose(iris_fit.intercept.sum(), 0, atol=1e-10)
+
+
+def test_unpenalised_singular_hessian_is_handled(iris):
+    # l2 = 0: the loss Hessian is singular along 1_C (x) e_j for every j; the null-space term
+    # gives the minimum-norm steps, the fit converges to centred finite parameters.
+    X, y = iris
+    binary_overlap = np.where(y == 0, 1, y).astype(np.int32)  # classes 1 and 2 overlap
+    params = fit_softmax(X, binary_overlap, n_classes=3, l2=0.0)
+    assert np.all(np.isfinite(params.coef))
+    np.testing.assert_allclose(params.coef.sum(0), 0, atol=1e-8)
+
+
+def test_separation_warns_and_stays_finite(iris):
+    X, _ = iris
+    # labels from the arg-max of a linear function: linearly separable by construction
+    W = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, -1.0, 0.0, 0.0]])
+    y = np.argmax(X @ W.T, axis=1).astype(np.int32)
+    with pytest.warns(PerfectSeparationWarning, match="perfectly separated"):
+        params = fit_softmax(X, y, l2=0.0)
+    assert bool(params.separated) and np.all(np.isfinite(params.coef))
+    np.testing.assert_array_equal(predict(params, X), y)
+
+
+def test_jit_vmap_and_no_retrace(iris, iris_fit):
+    X, y = iris
+    jitted = jax.jit(lambda X, y: fit_softmax(X, y, n_classes=3, l2=1.0 / 3.0))(X, y)
+    np.testing.assert_allclose(jitted.coef, iris_fit.coef, rtol=1e-10, atol=1e-12)
+    # a grid over l2 and over weight vectors (bootstrap-like counts) in one vmap
+    l2s = jnp.array([0.1, 1.0 / 3.0])
+    weights = jnp.stack([jnp.asarray(np.random.default_rng(4).integers(0, 3, len(y)), X.dtype),
+                         jnp.ones(len(y), X.dtype)])
+    batched = jax.vmap(lambda a, w: fit_softmax(X, y, n_classes=3, l2=a, sample_weight=w))(l2s, weights)
+    np.testing.assert_allclose(batched.coef[1], iris_fit.coef, rtol=1e-9, atol=1e-10)
+    single = fit_softmax(X, y, l2=0.1, sample_weight=weights[0])
+    np.testing.assert_allclose(batched.coef[0], single.coef, rtol=1e-9, atol=1e-10)
+    size = _fit_softmax._cache_size()
+    fit_softmax(X[::-1].copy(), y[::-1].copy(), l2=2.0)
+    assert _fit_softmax._cache_size() == size
+
+
+def test_zero_weight_rows_have_no_influence(iris, iris_fit):
+    X, y = iris
+    rng = np.random.default_rng(3)
+    Xg = np.concatenate([X[:70], rng.normal(size=(10, 4)) * 100, X[70:]])
+    yg = np.concatenate([y[:70], rng.integers(0, 3, 10), y[70:]]).astype(np.int32)
+    sw = np.concatenate([np.ones(70), np.zeros(10), np.ones(80)])
+    params = fit_softmax(Xg, yg, l2=1.0 / 3.0, sample_weight=sw)
+    np.testing.assert_allclose(params.coef, iris_fit.coef, rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(params.intercept, iris_fit.intercept, rtol=1e-10, atol=1e-11)
+
+
+def test_float32(iris, iris_fit):
+    X, y = iris
+    params = fit_softmax(X.astype(np.float32), y, l2=1.0 / 3.0)
+    assert params.coef.dtype == jnp.float32 and bool(params.converged)
+    np.testing.assert_allclose(params.coef, iris_fit.coef, atol=1e-4)
+
+
+def test_auto_picks_lbfgs_beyond_the_newton_size(iris):
+    X, _ = iris
+    # C (d + 1) = 10 * 5 = 50 <= 2000: Newton, the scores are the (n, C) decision function
+    assert NEWTON_MAX_PARAMS == 2000
+    from jaxclassic.linear import softmax
+
+    assert softmax._choose_method(10, 4) == "newton"
+    assert softmax._choose_method(10, 200) == "lbfgs"
+
+
+# --------------------------------------------------------------------------- bad input
+def test_one_class_raises(iris):
+    X, _ = iris
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        fit_softmax(X, np.ones(len(X), np.int32))
+
+
+def test_labels_beyond_n_classes_raise(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="n_classes=2"):
+        fit_softmax(X, y, n_classes=2)
+
+
+def test_string_labels_raise(iris):
+    X, y = iris
+    with pytest.raises(TypeError, match="encode string labels"):
+        fit_softmax(X, np.array(["a", "b", "c"])[y])
+
+
+def test_unknown_method_raises(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="method must be one of"):
+        fit_softmax(X, y, method="newton-cg")
+
+
+def test_negative_l2_raises(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="l2 must be >= 0"):
+        fit_softmax(X, y, l2=-0.1)
+
+
+def test_traced_labels_need_n_classes(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="n_classes must be given"):
+        jax.jit(lambda y: fit_softmax(X, y).coef)(y)
+
+
+def test_decision_function_shape(iris, iris_fit):
+    X, _ = iris
+    assert decision_function(iris_fit, X).shape == (150, 3)
