@@ -165,21 +165,25 @@ def logistic_objective(coef, intercept, X, y, *, l2=0.0, sample_weight=None):
     return weighted_sum(sw, losses.log_loss(y, f)) + 0.5 * l2 * jnp.sum(jnp.square(coef))
 
 
-def _gradient(theta, f, X, y, sw, l2, fit_intercept):
-    """Gradient of J at ``theta = (w, b)`` given the scores ``f = X w + b``: one pass over X."""
+def _weighted_derivatives(f, y, sw):
+    """``(s g, s h)``: the weighted first and second derivatives of the loss in the scores,
+    from ONE autodiff evaluation of the shared loss (0 on rows of weight 0)."""
+    g, h = losses.grad_hess(losses.log_loss, y, f)
+    keep = sw > 0
+    return jnp.where(keep, sw * g, 0), jnp.where(keep, sw * h, 0)
+
+
+def _gradient(theta, sg, X, l2, fit_intercept):
+    """Gradient of J at ``theta = (w, b)`` from the weighted loss gradient ``s g``: one pass."""
     d = X.shape[1]
-    g, _ = losses.grad_hess(losses.log_loss, y, f)  # autodiff of the shared loss in f
-    sg = jnp.where(sw > 0, sw * g, 0)
     fi = jnp.asarray(fit_intercept, X.dtype)
     # sg @ X, not X.T @ sg: XLA's CPU backend transposes all of X for the latter (~5x slower)
     return jnp.concatenate([sg @ X + l2 * theta[:d], (fi * jnp.sum(sg))[None]])
 
 
-def _hessian(f, X, y, sw, l2, fit_intercept):
-    """Hessian of J given the scores: one product [X, 1]^T diag(s h) [X, 1] (h >= 0)."""
+def _hessian(sh, X, l2, fit_intercept):
+    """Hessian of J from the weighted loss curvature ``s h >= 0``: [X, 1]^T diag(s h) [X, 1]."""
     d = X.shape[1]
-    _, h = losses.grad_hess(losses.log_loss, y, f)  # autodiff of the shared loss in f
-    sh = jnp.where(sw > 0, sw * h, 0)
     fi = jnp.asarray(fit_intercept, X.dtype)
     # the one X^T W X product of a step, intercept row and column included: blocked Z^T Z
     # with Z = [X, 1] sqrt(s h); under vmap over the weights (CV folds, a grid of l2) all
@@ -206,7 +210,8 @@ def logistic_grad_hess(coef, intercept, X, y, *, l2=0.0, sample_weight=None, fit
     theta = jnp.concatenate([coef, jnp.reshape(intercept, (1,))]).astype(X.dtype)
     f = X @ theta[:-1] + theta[-1]
     l2 = jnp.asarray(l2, X.dtype)
-    return _gradient(theta, f, X, y, sw, l2, fit_intercept), _hessian(f, X, y, sw, l2, fit_intercept)
+    sg, sh = _weighted_derivatives(f, y, sw)
+    return _gradient(theta, sg, X, l2, fit_intercept), _hessian(sh, X, l2, fit_intercept)
 
 
 # --------------------------------------------------------------------------- Newton
@@ -217,6 +222,7 @@ class _NewtonState(NamedTuple):
     grad: jax.Array
     grad_norm: jax.Array
     separated: jax.Array
+    curvature: jax.Array  # s h at theta, for the next Hessian (computed with the gradient)
 
 
 def _all_margins_positive(f, y, sw):
@@ -231,7 +237,7 @@ def _fit_newton(X, y, sw, l2, tol, theta0, *, max_iter, fit_intercept, start_at_
     def step(state: _NewtonState):
         # the gradient at the current iterate is carried; a step costs the Hessian product,
         # one pass for the scores' direction u = X d and one for the new gradient
-        hess = _hessian(state.f, X, y, sw, l2, fit_intercept)
+        hess = _hessian(state.curvature, X, l2, fit_intercept)
         direction = newton_direction(hess, state.grad)
         u = X @ direction[:d] + direction[d]
 
@@ -244,7 +250,8 @@ def _fit_newton(X, y, sw, l2, tol, theta0, *, max_iter, fit_intercept, start_at_
         theta = jnp.where(accepted, state.theta + t * direction, state.theta)
         f = jnp.where(accepted, state.f + t * u, state.f)
         value = jnp.where(accepted, value, state.value)
-        grad = _gradient(theta, f, X, y, sw, l2, fit_intercept)
+        sg, sh = _weighted_derivatives(f, y, sw)
+        grad = _gradient(theta, sg, X, l2, fit_intercept)
         grad_norm = jnp.linalg.norm(grad) / total
         separated = (l2 == 0) & _all_margins_positive(f, y, sw)
         # a refused step or a separating iterate ends the fit (NaN error -> not converged),
@@ -252,13 +259,14 @@ def _fit_newton(X, y, sw, l2, tol, theta0, *, max_iter, fit_intercept, start_at_
         floor = at_rounding_floor(state.value, -slope, grad_norm, state.grad_norm)
         stop = (separated | floor | jnp.logical_not(accepted)) & (grad_norm > tol)
         error = jnp.where(stop, jnp.nan, grad_norm)
-        return _NewtonState(theta, f, value, grad, grad_norm, separated), error
+        return _NewtonState(theta, f, value, grad, grad_norm, separated, sh), error
 
     f0 = jnp.full(X.shape[0], theta0[d]) + (X @ theta0[:d] if not start_at_zero else 0)
     value0 = weighted_sum(sw, losses.log_loss(y, f0)) + 0.5 * l2 * jnp.sum(theta0[:d] ** 2)
-    grad0 = _gradient(theta0, f0, X, y, sw, l2, fit_intercept)
+    sg0, sh0 = _weighted_derivatives(f0, y, sw)
+    grad0 = _gradient(theta0, sg0, X, l2, fit_intercept)
     norm0 = jnp.linalg.norm(grad0) / total
-    init = _NewtonState(theta0, f0, value0, grad0, norm0, jnp.asarray(False))
+    init = _NewtonState(theta0, f0, value0, grad0, norm0, jnp.asarray(False), sh0)
     res = iterate(step, init, max_iter=max_iter, tol=tol, init_error=norm0)
     # the stopping step recorded NaN: put back its gradient norm
     history = jnp.where(jnp.isnan(res.history), res.carry.grad_norm, res.history)
