@@ -108,6 +108,27 @@ def normalise_log(joint_log_likelihood):
     return joint_log_likelihood - jax.nn.logsumexp(joint_log_likelihood, axis=1, keepdims=True)
 
 
+def register_predictions(params_types, log_scores) -> None:
+    """Register ``predict``, ``predict_proba`` and ``predict_log_proba`` for params types whose
+    class scores ``log_scores(params, X) -> (n, C)`` are log-posteriors up to a per-row constant
+    (joint log-likelihoods, discriminant functions)."""
+    from jaxclassic.discriminant import _api
+
+    def _predict_log_proba(params, X):
+        return normalise_log(log_scores(params, X))
+
+    def _predict_proba(params, X):
+        return jnp.exp(_predict_log_proba(params, X))
+
+    def _predict(params, X):
+        return jnp.argmax(log_scores(params, X), axis=1).astype(jnp.int32)
+
+    for params_type in params_types:
+        _api.predict.register(params_type, _predict)
+        _api.predict_proba.register(params_type, _predict_proba)
+        _api.predict_log_proba.register(params_type, _predict_log_proba)
+
+
 def check_predict_X(params_n_features: int, X, *, numeric: str = "float", dtype=None):
     """Validate prediction input and its number of features."""
     X = check_array(X, "X", numeric=numeric, dtype=dtype)

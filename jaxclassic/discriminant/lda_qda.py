@@ -51,7 +51,6 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 
-from jaxclassic.discriminant import _api
 from jaxclassic.discriminant._common import (
     any_traced,
     check_predict_X,
@@ -59,7 +58,7 @@ from jaxclassic.discriminant._common import (
     class_means,
     class_prior,
     log_prior,
-    normalise_log,
+    register_predictions,
     safe_divide,
     validate_X_y_classes,
     weighted_one_hot,
@@ -371,20 +370,4 @@ def discriminant_scores(params, X):
     raise TypeError(f"discriminant_scores does not support {type(params).__name__}")
 
 
-def _predict_log_proba(params, X):
-    return normalise_log(discriminant_scores(params, X))
-
-
-def _predict_proba(params, X):
-    return jnp.exp(_predict_log_proba(params, X))
-
-
-def _predict(params, X):
-    return jnp.argmax(discriminant_scores(params, X), axis=1).astype(jnp.int32)
-
-
-for _params_type in (LDAParams, QDAParams):
-    _api.predict.register(_params_type, _predict)
-    _api.predict_proba.register(_params_type, _predict_proba)
-    _api.predict_log_proba.register(_params_type, _predict_log_proba)
-del _params_type
+register_predictions((LDAParams, QDAParams), discriminant_scores)

@@ -37,7 +37,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.discriminant import _api
 from jaxclassic.discriminant._common import (
     any_traced,
     check_predict_X,
@@ -45,7 +44,7 @@ from jaxclassic.discriminant._common import (
     class_means,
     class_prior,
     log_prior,
-    normalise_log,
+    register_predictions,
     safe_divide,
     validate_X_y_classes,
     weighted_one_hot,
@@ -587,20 +586,4 @@ def joint_log_likelihood(params, X):
     raise TypeError(f"joint_log_likelihood does not support {type(params).__name__}")
 
 
-def _predict_log_proba(params, X):
-    return normalise_log(joint_log_likelihood(params, X))
-
-
-def _predict_proba(params, X):
-    return jnp.exp(_predict_log_proba(params, X))
-
-
-def _predict(params, X):
-    return jnp.argmax(joint_log_likelihood(params, X), axis=1).astype(jnp.int32)
-
-
-for _params_type in (GaussianNBParams, CategoricalNBParams, MixedNBParams):
-    _api.predict.register(_params_type, _predict)
-    _api.predict_proba.register(_params_type, _predict_proba)
-    _api.predict_log_proba.register(_params_type, _predict_log_proba)
-del _params_type
+register_predictions((GaussianNBParams, CategoricalNBParams, MixedNBParams), joint_log_likelihood)
