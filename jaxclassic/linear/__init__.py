@@ -20,7 +20,7 @@ from jaxclassic.linear.selection import aic
 from jaxclassic.linear.selection import backward_stepwise
 from jaxclassic.linear.selection import best_subset
 from jaxclassic.linear.selection import bic
-from jaxclassic.linear.selection import forward_stagewise
+from jaxclassic.linear.stagewise import forward_stagewise
 from jaxclassic.linear.selection import forward_stepwise
 from jaxclassic.linear.selection import mallows_cp
 from jaxclassic.linear.logistic import fit_logistic

@@ -1,4 +1,4 @@
-"""Tests of jaxclassic/linear/selection.py: best subset, stepwise, stagewise and the criteria.
+"""Tests of jaxclassic/linear/selection.py and stagewise.py: best subset, stepwise, stagewise, criteria.
 
 References: (1) brute force with numpy ``lstsq`` over ``itertools.combinations`` (best subset)
 and greedy numpy loops (stepwise) on ISLR's Hitters data; ISLR's published lab results
@@ -19,13 +19,14 @@ from sklearn.datasets import load_diabetes
 
 from jaxclassic import linear, metrics
 from jaxclassic.linear import selection as sel
+from jaxclassic.linear import stagewise as stg
+from jaxclassic.linear.stagewise import forward_stagewise
 from jaxclassic.linear.lasso import lasso_path
 from jaxclassic.linear.selection import (
     aic,
     backward_stepwise,
     best_subset,
     bic,
-    forward_stagewise,
     forward_stepwise,
     mallows_cp,
 )
@@ -327,12 +328,12 @@ def test_jit_vmap_no_retrace(hitters):
     jitted = jax.jit(lambda X, y: best_subset(X, y))(Xs, ys)
     np.testing.assert_allclose(jitted.rss, best_subset(Xs, ys).rss, rtol=1e-12)
     before = (sel._best_subset._cache_size(), sel._stepwise._cache_size(),
-              sel._forward_stagewise._cache_size())
+              stg._forward_stagewise._cache_size())
     best_subset(Xs * 2.0, ys)
     forward_stepwise(Xs, ys + 1.0)
     forward_stagewise(Xs, ys, step=0.2, n_steps=50)
     after = (sel._best_subset._cache_size(), sel._stepwise._cache_size(),
-             sel._forward_stagewise._cache_size())
+             stg._forward_stagewise._cache_size())
     assert after == before
 
 
@@ -369,9 +370,9 @@ def test_float32(hitters):
 
 
 def test_public_names():
-    for name in ("best_subset", "forward_stepwise", "backward_stepwise", "forward_stagewise",
-                 "aic", "bic", "mallows_cp"):
+    for name in ("best_subset", "forward_stepwise", "backward_stepwise", "aic", "bic", "mallows_cp"):
         assert getattr(linear, name) is getattr(sel, name)
+    assert linear.forward_stagewise is stg.forward_stagewise
 
 
 # --------------------------------------------------------------------------- bad input
