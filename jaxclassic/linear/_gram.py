@@ -21,7 +21,16 @@ Chan, Golub & LeVeque 1983):
 :math:`\delta = \bar x - s`. Because :math:`s` is already near :math:`\bar x`, the correction is
 small and there is no cancellation (unlike the textbook :math:`X^\top WX - n\bar x\bar x^\top`).
 :math:`Z` is formed and multiplied block by block of rows (cache-sized blocks in a
-``lax.scan``), never written out whole, so the cost is about that of one :math:`X^\top X`.
+``lax.scan``), never written out whole, so the cost is about that of one :math:`X^\top X`;
+for narrow :math:`Z` each block's product is one batched dot over a few row chunks, which
+XLA's CPU backend runs faster than one dot per block (1,000,000 x 100 float32 on 2 cores:
+123 ms vs 154 ms, a jitted ``X.T @ X`` 117 ms).
+
+**Many weightings at once** (:func:`weighted_outer_sums`, and :func:`gram_with_ones` under
+``jax.vmap`` over the weights — the Newton Hessians of a cross-validation grid): the
+:math:`M` products :math:`\tilde X^\top\operatorname{diag}(s_m)\tilde X` are one matrix
+product :math:`S P` of the :math:`(M, n)` weights with the packed row outer products
+:math:`P_i = \operatorname{triu}(\tilde x_i\tilde x_i^\top)`, formed block by block.
 
 **Constant columns** (with an intercept): a column whose weighted variance
 :math:`G_{jj}/\sum_i w_i` is at most :math:`(10\,\varepsilon\,\bar x_j)^2` — constant up to the
@@ -98,18 +107,22 @@ def constant_columns(variance, mean):
     return variance <= jnp.square(10 * eps * mean)
 
 
-#: elements of Z per block of rows (2**22: 16 MB in float32, 32 MB in float64; measured
-#: fastest on a 2-core Xeon between 2**20 and 2**23), and the fewest rows of a block
-BLOCK_ELEMENTS = 2**22
+#: elements of Z per block of rows (2**20: 4 MB in float32, cache-sized; 2**19 .. 2**23
+#: measured within 5% of each other on a 2-core Xeon), and the fewest rows of a block
+BLOCK_ELEMENTS = 2**20
 MIN_BLOCK_ROWS = 256
-#: a block's product is contracted as this many row chunks in ONE batched dot, then summed:
-#: XLA's CPU backend runs a single dot with a very long contraction at ~60% of its square
-#: matmul rate, the batched form at ~100 GFLOP/s vs ~70 (1,000,000 x 100 float32, 2 cores)
+#: a block's product is contracted as this many row chunks in ONE batched dot, then summed
+#: (the chunks spread over the cores; 1,000,000 x 100 float32 on 2 cores: 123 ms vs 154 ms);
+#: only for narrow Z (at most ``SPLIT_MAX_WIDTH`` columns): for wide Z the split is slower
+#: (10,000 x 1,000 float32: 135 ms vs 85 ms)
 GRAM_SPLIT = 4
+SPLIT_MAX_WIDTH = 256
 
 
-def _block_rows(n_rows: int, width: int, elements: int = BLOCK_ELEMENTS) -> int:
-    """Rows per block: the largest power of two with at most ``elements`` elements."""
+def _block_rows(n_rows: int, width: int, elements: int | None = None) -> int:
+    """Rows per block: the largest power of two with at most ``elements`` elements
+    (default ``BLOCK_ELEMENTS``, read at call time)."""
+    elements = BLOCK_ELEMENTS if elements is None else elements
     rows = max(MIN_BLOCK_ROWS, 1 << max(0, (elements // max(width, 1)).bit_length() - 1))
     return min(rows, n_rows)
 
@@ -118,7 +131,7 @@ def split_gram(Z):
     """``Z^T Z`` as one batched dot over ``GRAM_SPLIT`` chunks of rows, summed (same flops)."""
     n, k = Z.shape
     m = (n // GRAM_SPLIT) * GRAM_SPLIT
-    if m < GRAM_SPLIT * MIN_BLOCK_ROWS:
+    if m < GRAM_SPLIT * MIN_BLOCK_ROWS or k > SPLIT_MAX_WIDTH:
         return t_dot(Z, Z)
     chunks = Z[:m].reshape(GRAM_SPLIT, m // GRAM_SPLIT, k)
     gram = jax.lax.dot_general(chunks, chunks, (((1,), (1,)), ((0,), (0,))),
@@ -257,19 +270,11 @@ def _gram_with_ones_direct(X, s):
 
 
 @jax.custom_batching.custom_vmap
-def gram_with_ones(X, s):
-    r""":math:`\tilde X^\top\operatorname{diag}(s)\tilde X`, :math:`\tilde X = [X, 1]`, for weights
-    :math:`s \ge 0` — (d+1, d+1); the Hessian of a GLM with a linear score.
-
-    Unbatched: :func:`blocked_gram` of :math:`Z = \tilde X \odot \sqrt s` (one read of ``X``).
-    Under ``jax.vmap`` over ``s`` with ``X`` shared (cross-validation folds, a grid of
-    penalties), the batch of weights is contracted at once by :func:`weighted_outer_sums`
-    (one GEMM of the (B, n) weights with the packed row outer products).
-    """
+def _gram_with_ones_fast(X, s):
     return _gram_with_ones_direct(X, s)
 
 
-@gram_with_ones.def_vmap
+@_gram_with_ones_fast.def_vmap
 def _gram_with_ones_vmap(axis_size, in_batched, X, s):
     x_batched, s_batched = in_batched
     k = X.shape[-1] + 1
@@ -277,6 +282,32 @@ def _gram_with_ones_vmap(axis_size, in_batched, X, s):
         in_axes = (0 if x_batched else None, 0 if s_batched else None)
         return jax.vmap(_gram_with_ones_direct, in_axes=in_axes)(X, s), True
     return weighted_outer_sums(X, s), True
+
+
+def _gram_with_ones_plain(X, s):
+    Z = _with_ones(X)
+    return t_dot(Z * s[:, None], Z)
+
+
+@jax.custom_jvp
+def gram_with_ones(X, s):
+    r""":math:`\tilde X^\top\operatorname{diag}(s)\tilde X`, :math:`\tilde X = [X, 1]`, for weights
+    :math:`s \ge 0` — (d+1, d+1); the Hessian of a GLM with a linear score.
+
+    Unbatched: :func:`blocked_gram` of :math:`Z = \tilde X \odot \sqrt s` (one read of ``X``).
+    Under ``jax.vmap`` over ``s`` with ``X`` shared (cross-validation folds, a grid of
+    penalties), the batch of weights is contracted at once by :func:`weighted_outer_sums`
+    (one GEMM of the (B, n) weights with the packed row outer products). Differentiable
+    (forward and reverse): the derivative is that of the plain product
+    :math:`(\tilde X \odot s)^\top\tilde X`.
+    """
+    return _gram_with_ones_fast(X, s)
+
+
+@gram_with_ones.defjvp
+def _gram_with_ones_jvp(primals, tangents):
+    _, tangent = jax.jvp(_gram_with_ones_plain, primals, tangents)
+    return _gram_with_ones_fast(*primals), tangent
 
 
 def weighted_gram(X, y, sample_weight, fit_intercept: bool) -> WeightedGram:

@@ -27,8 +27,8 @@ of the loss in the score, obtained by autodiff of ``losses.log_loss`` through
 the tests together with ``jax.hessian`` of :math:`J` itself). The Hessian and its intercept
 column come out of **one matrix product** :math:`Z^\top Z`, :math:`Z = \tilde X \odot \sqrt{s\odot h}`
 (``jax.hessian`` of :math:`J` would also push an identity basis through :math:`X`, a second
-product of the same size), formed block by block of rows (:func:`jaxclassic.linear._gram.gram_with_ones`);
-under ``jax.vmap`` over the weights (cross-validation folds, a grid of ``l2``) the Hessians of
+product of the same size), formed block by block of rows
+(:func:`jaxclassic.linear._gram.gram_with_ones`); under ``jax.vmap`` over the weights (cross-validation folds, a grid of ``l2``) the Hessians of
 all the fits are instead one matrix product of the (batch, n) weights with the packed row
 outer products :math:`\operatorname{triu}(\tilde x_i\tilde x_i^\top)`. The step solves :math:`\nabla^2 J\, d = -\nabla J` by Cholesky,
 then halves :math:`t = 1, \tfrac12, \dots` until :math:`J(\theta + t d)` satisfies Armijo's

@@ -25,7 +25,9 @@ through :func:`jaxclassic.losses.grad_hess`; by hand :math:`G_i = p_i - e_{y_i}`
     + \lambda [a = b]\,\mathrm{diag}(I, 0),
 
 one :math:`(d+1)\times(d+1)` weighted product per class pair :math:`a \le b` (the rest by
-symmetry), batched with ``lax.map`` under a memory budget. The step is a Cholesky solve
+symmetry), all of them one matrix product of the (pairs, n) weights with the packed row
+outer products :math:`\operatorname{triu}(\tilde x_i\tilde x_i^\top)`
+(:func:`jaxclassic.linear._gram.weighted_outer_sums`). The step is a Cholesky solve
 with step halving on :math:`J`, as in :mod:`jaxclassic.linear.logistic`.
 
 The softmax is over-parameterised: adding one vector to every class's
@@ -61,6 +63,7 @@ import optax
 from jaxclassic import losses
 from jaxclassic._solver import iterate, minimize_optax
 from jaxclassic.linear._api import decision_function, predict, predict_proba
+from jaxclassic.linear._gram import weighted_outer_sums
 from jaxclassic.linear._newton import (
     at_rounding_floor,
     backtracking,
@@ -85,8 +88,6 @@ __all__ = ["SoftmaxParams", "fit_softmax", "softmax_objective", "softmax_grad_he
 METHODS = ("auto", "newton", "lbfgs")
 #: largest C * (d + 1) for which ``method="auto"`` picks Newton
 NEWTON_MAX_PARAMS = 2000
-#: elements of the temporary ``(pairs, n, d + 1)`` block of one ``lax.map`` batch
-_HESSIAN_BATCH_ELEMENTS = 1 << 24
 
 
 class SoftmaxParams(NamedTuple):
@@ -144,16 +145,11 @@ def _hessian(scores, X, y, sw, l2, fit_intercept):
     sA = jnp.where((sw > 0)[:, None, None], sw[:, None, None] * A, 0)
     fi = jnp.asarray(fit_intercept, X.dtype)
     ia, ib = _pairs(n_classes)
-
-    def block(pair):
-        w = sA[:, pair[0], pair[1]]
-        P = X.T @ jnp.concatenate([X * w[:, None], w[:, None]], axis=1)  # (d, d+1)
-        col = fi * P[:, d]
-        corner = fi * jnp.sum(w)
-        return jnp.block([[P[:, :d], col[:, None]], [col[None, :], corner[None, None]]])
-
-    batch = int(max(1, min(len(ia), _HESSIAN_BATCH_ELEMENTS // max(1, n * (d + 1)))))
-    upper = jax.lax.map(block, jnp.stack([ia, ib], axis=1), batch_size=batch)  # (P, d+1, d+1)
+    # every class pair's (d+1) x (d+1) block [X, 1]^T diag(s A_ab) [X, 1] in ONE matrix
+    # product of the (pairs, n) weights with the packed row outer products of [X, 1]
+    upper = weighted_outer_sums(X, sA[:, ia, ib].T)  # (P, d+1, d+1)
+    keep = jnp.concatenate([jnp.ones((d,), X.dtype), fi[None]])  # no intercept: zero it
+    upper = upper * keep[:, None] * keep[None, :]
     blocks = jnp.zeros((n_classes, n_classes, d + 1, d + 1), X.dtype)
     blocks = blocks.at[ib, ia].set(jnp.swapaxes(upper, 1, 2)).at[ia, ib].set(upper)
     size = n_classes * (d + 1)

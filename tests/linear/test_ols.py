@@ -146,6 +146,29 @@ def test_blocked_gram_equals_direct_products(toy, monkeypatch, fit_intercept):
     _assert_close(stats.x_mean, xm, 1e-13, atol=1e-15)
 
 
+def test_batched_weighted_products_equal_direct_products(toy, monkeypatch):
+    # the Newton Hessians [X, 1]^T diag(s) [X, 1] of many weightings (logistic under vmap,
+    # softmax class pairs) are one product with packed row outer products, block by block
+    # (forced here: 16-row blocks, 3 blocks and a 13-row tail), or M separate blocked products
+    # beyond MAX_PACKED; both equal the direct products to rounding (float64: 1e-12)
+    from jaxclassic.linear import _gram
+
+    X, _, w = toy
+    X, w = X[:61] + 3.0, w[:61]
+    S = np.stack([w, -(w**2), np.r_[np.zeros(30), w[30:]]])  # signed weights too
+    Z = np.c_[X, np.ones(61)]
+    ref = np.stack([Z.T @ (s[:, None] * Z) for s in S])
+    monkeypatch.setattr(_gram, "PACKED_BLOCK_ELEMENTS", 16 * 21)
+    monkeypatch.setattr(_gram, "MIN_BLOCK_ROWS", 16)
+    _assert_close(jax.jit(_gram.weighted_outer_sums)(X, S), ref, 1e-12, atol=1e-12)
+    # the vmap rule of gram_with_ones (non-negative weights) takes the same path
+    batched = jax.jit(jax.vmap(_gram.gram_with_ones, (None, 0)))(X, np.abs(S))
+    ref_abs = np.stack([Z.T @ (np.abs(s)[:, None] * Z) for s in S])
+    _assert_close(batched, ref_abs, 1e-12, atol=1e-12)
+    monkeypatch.setattr(_gram, "MAX_PACKED", 1)
+    _assert_close(jax.jit(_gram.weighted_outer_sums)(X, S), ref, 1e-12, atol=1e-12)
+
+
 def test_zero_weight_rows_have_no_influence(toy):
     X, y, w = toy
     rng = np.random.RandomState(3)
