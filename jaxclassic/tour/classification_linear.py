@@ -78,7 +78,8 @@ def rows() -> list[TourRow]:
         Xtr32, ytr32, Xte32 = Xtr.astype(np.float32), ytr.astype(np.int32), Xte.astype(np.float32)
         params, secs = timed(lambda: L.fit_softmax(Xtr32, ytr32, l2=1.0))
         sk = sk_lm.LogisticRegression(C=1.0, max_iter=1000).fit(Xtr, ytr)
-        out.append(TourRow("softmax (newton)", dname, "accuracy",
+        method = L.softmax._choose_method(int(ytr.max()) + 1, Xtr.shape[1])
+        out.append(TourRow(f"softmax ({method}, auto)", dname, "accuracy",
                            accuracy(L.predict(params, Xte32), yte), sk.score(Xte, yte), secs))
         if dname == "iris":
             params, secs = timed(lambda: L.fit_one_vs_rest(L.fit_perceptron, Xtr32, ytr32,

@@ -171,12 +171,14 @@ def test_float32(iris, iris_fit):
 
 def test_auto_picks_lbfgs_beyond_the_newton_size(iris):
     X, _ = iris
-    # C (d + 1) = 10 * 5 = 50 <= 2000: Newton, the scores are the (n, C) decision function
-    assert NEWTON_MAX_PARAMS == 2000
+    # C (d + 1) = 10 * 5 = 50 <= 200: Newton; digits' 10 * 65 = 650 > 200: L-BFGS
+    assert NEWTON_MAX_PARAMS == 200
     from jaxclassic.linear import softmax
 
     assert softmax._choose_method(10, 4) == "newton"
-    assert softmax._choose_method(10, 200) == "lbfgs"
+    assert softmax._choose_method(10, 19) == "newton"
+    assert softmax._choose_method(10, 20) == "lbfgs"
+    assert softmax._choose_method(10, 64) == "lbfgs"
 
 
 # --------------------------------------------------------------------------- bad input
