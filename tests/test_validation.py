@@ -166,3 +166,9 @@ def test_device_arrays_checked_on_device():
         v.check_array(jnp.ones(3))
     with pytest.raises(ValueError, match="empty"):
         v.check_array(jnp.ones((0, 2)))
+
+
+def test_overflowing_sum_of_finite_values_is_not_an_error():
+    # the fast path sums X; a sum that overflows must fall back to the exact check
+    big = jnp.full((4, 2), 3e38, jnp.float32)
+    assert v.check_array(big) is big
