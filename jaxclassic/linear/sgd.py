@@ -32,12 +32,31 @@ share a batch and how many steps an epoch has, so a finite SGD run with extra ze
 is *not* identical to one without them (unlike the closed-form fits); with full batches
 (``batch_size >= n``) the iterates are identical up to rounding. The tests check both.
 
+**Early stopping.** Given ``validation_weight`` :math:`v_i \ge 0` and ``patience`` :math:`P`,
+the rows with :math:`v_i > 0` are held out: SGD trains on the weights
+:math:`w_i\,[v_i = 0]` only, and after each epoch :math:`t = 0, 1, \dots` the validation loss
+
+.. math::
+
+    L_t = \frac{\sum_i w_i v_i\,\ell(y_i, x_i^\top\beta_t + b_t)}{\sum_i w_i v_i}
+
+is fed to :func:`jaxclassic.model_selection.early_stopping_update`. With
+:math:`t^\star = \arg\min_{s \le t} L_s` (first minimiser), training stops at the first epoch
+:math:`t` with :math:`t - t^\star \ge P`, and the parameters of epoch :math:`t^\star` are
+returned (Prechelt's rule with patience; ESL §11.5.2). The epoch loop keeps its fixed count
+(shape-static, ``vmap``-able): after the stop the iterate and optimiser state are frozen with
+``jnp.where``, and the best coefficients so far ride along in the carry (the intercept
+follows from them exactly, by the centring above).
+
 References
 ----------
 Robbins & Monro, "A stochastic approximation method", Ann. Math. Stat. 22 (1951).
 Bottou, Curtis & Nocedal, "Optimization methods for large-scale machine learning",
 SIAM Review 60 (2018), §4.
 Kingma & Ba, "Adam: a method for stochastic optimization", ICLR 2015.
+Prechelt, "Early stopping — but when?", in *Neural Networks: Tricks of the Trade*,
+LNCS 1524 (1998). Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*,
+2nd ed. (2009), §11.5.2.
 """
 
 from __future__ import annotations
@@ -47,6 +66,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from jaxclassic import losses
@@ -54,12 +74,14 @@ from jaxclassic.linear._api import predict
 from jaxclassic.linear._gram import PRECISION
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
+    check_array,
     check_choice,
     check_int,
     check_key,
     check_sample_weight,
     check_scalar,
     check_X_y,
+    is_traced,
 )
 
 __all__ = ["SGDRegressorParams", "fit_sgd_regressor", "sgd_objective", "OPTIMIZERS", "SCHEDULES"]
@@ -69,20 +91,36 @@ SCHEDULES = ("constant", "invscaling", "cosine")
 
 
 class SGDRegressorParams(NamedTuple):
-    """A linear regression fitted by minibatch SGD.
+    r"""A linear regression fitted by minibatch SGD.
 
     Attributes
     ----------
     coef : (n_features,)
+        With early stopping: those of epoch ``best_epoch``.
     intercept : ()
-    n_iter : int32 () epochs run (always ``n_epochs``: the loop has a fixed count).
-    loss_history : (n_epochs,) the full objective :math:`J` after each epoch.
+    n_iter : int32 ()
+        Epochs whose update was applied: ``n_epochs`` without early stopping, else
+        ``stop epoch + 1`` (``n_epochs`` when patience never ran out).
+    loss_history : (n_epochs,)
+        The training objective :math:`J` (on the training rows) after each epoch; after an
+        early stop the iterate is frozen, so the remaining entries repeat the last value.
+    best_epoch : int32 ()
+        0-based epoch whose parameters are returned: :math:`t^\star` with early stopping,
+        ``n_epochs - 1`` without. ``None`` only when built by hand with the old 4 fields.
+    stopped : bool ()
+        Whether patience ran out before ``n_epochs`` (always ``False`` without early stopping).
+    validation_loss_history : (n_epochs,) or None
+        The validation loss :math:`L_t` after each epoch (constant after the stop); ``None``
+        without early stopping.
     """
 
     coef: jax.Array
     intercept: jax.Array
     n_iter: jax.Array
     loss_history: jax.Array
+    best_epoch: jax.Array | None = None
+    stopped: jax.Array | None = None
+    validation_loss_history: jax.Array | None = None
 
 
 def _centre(X, y, sample_weight, fit_intercept):
@@ -125,10 +163,16 @@ def _optimizer(name, schedule, momentum):
 
 
 @partial(jax.jit, static_argnames=("optimizer", "batch_size", "n_epochs", "schedule", "fit_intercept"))
-def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum, *, optimizer,
-             batch_size, n_epochs, schedule, fit_intercept):
+def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
+             validation_weight=None, patience=None, *, optimizer, batch_size, n_epochs, schedule,
+             fit_intercept):
     n_samples, n_features = X.shape
     dtype = X.dtype
+    early = validation_weight is not None
+    if early:  # train on the rows with v == 0; score on w * v
+        vw = validation_weight.astype(dtype)
+        val_weight = sample_weight.astype(dtype) * vw
+        sample_weight = sample_weight.astype(dtype) * (vw == 0).astype(dtype)
     Xc, yc, x_mean, y_mean = _centre(X, y, sample_weight, fit_intercept)
     sw = sample_weight.astype(dtype)
     unit_weight = sw * (n_samples / jnp.sum(sw))  # mean 1 over the rows
@@ -158,16 +202,77 @@ def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum, *, 
         return carry, sgd_objective(carry[0], Xc, yc, sw, l2)
 
     coef0 = jnp.zeros(n_features, dtype)
-    (coef, _), history = jax.lax.scan(epoch, (coef0, opt.init(coef0)),
-                                      jax.random.split(key, n_epochs))
+    epoch_keys = jax.random.split(key, n_epochs)
+    if not early:
+        (coef, _), history = jax.lax.scan(epoch, (coef0, opt.init(coef0)), epoch_keys)
+        intercept = y_mean - jnp.dot(x_mean, coef, precision=PRECISION)
+        return SGDRegressorParams(coef, intercept, jnp.int32(n_epochs), history,
+                                  jnp.int32(n_epochs - 1), jnp.asarray(False))
+
+    # lazy: jaxclassic.model_selection imports jaxclassic.linear
+    from jaxclassic.model_selection.curves import early_stopping_init, early_stopping_update
+
+    val_sum = jnp.sum(val_weight)
+
+    def validation_loss(coef):  # residuals of the centred data = those of X coef + intercept
+        f = jnp.matmul(Xc, coef, precision=PRECISION)
+        return jnp.sum(val_weight * losses.squared(yc, f)) / val_sum
+
+    def early_epoch(carry, epoch_key):
+        inner, es, best_coef = carry
+        new_inner, _ = epoch(inner, epoch_key)
+        inner = jax.tree_util.tree_map(lambda old, upd: jnp.where(es.stop, old, upd), inner, new_inner)
+        val = validation_loss(inner[0])
+        new_es = early_stopping_update(es, val, patience=patience)
+        improved = new_es.best_iter != es.best_iter
+        best_coef = jnp.where(improved, inner[0], best_coef)
+        return (inner, new_es, best_coef), (sgd_objective(inner[0], Xc, yc, sw, l2), val)
+
+    carry0 = ((coef0, opt.init(coef0)), early_stopping_init(dtype), coef0)
+    (_, es, coef), (history, val_history) = jax.lax.scan(early_epoch, carry0, epoch_keys)
     intercept = y_mean - jnp.dot(x_mean, coef, precision=PRECISION)
-    return SGDRegressorParams(coef, intercept, jnp.int32(n_epochs), history)
+    return SGDRegressorParams(coef, intercept, es.n_iter, history, es.best_iter, es.stop,
+                              val_history)
+
+
+def _check_early_stopping(validation_weight, patience, sample_weight):
+    """Validate the early-stopping pair before tracing; ``(None, None)`` when it is off."""
+    if validation_weight is None and patience is None:
+        return None, None
+    if validation_weight is None:
+        raise ValueError("patience requires validation_weight (the held-out rows), got None")
+    if patience is None:
+        raise ValueError("validation_weight requires patience (an int >= 1), got None")
+    if is_traced(patience):
+        patience = jnp.asarray(patience, jnp.int32)
+    else:
+        patience = jnp.int32(check_int(patience, "patience", low=1))
+    n = sample_weight.shape[0]
+    if is_traced(validation_weight):
+        if jnp.shape(validation_weight) != (n,):
+            raise ValueError(f"validation_weight must have shape ({n},), got {validation_weight.shape}")
+        return validation_weight.astype(sample_weight.dtype), patience
+    v = check_array(validation_weight, "validation_weight", ndim=1, dtype=sample_weight.dtype,
+                    min_samples=0, _numpy=True)
+    if v.shape != (n,):
+        raise ValueError(f"validation_weight must have shape ({n},), got {v.shape}")
+    if (v < 0).any():
+        raise ValueError(f"validation_weight must be non-negative, got {int((v < 0).sum())} negative value(s)")
+    if not is_traced(sample_weight):
+        w = np.asarray(sample_weight)
+        if not (w * v > 0).any():
+            raise ValueError("validation_weight must mark at least one row of positive sample_weight")
+        if not (w * (v == 0) > 0).any():
+            raise ValueError("validation_weight leaves no training row (validation_weight == 0 with "
+                             "positive sample_weight)")
+    return jnp.asarray(v), patience
 
 
 def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float = 0.01,
                       batch_size: int = 32, n_epochs: int = 50, schedule: str = "invscaling",
                       power_t: float = 0.25, momentum: float = 0.9, l2: float = 0.0,
-                      fit_intercept: bool = True, sample_weight=None) -> SGDRegressorParams:
+                      fit_intercept: bool = True, sample_weight=None, validation_weight=None,
+                      patience=None) -> SGDRegressorParams:
     r"""Linear least squares by minibatch SGD (optax), with keyed shuffling every epoch.
 
     Minimises :math:`J(\beta) = \sum_i w_i\,\tfrac12(y_i - x_i^\top\beta - b)^2/\sum_i w_i
@@ -178,6 +283,15 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
     Schedules of :math:`\eta_t` over the steps :math:`t`: ``"constant"``; ``"invscaling"``
     :math:`\eta_0/(t+1)^{p}` (``power_t``); ``"cosine"``
     :math:`\eta_0\,\tfrac12(1 + \cos(\pi t/T))` over all :math:`T` steps.
+
+    **Early stopping** (``validation_weight`` and ``patience`` both given): the rows with
+    :math:`v_i > 0` are held out (training weights :math:`w_i [v_i = 0]`); after each epoch
+    :math:`t` the validation loss :math:`L_t = \sum_i w_i v_i \tfrac12 (y_i - \hat y_i)^2 /
+    \sum_i w_i v_i` is computed; with :math:`t^\star = \arg\min_{s\le t} L_s`, training stops
+    at the first epoch with :math:`t - t^\star \ge P` (``patience``) and the parameters of epoch
+    :math:`t^\star` are returned. The parameters are those of a plain run with
+    ``n_epochs = best_epoch + 1``, same key and ``sample_weight * (validation_weight == 0)``,
+    except with ``schedule="cosine"``, whose horizon :math:`T` stays ``n_epochs``.
 
     Parameters
     ----------
@@ -202,11 +316,18 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
         Ridge penalty :math:`l_2` in the mean-loss scaling above (traced).
     fit_intercept : bool, default True
     sample_weight : (n_samples,) array-like, optional
+    validation_weight : (n_samples,) array-like of floats >= 0, optional
+        Marks the held-out rows (``> 0``) and weighs them (times ``sample_weight``) in the
+        validation loss; rows with ``0`` are the training rows. Requires ``patience``.
+    patience : int >= 1, optional
+        Epochs without improvement of the validation loss tolerated before stopping
+        (traced: a new value does not recompile). Requires ``validation_weight``.
 
     Returns
     -------
     SGDRegressorParams
-        ``coef, intercept, n_iter, loss_history``.
+        ``coef, intercept, n_iter, loss_history, best_epoch, stopped,
+        validation_loss_history``.
 
     Example
     -------
@@ -217,7 +338,8 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
 
     References
     ----------
-    Robbins & Monro (1951); Bottou, Curtis & Nocedal, SIAM Review 60 (2018); Kingma & Ba (2015).
+    Robbins & Monro (1951); Bottou, Curtis & Nocedal, SIAM Review 60 (2018); Kingma & Ba (2015);
+    Prechelt, "Early stopping — but when?" (1998); Hastie, Tibshirani & Friedman, ESL §11.5.2.
     """
     X, y = check_X_y(X, y)
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
@@ -230,9 +352,10 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
     check_scalar(l2, "l2", low=0.0)
     batch_size = check_int(batch_size, "batch_size", low=1)
     n_epochs = check_int(n_epochs, "n_epochs", low=1)
+    vw, patience = _check_early_stopping(validation_weight, patience, sw)
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
     return _fit_sgd(X, y, sw, key, as_array(learning_rate), as_array(l2), as_array(power_t),
-                    as_array(momentum), optimizer=optimizer, batch_size=batch_size,
+                    as_array(momentum), vw, patience, optimizer=optimizer, batch_size=batch_size,
                     n_epochs=n_epochs, schedule=schedule, fit_intercept=bool(fit_intercept))
 
 

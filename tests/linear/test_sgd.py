@@ -158,3 +158,83 @@ def test_nan_in_X_is_rejected(data):
     X[1, 1] = np.nan
     with pytest.raises(ValueError, match="X contains 1 NaN"):
         fit_sgd_regressor(X, y, key=KEY)
+
+
+# ----------------------------------------------------------------- early stopping
+#: constant-rate SGD keeps the validation loss noisy, so a small patience stops early
+EARLY = dict(optimizer="sgd", learning_rate=0.2, schedule="constant", n_epochs=40, batch_size=32)
+
+
+@pytest.fixture(scope="module")
+def split(data):
+    """Every fourth row held out (validation_weight 1), the rest trains (0)."""
+    X, y, w = data
+    v = (np.arange(N) % 4 == 0).astype(float)
+    return X, y, w, v
+
+
+@pytest.fixture(scope="module")
+def early_fit(split):
+    X, y, w, v = split
+    return fit_sgd_regressor(X, y, key=KEY, sample_weight=w, validation_weight=v, patience=3, **EARLY)
+
+
+def test_early_stopping_returns_the_plain_run_of_best_epoch_plus_one(split, early_fit):
+    X, y, w, v = split
+    best = int(early_fit.best_epoch)
+    assert bool(early_fit.stopped) and best < EARLY["n_epochs"] - 4  # the rule really fired
+    assert int(early_fit.n_iter) == best + 3 + 1  # stop at t = t* + patience
+    plain = fit_sgd_regressor(X, y, key=KEY, sample_weight=w * (v == 0),
+                              **dict(EARLY, n_epochs=best + 1))
+    _close(early_fit.coef, plain.coef, 1e-12)
+    _close(early_fit.intercept, plain.intercept, 1e-12)
+    _close(early_fit.loss_history[:best + 1], plain.loss_history, 1e-12)
+    # the recorded validation loss at t* is that of the returned parameters
+    f = predict(early_fit, X)
+    val = np.sum(w * v * 0.5 * (y - f) ** 2) / np.sum(w * v)
+    _close(early_fit.validation_loss_history[best], val, 1e-12)
+
+
+def test_best_epoch_follows_early_stopping_rule_on_recorded_history(early_fit):
+    from jaxclassic.model_selection.curves import early_stopping
+
+    rule = early_stopping(early_fit.validation_loss_history, 3)
+    assert int(rule.best_iter) == int(early_fit.best_epoch)
+    assert int(rule.stop_iter) + 1 == int(early_fit.n_iter)
+    assert bool(rule.stopped) == bool(early_fit.stopped)
+    hist = np.asarray(early_fit.validation_loss_history)
+    assert hist[int(early_fit.best_epoch)] == hist.min()  # frozen after the stop
+
+
+def test_early_stopping_vmap_over_learning_rate_equals_loop(split):
+    X, y, w, v = split
+    rates = jnp.array([0.05, 0.2])
+    grid = jax.vmap(lambda lr: fit_sgd_regressor(
+        X, y, key=KEY, sample_weight=w, validation_weight=v, patience=3,
+        **dict(EARLY, learning_rate=lr)))(rates)
+    for k in range(2):
+        one = fit_sgd_regressor(X, y, key=KEY, sample_weight=w, validation_weight=v, patience=3,
+                                **dict(EARLY, learning_rate=float(rates[k])))
+        _close(grid.coef[k], one.coef, 1e-9)
+        assert int(grid.best_epoch[k]) == int(one.best_epoch)
+        assert bool(grid.stopped[k]) == bool(one.stopped)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"patience": 3}, ValueError, "patience requires validation_weight"),
+    ({"validation_weight": "v"}, ValueError, "validation_weight requires patience"),
+    ({"validation_weight": "v", "patience": 0}, ValueError, "patience must be >= 1"),
+    ({"validation_weight": "v", "patience": 2.0}, TypeError, "patience must be an int"),
+    ({"validation_weight": "short", "patience": 3}, ValueError, r"validation_weight must have shape \(256,\)"),
+    ({"validation_weight": "negative", "patience": 3}, ValueError, "validation_weight must be non-negative"),
+    ({"validation_weight": "all", "patience": 3}, ValueError, "leaves no training row"),
+    ({"validation_weight": "none", "patience": 3}, ValueError, "must mark at least one row"),
+])
+def test_bad_early_stopping_arguments_are_rejected(split, kwargs, error, match):
+    X, y, _, v = split
+    arrays = {"v": v, "short": v[:-1], "negative": np.r_[-1.0, v[1:]], "all": np.ones(N),
+              "none": np.zeros(N)}
+    if "validation_weight" in kwargs:
+        kwargs = dict(kwargs, validation_weight=arrays[kwargs["validation_weight"]])
+    with pytest.raises(error, match=match):
+        fit_sgd_regressor(X, y, key=KEY, **kwargs)
