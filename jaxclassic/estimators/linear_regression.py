@@ -21,6 +21,7 @@ from __future__ import annotations
 import warnings
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic.estimators._base import (
@@ -34,6 +35,7 @@ from jaxclassic.linear.bayesian import fit_bayesian_ridge, predict_dist_bayesian
 from jaxclassic.linear.ols import fit_ols
 from jaxclassic.linear.ridge import fit_ridge
 from jaxclassic.linear.sgd import fit_sgd_regressor
+from jaxclassic.validation import check_int, check_scalar
 
 __all__ = ["LinearRegression", "Ridge", "BayesianRidge", "SGDRegressor"]
 
@@ -195,17 +197,26 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     l2 : float, default=0.0
     fit_intercept : bool, default=True
     random_state : int, RandomState or None, default=None
-        Seeds the ``jax.random`` key of the shuffling (None: a fresh seed per fit).
+        Seeds the ``jax.random`` key of the shuffling and of the validation split (None: a
+        fresh seed per fit).
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the rows (at least one) and stop once the validation
+        loss has not improved for ``n_iter_no_change`` epochs, keeping the best epoch's
+        coefficients (:func:`jaxclassic.model_selection.early_stopping_update`).
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=5
 
     Attributes
     ----------
     coef_, intercept_, n_iter_ (epochs), loss_history_ (objective per epoch), n_features_in_
+    best_epoch_, validation_loss_history_ : with ``early_stopping`` (else ``None``)
     params_ : SGDRegressorParams
     """
 
     def __init__(self, *, optimizer="sgd", learning_rate=0.01, batch_size=32, n_epochs=50,
                  schedule="invscaling", power_t=0.25, momentum=0.9, l2=0.0, fit_intercept=True,
-                 random_state=None):
+                 random_state=None, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=5):
         self.optimizer = optimizer
         self.learning_rate = learning_rate
         self.batch_size = batch_size
@@ -216,6 +227,9 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         self.l2 = l2
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _key(self):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
@@ -226,16 +240,33 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Run ``n_epochs`` of minibatch SGD; returns ``self``."""
-        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        X, y, sw, n = prepare_fit(self, X, y, sample_weight)
+        key = self._key()
+        stopping = {}
+        if self.early_stopping:
+            check_scalar(self.validation_fraction, "validation_fraction", low=0, high=1,
+                         include_low=False, include_high=False)
+            check_int(self.n_iter_no_change, "n_iter_no_change", low=1)
+            if n < 2:
+                raise ValueError(f"early_stopping needs at least 2 samples, got {n}")
+            n_val = min(n - 1, max(1, int(np.ceil(self.validation_fraction * n))))
+            held_out = jax.random.permutation(jax.random.fold_in(key, 1), n)[:n_val]
+            val = np.zeros(X.shape[0], np.asarray(sw).dtype)  # padding rows stay 0
+            val[np.asarray(held_out)] = 1.0
+            stopping = dict(validation_weight=jnp.asarray(val), patience=int(self.n_iter_no_change))
         params = fit_sgd_regressor(
-            X, y, key=self._key(), optimizer=self.optimizer, learning_rate=float(self.learning_rate),
+            X, y, key=key, optimizer=self.optimizer, learning_rate=float(self.learning_rate),
             batch_size=int(self.batch_size), n_epochs=int(self.n_epochs), schedule=self.schedule,
             power_t=float(self.power_t), momentum=float(self.momentum), l2=float(self.l2),
-            fit_intercept=bool(self.fit_intercept), sample_weight=sw,
+            fit_intercept=bool(self.fit_intercept), sample_weight=sw, **stopping,
         )
         self._store(params)
         self.n_iter_ = int(params.n_iter)
         self.loss_history_ = np.asarray(params.loss_history)
+        self.best_epoch_ = int(params.best_epoch) if self.early_stopping else None
+        self.validation_loss_history_ = (
+            np.asarray(params.validation_loss_history) if self.early_stopping else None
+        )
         if not np.all(np.isfinite(self.coef_)):
             warnings.warn(
                 f"SGDRegressor diverged (non-finite coefficients) with learning_rate="

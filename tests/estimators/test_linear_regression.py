@@ -75,3 +75,24 @@ def test_sgd_regressor_seeded_is_reproducible_and_close_to_ols(diabetes):
     # a collinear design (s1..s4 of diabetes): the fit is close in R², not in coefficients
     assert a.score(Z, y) == pytest.approx(ols.score(Z, y), abs=2e-3)
     assert a.loss_history_.shape == (300,) and a.n_iter_ == 300
+
+
+def test_sgd_regressor_early_stopping_keeps_the_best_epoch(diabetes):
+    from jaxclassic.model_selection import early_stopping
+
+    X, y = diabetes
+    Z = (X - X.mean(0)) / X.std(0)
+    est = SGDRegressor(optimizer="sgd", learning_rate=0.2, schedule="constant", n_epochs=60,
+                       random_state=0, early_stopping=True, validation_fraction=0.2,
+                       n_iter_no_change=3).fit(Z, y)
+    hist = est.validation_loss_history_
+    rule = early_stopping(hist, 3)
+    # the estimator stops by the package's rule on its recorded validation losses
+    assert est.best_epoch_ == int(rule.best_iter)
+    assert est.n_iter_ == (int(rule.stop_iter) + 1 if bool(rule.stopped) else 60)
+    assert est.best_epoch_ < 60 and np.isfinite(est.coef_).all()
+    assert est.score(Z, y) > 0.45  # diabetes OLS R² is 0.518
+    with pytest.raises(ValueError, match="validation_fraction must be < 1"):
+        SGDRegressor(early_stopping=True, validation_fraction=1.0).fit(Z, y)
+    with pytest.raises(ValueError, match="n_iter_no_change must be >= 1"):
+        SGDRegressor(early_stopping=True, n_iter_no_change=0).fit(Z, y)
