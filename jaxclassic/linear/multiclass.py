@@ -181,6 +181,11 @@ def fit_one_vs_rest(fit: Callable, X, y, *, n_classes: int | None = None, sample
     >>> params = fit_one_vs_rest(fit_logistic, X, jnp.array([0, 0, 1, 1, 2, 2]), l2=1.0)
     >>> predict(params, X).shape
     (6,)
+
+    References
+    ----------
+    Bishop, *Pattern Recognition and Machine Learning* (2006), §4.1.2 (one-versus-the-rest and
+    one-versus-one); Rifkin & Klautau, "In defense of one-vs-all classification", JMLR 5 (2004).
     """
     X, y, n_classes, sw = _validate(X, y, n_classes, sample_weight)
     labels = (y[None, :] == jnp.arange(n_classes, dtype=y.dtype)[:, None]).astype(jnp.int32)
@@ -205,6 +210,11 @@ def fit_one_vs_one(fit: Callable, X, y, *, n_classes: int | None = None, sample_
     Returns
     -------
     OneVsOneParams
+
+    References
+    ----------
+    Bishop (2006), §4.1.2; Hastie & Tibshirani, "Classification by pairwise coupling", Ann.
+    Statist. 26 (1998).
     """
     X, y, n_classes, sw = _validate(X, y, n_classes, sample_weight)
     first, second = np.triu_indices(n_classes, k=1)
