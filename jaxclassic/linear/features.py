@@ -93,8 +93,8 @@ def polynomial_features(X, degree: int = 2, *, interaction_only: bool = False,
     Example
     -------
     >>> import jax.numpy as jnp
-    >>> polynomial_features(jnp.array([[2.0, 3.0]]), 2)
-    Array([[2., 3., 4., 6., 9.]], dtype=float32)
+    >>> polynomial_features(jnp.array([[2.0, 3.0]]), 2).tolist()
+    [[2.0, 3.0, 4.0, 6.0, 9.0]]
 
     References
     ----------
@@ -184,9 +184,8 @@ def standardize(X, *, sample_weight=None, ddof: int = 0) -> Standardized:
     -------
     >>> import jax.numpy as jnp
     >>> Z, mean, scale = standardize(jnp.array([[1.0, 5.0], [3.0, 5.0]]))
-    >>> Z
-    Array([[-1.,  0.],
-           [ 1.,  0.]], dtype=float32)
+    >>> Z.tolist()
+    [[-1.0, 0.0], [1.0, 0.0]]
 
     References
     ----------

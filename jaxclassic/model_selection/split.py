@@ -198,9 +198,8 @@ def kfold_weights(n: int, k: int = 5, key: Any = None, *, dtype=None) -> jax.Arr
 
     Example
     -------
-    >>> kfold_weights(5, 2)
-    Array([[0., 0., 0., 1., 1.],
-           [1., 1., 1., 0., 0.]], dtype=float32)
+    >>> kfold_weights(5, 2).tolist()
+    [[0.0, 0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 0.0, 0.0]]
     """
     n = _check_n(n)
     k = _check_k(k, n)

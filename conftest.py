@@ -1,4 +1,4 @@
-"""Test configuration: float64 on, so comparisons with hand derivations and references can be
+"""Test configuration (tests and doctests): float64 on, so comparisons with hand derivations and references can be
 tight. Float32 behaviour is tested by passing float32 inputs explicitly (the core keeps the
 input's float dtype)."""
 
