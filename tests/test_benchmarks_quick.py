@@ -25,3 +25,10 @@ def test_harness_table_and_ratio():
     r = Result("b", "c", ours_s=0.5, ref_s=2.0, compile_s=0.1, metric="r2", ours_quality=0.9, ref_quality=0.9)
     assert r.ratio == 4.0
     assert "4x" in format_table([r])
+
+
+def test_gpu_check_quick_runs_and_agrees():
+    # the prepared device check runs end to end (here device == CPU, so it must agree exactly)
+    from benchmarks import gpu_check
+
+    assert gpu_check.main(["--quick"]) == 0
