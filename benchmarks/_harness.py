@@ -89,8 +89,6 @@ def time_host(fn: Callable[[], Any], repeats: int = 3) -> tuple[Any, float]:
 
 def matmul_rate(n: int = 2000, dtype="float32") -> float:
     """This machine's measured matrix-multiply rate in FLOP/s (jax, ``n x n @ n x n``)."""
-    import jax.numpy as jnp
-
     a = jax.random.normal(jax.random.key(0), (n, n), dtype=dtype)
     f = jax.jit(lambda a: a @ a)
     _, _, t = time_jax(lambda: f(a), repeats=3)

@@ -27,6 +27,7 @@ __all__ = [
     "check_sample_weight",
     "check_consistent_length",
     "check_classification_targets",
+    "check_classifier_data",
     "check_scalar",
     "check_int",
     "check_choice",
@@ -313,6 +314,31 @@ def check_classification_targets(
             f"(labels present: {np.unique(present).tolist()})"
         )
     return jnp.asarray(yn), int(n_classes)
+
+
+def check_classifier_data(
+    X: Any,
+    y: Any,
+    sample_weight: Any = None,
+    *,
+    n_classes: int | None = None,
+    min_classes: int = 2,
+) -> tuple[jax.Array, jax.Array, jax.Array, int]:
+    """Validate a classifier's ``X`` (n, d), class codes ``y`` and ``sample_weight`` together.
+
+    Returns ``(X, y_int32, sample_weight, n_classes)``: the checks of :func:`check_array`,
+    :func:`check_sample_weight` and :func:`check_classification_targets` (classes counted on
+    rows of positive weight), plus matching lengths and ``n_classes >= min_classes``.
+    """
+    if n_classes is not None:
+        n_classes = check_int(n_classes, "n_classes", low=min_classes)
+    X = check_array(X, "X")
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    y, n_classes = check_classification_targets(
+        y, "y", min_classes=min_classes, n_classes=n_classes, sample_weight=sw
+    )
+    check_consistent_length(X=X, y=y)
+    return X, y, sw, n_classes
 
 
 def check_scalar(

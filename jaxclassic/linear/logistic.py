@@ -84,12 +84,11 @@ from jaxclassic.validation import (
     check_array,
     check_choice,
     check_classification_targets,
-    check_consistent_length,
+    check_classifier_data,
     check_int,
     check_key,
     check_sample_weight,
     check_scalar,
-    is_traced,
 )
 
 __all__ = [
@@ -461,11 +460,7 @@ def fit_logistic(
     batch_size = check_int(batch_size, "batch_size", low=1)
     if not isinstance(fit_intercept, bool):
         raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
-    X = check_array(X, "X")
-    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
-    y, _ = check_classification_targets(y, "y", min_classes=2, n_classes=2,
-                                        sample_weight=None if is_traced(sw) else sw)
-    check_consistent_length(X=X, y=y)
+    X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
     l2 = check_scalar(l2, "l2", low=0.0)
     tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
     if learning_rate is None:

@@ -47,11 +47,7 @@ import numpy as np
 from jaxclassic._dispatch import Dispatcher
 from jaxclassic.linear._api import decision_function, predict, predict_proba
 from jaxclassic.validation import (
-    check_array,
-    check_classification_targets,
-    check_consistent_length,
-    check_int,
-    check_sample_weight,
+    check_classifier_data,
     is_traced,
 )
 
@@ -139,13 +135,7 @@ def _warn_unconverged(estimators, what: str) -> None:
 
 # --------------------------------------------------------------------------- fits
 def _validate(X, y, n_classes, sample_weight):
-    if n_classes is not None:
-        n_classes = check_int(n_classes, "n_classes", low=2)
-    X = check_array(X, "X")
-    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
-    y, n_classes = check_classification_targets(
-        y, "y", min_classes=2, n_classes=n_classes, sample_weight=None if is_traced(sw) else sw)
-    check_consistent_length(X=X, y=y)
+    X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     return X, y, n_classes, sw
 
 

@@ -49,15 +49,11 @@ import jax.numpy as jnp
 from jaxclassic._solver import iterate
 from jaxclassic.linear._api import decision_function, predict
 from jaxclassic.validation import (
-    check_array,
     check_choice,
-    check_classification_targets,
-    check_consistent_length,
+    check_classifier_data,
     check_int,
     check_key,
-    check_sample_weight,
     check_scalar,
-    is_traced,
 )
 
 __all__ = ["PerceptronParams", "KernelPerceptronParams", "fit_perceptron"]
@@ -234,11 +230,7 @@ def fit_perceptron(
         raise ValueError("kernel is only used with form='dual'")
     if kernel is not None and not callable(kernel):
         raise TypeError(f"kernel must be a callable kernel(X, Z) -> Gram matrix, got {kernel!r}")
-    X = check_array(X, "X")
-    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
-    y, _ = check_classification_targets(y, "y", min_classes=2, n_classes=2,
-                                        sample_weight=None if is_traced(sw) else sw)
-    check_consistent_length(X=X, y=y)
+    X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
     learning_rate = check_scalar(learning_rate, "learning_rate", low=0.0, include_low=False)
     learning_rate = jnp.asarray(learning_rate, X.dtype)
     shuffle = key is not None

@@ -62,12 +62,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic.linear._gram import PRECISION, weighted_gram
-from jaxclassic.linear.features import weighted_mean_scale
 from jaxclassic.metrics import adjusted_r2
 from jaxclassic.validation import (
     check_int,
     check_sample_weight,
-    check_scalar,
     check_X_y,
     is_traced,
 )

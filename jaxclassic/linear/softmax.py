@@ -73,14 +73,10 @@ from jaxclassic.linear._newton import (
     weighted_sum,
 )
 from jaxclassic.validation import (
-    check_array,
     check_choice,
-    check_classification_targets,
-    check_consistent_length,
+    check_classifier_data,
     check_int,
-    check_sample_weight,
     check_scalar,
-    is_traced,
 )
 
 __all__ = ["SoftmaxParams", "fit_softmax", "softmax_objective", "softmax_grad_hess"]
@@ -331,13 +327,7 @@ def fit_softmax(
     max_iter = check_int(max_iter, "max_iter", low=1)
     if not isinstance(fit_intercept, bool):
         raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
-    if n_classes is not None:
-        n_classes = check_int(n_classes, "n_classes", low=2)
-    X = check_array(X, "X")
-    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
-    y, n_classes = check_classification_targets(
-        y, "y", min_classes=2, n_classes=n_classes, sample_weight=None if is_traced(sw) else sw)
-    check_consistent_length(X=X, y=y)
+    X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     l2 = check_scalar(l2, "l2", low=0.0)
     tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
     if method == "auto":

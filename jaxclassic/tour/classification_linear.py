@@ -9,7 +9,6 @@ split; scikit-learn's ``LogisticRegression`` / ``Perceptron`` on the same split 
 from __future__ import annotations
 
 
-import jax
 import numpy as np
 
 from jaxclassic.tour import TourRow, timed
