@@ -172,3 +172,14 @@ def test_overflowing_sum_of_finite_values_is_not_an_error():
     # the fast path sums X; a sum that overflows must fall back to the exact check
     big = jnp.full((4, 2), 3e38, jnp.float32)
     assert v.check_array(big) is big
+
+
+def test_classifier_data_checks_together():
+    X, y, sw, c = v.check_classifier_data(np.ones((4, 2)), [0, 1, 2, 1], None)
+    assert c == 3 and sw.shape == (4,) and y.dtype == jnp.int32
+    with pytest.raises(ValueError, match="n_classes must be >= 2, got 1"):
+        v.check_classifier_data(np.ones((4, 2)), [0, 1, 0, 1], n_classes=1)
+    with pytest.raises(ValueError, match="X and y have inconsistent numbers of samples: 4 != 3"):
+        v.check_classifier_data(np.ones((4, 2)), [0, 1, 0])
+    with pytest.raises(ValueError, match="at least 2 classes, got 1"):
+        v.check_classifier_data(np.ones((3, 2)), [0, 1, 1], [0.0, 1.0, 1.0])
