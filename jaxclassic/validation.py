@@ -139,27 +139,9 @@ def check_array(
             ) from None
     if arr.dtype.kind == "c":
         raise TypeError(f"{name} must be real-valued, got complex dtype {arr.dtype}")
-    if arr.ndim not in ndims:
-        raise ValueError(f"{name} must be {_ndim_text(ndims)}, got an array of shape {arr.shape}")
-    if arr.ndim >= 1 and arr.shape[0] < min_samples:
-        raise ValueError(
-            f"{name} must have at least {min_samples} sample(s), got shape {arr.shape}"
-            + (" (empty array)" if arr.shape[0] == 0 else "")
-        )
-    if arr.ndim == 2 and arr.shape[1] < min_features:
-        raise ValueError(f"{name} must have at least {min_features} feature(s), got shape {arr.shape}")
-    if arr.dtype.kind == "f":
-        finite = np.isfinite(arr)
-        if not finite.all():
-            n_nan = int(np.isnan(arr).sum())
-            n_inf = int(np.isinf(arr).sum())
-            if n_inf or (n_nan and not allow_nan):
-                what = []
-                if n_nan:
-                    what.append(f"{n_nan} NaN")
-                if n_inf:
-                    what.append(f"{n_inf} inf")
-                raise ValueError(f"{name} contains {' and '.join(what)} value(s); it must be finite")
+    _check_shape(arr.shape, name, ndims, min_samples, min_features)
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        _raise_non_finite(name, int(np.isnan(arr).sum()), int(np.isinf(arr).sum()), allow_nan)
     if numeric == "int":
         if arr.dtype.kind == "f":
             if not np.all(arr == np.round(arr)):
@@ -180,25 +162,33 @@ def _sum_is_finite(x):
 
 def _check_device_float(x, name, ndims, dtype, allow_nan, min_samples, min_features):
     """The checks of :func:`check_array` for a concrete floating jax array, done on its device."""
-    if x.ndim not in ndims:
-        raise ValueError(f"{name} must be {_ndim_text(ndims)}, got an array of shape {x.shape}")
-    if x.ndim >= 1 and x.shape[0] < min_samples:
-        raise ValueError(
-            f"{name} must have at least {min_samples} sample(s), got shape {x.shape}"
-            + (" (empty array)" if x.shape[0] == 0 else "")
-        )
-    if x.ndim == 2 and x.shape[1] < min_features:
-        raise ValueError(f"{name} must have at least {min_features} feature(s), got shape {x.shape}")
+    _check_shape(x.shape, name, ndims, min_samples, min_features)
     # NaN and inf always reach the sum; only when the sum is not finite (or overflowed) do
     # the exact per-element counts run. One reduction is ~4x cheaper than isfinite(x).all().
     if x.size and not bool(_sum_is_finite(x)) and not bool(jnp.isfinite(x).all()):
-        n_nan = int(jnp.isnan(x).sum())
-        n_inf = int(jnp.isinf(x).sum())
-        if n_inf or (n_nan and not allow_nan):
-            what = [f"{n_nan} NaN"] * bool(n_nan) + [f"{n_inf} inf"] * bool(n_inf)
-            raise ValueError(f"{name} contains {' and '.join(what)} value(s); it must be finite")
+        _raise_non_finite(name, int(jnp.isnan(x).sum()), int(jnp.isinf(x).sum()), allow_nan)
     target = _float_dtype_for(np.dtype(x.dtype), dtype)
     return x if x.dtype == target else x.astype(target)
+
+
+def _check_shape(shape, name, ndims, min_samples, min_features):
+    """ndim, number of samples and of features: the shape checks of :func:`check_array`."""
+    if len(shape) not in ndims:
+        raise ValueError(f"{name} must be {_ndim_text(ndims)}, got an array of shape {shape}")
+    if len(shape) >= 1 and shape[0] < min_samples:
+        raise ValueError(
+            f"{name} must have at least {min_samples} sample(s), got shape {shape}"
+            + (" (empty array)" if shape[0] == 0 else "")
+        )
+    if len(shape) == 2 and shape[1] < min_features:
+        raise ValueError(f"{name} must have at least {min_features} feature(s), got shape {shape}")
+
+
+def _raise_non_finite(name, n_nan, n_inf, allow_nan):
+    """Raise for inf always, and for NaN unless the model declares it handles missing values."""
+    if n_inf or (n_nan and not allow_nan):
+        what = [f"{n_nan} NaN"] * bool(n_nan) + [f"{n_inf} inf"] * bool(n_inf)
+        raise ValueError(f"{name} contains {' and '.join(what)} value(s); it must be finite")
 
 
 def _ndim_text(ndims: tuple[int, ...]) -> str:
