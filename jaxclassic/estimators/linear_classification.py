@@ -135,21 +135,25 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
             params = fit_logistic(X, y, l2=l2, fit_intercept=bool(self.fit_intercept),
                                   method=self.method, max_iter=int(self.max_iter),
                                   tol=_tol(self.tol), sample_weight=sw, key=key)
-            self.coef_ = np.asarray(params.coef)[None, :]
-            self.intercept_ = np.asarray(params.intercept).reshape(1)
-        else:
-            if self.method not in ("newton", "lbfgs"):
-                raise ValueError(f"method={self.method!r} supports two classes only; with "
-                                 f"{n_classes} classes use 'newton' or 'lbfgs'")
-            params = fit_softmax(X, y, n_classes=n_classes, l2=l2,
-                                 fit_intercept=bool(self.fit_intercept),
-                                 method="auto" if self.method == "newton" else "lbfgs",
-                                 max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)
-            self.coef_ = np.asarray(params.coef)
-            self.intercept_ = np.asarray(params.intercept)
-        self.params_ = params
-        self.n_iter_ = np.asarray(params.n_iter).reshape(1)
-        return self
+            return _store_linear(self, params, np.asarray(params.coef)[None, :],
+                                 np.asarray(params.intercept).reshape(1))
+        if self.method not in ("newton", "lbfgs"):
+            raise ValueError(f"method={self.method!r} supports two classes only; with "
+                             f"{n_classes} classes use 'newton' or 'lbfgs'")
+        params = fit_softmax(X, y, n_classes=n_classes, l2=l2,
+                             fit_intercept=bool(self.fit_intercept),
+                             method="auto" if self.method == "newton" else "lbfgs",
+                             max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)
+        return _store_linear(self, params, np.asarray(params.coef), np.asarray(params.intercept))
+
+
+def _store_linear(estimator, params, coef, intercept):
+    """Set the fitted attributes shared by the linear classifiers; return the estimator."""
+    estimator.params_ = params
+    estimator.coef_ = coef
+    estimator.intercept_ = intercept
+    estimator.n_iter_ = np.asarray(params.n_iter).reshape(1)
+    return estimator
 
 
 class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
@@ -188,11 +192,7 @@ class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         params = fit_softmax(X, y, n_classes=len(self.classes_), l2=l2,
                              fit_intercept=bool(self.fit_intercept), method=self.method,
                              max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)
-        self.params_ = params
-        self.coef_ = np.asarray(params.coef)
-        self.intercept_ = np.asarray(params.intercept)
-        self.n_iter_ = np.asarray(params.n_iter).reshape(1)
-        return self
+        return _store_linear(self, params, np.asarray(params.coef), np.asarray(params.intercept))
 
 
 class PerceptronClassifier(_LinearClassifierMixin, ClassifierMixin, BaseEstimator):
