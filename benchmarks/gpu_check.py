@@ -11,14 +11,17 @@ results (float32 on both: tolerances are float32's), the accelerator's compile t
 run time, the CPU's median run time and the speed-up. It exits non-zero when any case differs
 by more than its tolerance, so a device run that returns wrong numbers cannot pass unnoticed.
 
-Status: written and run on the CPU only (no device was lent to the session that wrote it); the
-first session with a device should run it and record the figures.
+It also times the tree engine's histogram kernel variants (``benchmarks/hist_kernels.py``) on
+the device at the issue's size, each checked against the CPU's scan variant, and one CART fit.
+A case that raises is reported as FAILED with its error and the script goes on.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+import traceback
 from typing import Callable
 
 import jax
@@ -75,7 +78,7 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], tuple], Callable, float]]
                           {"l2": l2s}, folds, refit=False)
         return res.mean_scores
 
-    return [
+    out = [
         ("OLS %dx%d" % (n_ols, d_ols), reg, lambda X, y: linear.fit_ols(X, y).coef, 1e-3),
         ("ridge 100 alphas %dx%d" % (n_ols, d_ols), reg, ridge_grid, 1e-3),
         ("logistic Newton %dx%d" % (n_log, d_log), clf(n_log, d_log),
@@ -86,11 +89,59 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], tuple], Callable, float]]
          lambda X, y: linear.lasso_path(X, y.astype(X.dtype), n_alphas=100).coefs, 1e-2),
         ("roc_auc n=%d (ties)" % n_auc, auc_inputs, metrics.roc_auc, 1e-4),
     ]
+    return out + tree_cases(quick)
+
+
+def tree_cases(quick: bool):
+    """Histogram kernel variants (one tree level) and a CART fit, device vs CPU."""
+    from benchmarks import hist_kernels as hk
+
+    n, n_features, n_bins = (20_000, 8, 64) if quick else (1_000_000, 28, 256)
+    out = []
+    for n_nodes in (1, 32):
+        def make(n_nodes=n_nodes):
+            return hk.make_inputs(n, n_features, n_bins, n_nodes)
+        for name, fn in hk.VARIANTS.items():
+            if name == "flat_segment_sum" and n_nodes > 1 and not quick:
+                continue  # its L*F*B target is the measured slow one; one size is enough
+            out.append((f"hist {name} L={n_nodes} {n}x{n_features}x{n_bins}", make,
+                        functools.partial(fn, n_nodes=n_nodes, n_bins=n_bins), 1e-4))
+    try:
+        from jaxclassic import tree
+    except ImportError:
+        return out
+    if not hasattr(tree, "fit_cart"):
+        return out
+    n_cart = 20_000 if quick else 1_000_000
+
+    def cart_inputs():
+        from jaxclassic.datasets import make_classification
+        X, y = make_classification(jax.random.key(4), n_cart, 28, n_informative=14, flip_y=0.05)
+        return X, y
+
+    def cart_fit(X, y):
+        params = tree.fit_cart(X, y, task="classification", max_depth=8, n_bins=255, n_classes=2)
+        return tree.predict_proba(params, X[:10_000])
+
+    out.append((f"CART depth 8 {n_cart}x28 (probabilities)", cart_inputs, cart_fit, 1e-4))
+    return out
+
+
+def _run_case(make_inputs, fn, device, cpu):
+    inputs = make_inputs()
+    outs, times = {}, {}
+    for label, dev in (("device", device), ("cpu", cpu)):
+        args_dev = jax.device_put(inputs, dev)
+        with jax.default_device(dev):
+            out, compile_s, run_s = time_jax(lambda: fn(*args_dev), repeats=1 if label == "cpu" else 3)
+        outs[label], times[label] = out, (compile_s, run_s)
+    return outs, times
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", default=None, help="substring of the case names to run")
     args = parser.parse_args(argv)
     device = jax.devices()[0]
     cpu = jax.devices("cpu")[0]
@@ -99,20 +150,21 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     failed = []
     for name, make_inputs, fn, rtol in cases(args.quick):
-        inputs = make_inputs()
-        outs = {}
-        times = {}
-        for label, dev in (("device", device), ("cpu", cpu)):
-            args_dev = jax.device_put(inputs, dev)
-            with jax.default_device(dev):
-                out, compile_s, run_s = time_jax(lambda: fn(*args_dev), repeats=1 if label == "cpu" else 3)
-            outs[label], times[label] = out, (compile_s, run_s)
+        if args.only and args.only not in name:
+            continue
+        try:
+            outs, times = _run_case(make_inputs, fn, device, cpu)
+        except Exception as exc:  # report and go on: one broken case must not hide the others
+            traceback.print_exc()
+            print(f"{name:<44} FAILED: {type(exc).__name__}: {exc}"[:300], flush=True)
+            failed.append(name)
+            continue
         diff = _rel(outs["device"], outs["cpu"])
         ok = diff <= rtol
         failed += [] if ok else [name]
         speed = times["cpu"][1] / times["device"][1]
         print(f"{name:<44} {diff:9.1e} {rtol:7.0e} {times['device'][0]:9.3f} {times['device'][1]:9.4f} "
-              f"{times['cpu'][1]:9.4f} {speed:7.1f}x" + ("" if ok else "  MISMATCH"))
+              f"{times['cpu'][1]:9.4f} {speed:7.1f}x" + ("" if ok else "  MISMATCH"), flush=True)
     if failed:
         print("FAILED: " + ", ".join(failed), file=sys.stderr)
         return 1
