@@ -34,9 +34,11 @@ class SolverResult(NamedTuple):
         Whether ``error <= tol`` at exit.
     error : float scalar
         The last error reported by ``step``.
-    history : (max_iter,) float array
+    history : (max_iter,) or (history_size,) float array
         ``error`` after each step (entries past ``n_iter`` are 0), e.g. the gradient norm per
-        Newton iteration, to show quadratic convergence.
+        Newton iteration, to show quadratic convergence. With an explicit ``history_size``
+        smaller than the steps taken, steps past ``history_size - 1`` overwrite the last
+        entry, so ``history[min(n_iter, history_size) - 1]`` is always the last error.
     """
 
     carry: Any
@@ -50,9 +52,10 @@ def iterate(
     step: Callable[[Any], tuple[Any, jax.Array]],
     init: Any,
     *,
-    max_iter: int,
+    max_iter: int | jax.Array,
     tol: float | jax.Array,
     init_error: float | jax.Array | None = None,
+    history_size: int | None = None,
 ) -> SolverResult:
     """Run ``carry, error = step(carry)`` until ``error <= tol`` or ``max_iter`` steps.
 
@@ -63,13 +66,17 @@ def iterate(
         norm, change in coefficients, duality gap, change in log-likelihood...).
     init : pytree
         The initial carry.
-    max_iter : int
-        Static bound on the number of steps.
+    max_iter : int or int array
+        Bound on the number of steps. A Python int is static (and sizes the history); an
+        array may be traced (a new value does not recompile) and then needs ``history_size``.
     tol : float
         Tolerance on ``error`` (may be traced).
     init_error : float, optional
         Error of ``init`` itself; when it is already ``<= tol`` no step is taken. Defaults to
         ``inf`` (always take at least one step).
+    history_size : int, optional
+        Static length of ``history``; defaults to ``max_iter`` (which must then be a Python
+        int). Steps beyond it write the last entry (see :class:`SolverResult`).
 
     Returns
     -------
@@ -81,7 +88,13 @@ def iterate(
     tol = jnp.asarray(tol, dtype=dtype)
     err0 = jnp.asarray(jnp.inf if init_error is None else init_error, dtype=dtype)
     stop0 = (err0 <= tol) if init_error is not None else jnp.asarray(False)
-    history0 = jnp.zeros((max_iter,), dtype=dtype)
+    if history_size is None:
+        if not isinstance(max_iter, int):
+            raise TypeError("iterate: history_size is required when max_iter is not a Python int, "
+                            f"got max_iter of type {type(max_iter).__name__}")
+        history_size = max_iter
+    history0 = jnp.zeros((history_size,), dtype=dtype)
+    max_iter = jnp.asarray(max_iter, jnp.int32)
 
     def cond(state):
         _, i, _, stop, _ = state
@@ -91,7 +104,7 @@ def iterate(
         carry, i, _, _, hist = state
         carry, err = step(carry)
         err = jnp.asarray(err, dtype=dtype)
-        hist = hist.at[i].set(err)
+        hist = hist.at[i].set(err, mode="clip")  # past the end: the last entry
         stop = (err <= tol) | jnp.logical_not(jnp.isfinite(err))
         return carry, i + 1, err, stop, hist
 

@@ -75,3 +75,34 @@ def test_dispatcher():
     assert d(A(1.0), 2.0) == 3.0
     with pytest.raises(TypeError, match="predict does not support params of type B; supported: A"):
         d(B(1.0), 2.0)
+
+
+def test_traced_max_iter_does_not_retrace_and_history_keeps_the_last_error():
+    # max_iter as an array is a traced bound: one compiled program for every value; the
+    # history has the static history_size and its last entry holds the final error
+    traces = []
+
+    @jax.jit
+    def run(a, max_iter):
+        traces.append(1)
+
+        def step(x):
+            x = 0.5 * (x + a / x)
+            return x, jnp.abs(x * x - a)
+
+        return iterate(step, a, max_iter=max_iter, tol=0.0, history_size=3)
+
+    two = run(jnp.asarray(2.0), jnp.int32(2))
+    five = run(jnp.asarray(2.0), jnp.int32(5))
+    assert len(traces) == 1
+    assert int(two.n_iter) == 2 and int(five.n_iter) == 5
+    assert two.history.shape == (3,) and float(two.history[2]) == 0.0
+    # reference: the same loop with a static max_iter of 5 and the full history
+    full = _newton_sqrt(2.0, max_iter=5, tol=0.0)
+    np.testing.assert_array_equal(five.history[:2], full.history[:2])
+    assert float(five.history[2]) == float(full.history[4]) == float(five.error)
+
+
+def test_traced_max_iter_needs_history_size():
+    with pytest.raises(TypeError, match="history_size is required"):
+        iterate(lambda x: (x, jnp.asarray(0.0)), jnp.asarray(1.0), max_iter=jnp.int32(3), tol=0.0)
