@@ -28,6 +28,7 @@ __all__ = [
     "check_consistent_length",
     "check_classification_targets",
     "check_classifier_data",
+    "check_predict_X",
     "check_scalar",
     "check_int",
     "check_choice",
@@ -329,6 +330,48 @@ def check_classifier_data(
     )
     check_consistent_length(X=X, y=y)
     return X, y, sw, n_classes
+
+
+def check_predict_X(X: Any, params_dtype, n_features: int | None = None, *, name: str = "X",
+                    numeric: str = "float", allow_nan: bool = False) -> jax.Array:
+    """Validate prediction input against fitted params: 2-d, finite, ``n_features`` columns,
+    and a float dtype that can hold the params.
+
+    Integer or boolean ``X`` becomes ``params_dtype`` (never the reverse: casting float
+    params to an integer ``X``'s dtype would truncate them); float ``X`` is promoted with
+    ``params_dtype`` (float32 ``X`` with float64 params predicts in float64). Works on
+    tracers too (shape and dtype only). ``numeric="int"`` keeps integer codes (categorical
+    naive Bayes) and ignores ``params_dtype``.
+
+    Raises
+    ------
+    ValueError
+        Wrong ndim, NaN / inf, or a number of columns other than ``n_features``.
+    TypeError
+        Non-numeric ``X``.
+    """
+    if numeric == "int":
+        X = check_array(X, name, numeric="int", allow_nan=allow_nan)
+    else:
+        params_dtype = jnp.dtype(params_dtype)
+        if not jnp.issubdtype(params_dtype, jnp.floating):
+            params_dtype = jnp.dtype(default_float_dtype())
+        if not (is_traced(X) or isinstance(X, jax.Array)):
+            X = _to_numpy(X, name)
+        # float input keeps check_array's float path (on-device checks for jax arrays)
+        float_input = X.dtype.kind == "f"
+        X = check_array(X, name, numeric="float" if float_input else "any", allow_nan=allow_nan)
+        if jnp.issubdtype(X.dtype, jnp.floating):
+            target = jnp.promote_types(X.dtype, params_dtype)
+        else:
+            target = params_dtype
+        if X.dtype != target:
+            X = X.astype(target)
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {X.shape[1]} features, but the model was fitted with {n_features} features"
+        )
+    return X
 
 
 def check_scalar(
