@@ -69,9 +69,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import losses
+from jaxclassic import _precision, losses
 from jaxclassic.linear._api import predict
-from jaxclassic.linear._gram import PRECISION
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
     check_array,
@@ -84,7 +83,8 @@ from jaxclassic.validation import (
     is_traced,
 )
 
-__all__ = ["SGDRegressorParams", "fit_sgd_regressor", "sgd_objective", "OPTIMIZERS", "SCHEDULES"]
+__all__ = ["SGDRegressorParams", "fit_sgd_regressor", "sgd_objective", "sgd_epoch", "OPTIMIZERS",
+           "SCHEDULES"]
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
 SCHEDULES = ("constant", "invscaling", "cosine")
@@ -128,8 +128,8 @@ def _centre(X, y, sample_weight, fit_intercept):
     if not fit_intercept:
         return X, y, jnp.zeros(X.shape[1], X.dtype), jnp.zeros((), X.dtype)
     sw_sum = jnp.sum(sw)
-    x_mean = jnp.matmul(sw, X, precision=PRECISION) / sw_sum
-    y_mean = jnp.dot(sw, y, precision=PRECISION) / sw_sum
+    x_mean = _precision.matmul(sw, X) / sw_sum
+    y_mean = _precision.dot(sw, y) / sw_sum
     return X - x_mean, y - y_mean, x_mean, y_mean
 
 
@@ -141,7 +141,7 @@ def sgd_objective(coef, X, y, sample_weight, l2):
     :math:`X^\top W (X\beta - y)/\sum_i w_i + l_2\beta`.
     """
     sw = sample_weight.astype(X.dtype)
-    f = jnp.matmul(X, coef, precision=PRECISION)
+    f = _precision.matmul(X, coef)
     return jnp.sum(sw * losses.squared(y, f)) / jnp.sum(sw) + 0.5 * l2 * jnp.sum(jnp.square(coef))
 
 
@@ -162,6 +162,39 @@ def _optimizer(name, schedule, momentum):
     return optax.adam(schedule)
 
 
+def n_batches_of(n_samples: int, batch_size: int) -> int:
+    """Batches per epoch: ``ceil(n / min(batch_size, n))`` (the last one padded)."""
+    return -(-n_samples // min(batch_size, n_samples))
+
+
+def sgd_epoch(params, opt_state, optimizer: optax.GradientTransformation, batch_loss, key,
+              n_samples: int, batch_size: int, dtype):
+    """One epoch of minibatch SGD, the loop shared by every SGD fit of the package.
+
+    A permutation of the ``n_samples`` rows drawn from ``key`` is cut into
+    ``ceil(n / batch_size)`` batches of ``batch_size`` slots (capped at ``n``); the last
+    batch is padded with masked slots, so every row is visited once per epoch and shapes stay
+    static. ``batch_loss(params, rows, mask) -> scalar`` gets the (batch_size,) row indices
+    and the float mask (0 on padding slots); its autodiff gradient feeds ``optimizer``, one
+    ``lax.scan`` step per batch. Returns ``(params, opt_state)``.
+    """
+    batch_size = min(batch_size, n_samples)
+    n_batches = n_batches_of(n_samples, batch_size)
+    n_slots = n_batches * batch_size
+    slot_mask = (jnp.arange(n_slots) < n_samples).astype(dtype).reshape(n_batches, batch_size)
+    order = jax.random.permutation(key, n_samples)
+    rows = jnp.pad(order, (0, n_slots - n_samples)).reshape(n_batches, batch_size)
+
+    def batch_step(carry, batch):
+        params, opt_state = carry
+        grad = jax.grad(batch_loss)(params, *batch)
+        updates, opt_state = optimizer.update(grad, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), None
+
+    (params, opt_state), _ = jax.lax.scan(batch_step, (params, opt_state), (rows, slot_mask))
+    return params, opt_state
+
+
 @partial(jax.jit, static_argnames=("optimizer", "batch_size", "n_epochs", "schedule", "fit_intercept"))
 def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
              validation_weight=None, patience=None, *, optimizer, batch_size, n_epochs, schedule,
@@ -177,35 +210,24 @@ def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
     sw = sample_weight.astype(dtype)
     unit_weight = sw * (n_samples / jnp.sum(sw))  # mean 1 over the rows
     batch_size = min(batch_size, n_samples)
-    n_batches = -(-n_samples // batch_size)
-    n_slots = n_batches * batch_size
+    n_batches = n_batches_of(n_samples, batch_size)
     opt = _optimizer(optimizer, _schedule(schedule, learning_rate, n_epochs * n_batches, power_t),
                      momentum)
 
     def batch_loss(coef, rows, mask):
-        f = jnp.matmul(Xc[rows], coef, precision=PRECISION)
+        f = _precision.matmul(Xc[rows], coef)
         per_row = unit_weight[rows] * mask * losses.squared(yc[rows], f)
         return jnp.sum(per_row) / batch_size + 0.5 * l2 * jnp.sum(jnp.square(coef))
 
-    def batch_step(carry, batch):
-        coef, opt_state = carry
-        grad = jax.grad(batch_loss)(coef, *batch)
-        updates, opt_state = opt.update(grad, opt_state, coef)
-        return (optax.apply_updates(coef, updates), opt_state), None
-
-    slot_mask = (jnp.arange(n_slots) < n_samples).astype(dtype).reshape(n_batches, batch_size)
-
     def epoch(carry, epoch_key):
-        order = jax.random.permutation(epoch_key, n_samples)
-        rows = jnp.pad(order, (0, n_slots - n_samples)).reshape(n_batches, batch_size)
-        carry, _ = jax.lax.scan(batch_step, carry, (rows, slot_mask))
+        carry = sgd_epoch(*carry, opt, batch_loss, epoch_key, n_samples, batch_size, dtype)
         return carry, sgd_objective(carry[0], Xc, yc, sw, l2)
 
     coef0 = jnp.zeros(n_features, dtype)
     epoch_keys = jax.random.split(key, n_epochs)
     if not early:
         (coef, _), history = jax.lax.scan(epoch, (coef0, opt.init(coef0)), epoch_keys)
-        intercept = y_mean - jnp.dot(x_mean, coef, precision=PRECISION)
+        intercept = y_mean - _precision.dot(x_mean, coef)
         return SGDRegressorParams(coef, intercept, jnp.int32(n_epochs), history,
                                   jnp.int32(n_epochs - 1), jnp.asarray(False))
 
@@ -215,7 +237,7 @@ def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
     val_sum = jnp.sum(val_weight)
 
     def validation_loss(coef):  # residuals of the centred data = those of X coef + intercept
-        f = jnp.matmul(Xc, coef, precision=PRECISION)
+        f = _precision.matmul(Xc, coef)
         return jnp.sum(val_weight * losses.squared(yc, f)) / val_sum
 
     def early_epoch(carry, epoch_key):
@@ -230,7 +252,7 @@ def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
 
     carry0 = ((coef0, opt.init(coef0)), early_stopping_init(dtype), coef0)
     (_, es, coef), (history, val_history) = jax.lax.scan(early_epoch, carry0, epoch_keys)
-    intercept = y_mean - jnp.dot(x_mean, coef, precision=PRECISION)
+    intercept = y_mean - _precision.dot(x_mean, coef)
     return SGDRegressorParams(coef, intercept, es.n_iter, history, es.best_iter, es.stop,
                               val_history)
 
