@@ -120,10 +120,14 @@ def minimize_optax(
     params: Any,
     optimizer: optax.GradientTransformation,
     *,
-    max_iter: int,
+    max_iter: int | jax.Array,
     tol: float | jax.Array,
+    history_size: int | None = None,
 ) -> SolverResult:
     """Minimise a smooth ``fun(params)`` with an optax optimiser, stopping on the gradient norm.
+
+    ``max_iter`` and ``history_size`` are as in :func:`iterate` (a traced ``max_iter``
+    needs a static ``history_size``).
 
     Works with any optax transformation; for ``optax.lbfgs`` the line search receives the
     value and gradient through ``optax.value_and_grad_from_state``. The error reported is the
@@ -149,7 +153,8 @@ def minimize_optax(
 
     init_grad_norm = optax.tree.norm(jax.grad(fun)(params))
     return iterate(
-        step, (params, optimizer.init(params)), max_iter=max_iter, tol=tol, init_error=init_grad_norm
+        step, (params, optimizer.init(params)), max_iter=max_iter, tol=tol, init_error=init_grad_norm,
+        history_size=history_size,
     )
 
 
