@@ -12,20 +12,27 @@ solves the normal equations :math:`G\beta = g` with :math:`G = X_c^\top W X_c`,
 :math:`g = X_c^\top W y_c`, by a Cholesky factorisation :math:`G = LL^\top` (two triangular
 solves). When :math:`G` is numerically singular — collinear or constant columns, or fewer
 (weighted) rows than features — the Cholesky pivots collapse, and the fit falls back to the
-**minimum-norm** least-squares solution :math:`\beta = G^{+} g` from the eigendecomposition
-of :math:`G`. This is the same solution as ``numpy.linalg.lstsq`` / scikit-learn's
-``LinearRegression`` (which apply the pseudo-inverse to the centred data), and a
+**minimum-norm** least-squares solution :math:`\beta = G^{+} g`. This is the same solution as
+``numpy.linalg.lstsq`` / scikit-learn's ``LinearRegression`` (which apply the pseudo-inverse
+to the centred data), and a
 :class:`RankDeficientWarning` names the rank found (only when the fit runs eagerly: under
 ``jit`` / ``vmap`` the rank is a tracer and no warning is issued). A constant column (with
 an intercept) gets coefficient exactly 0 (:mod:`jaxclassic.linear._gram`); a single row gives
 ``coef = 0`` and ``intercept = y``; ``n_samples <= n_features`` gives the minimum-norm
 interpolant.
 
-Numerical rank: eigenvalues of :math:`G` at most ``rcond`` times the largest count as zero,
-``rcond`` defaulting to :math:`10\,d\,\varepsilon` (:math:`\varepsilon` the dtype's machine
-epsilon). The Cholesky path is taken when every pivot :math:`L_{jj}^2` exceeds ``rcond`` times
-:math:`G_{jj}` (that is, :math:`1-R_j^2 > \text{rcond}`, with :math:`R_j^2` from regressing
-column :math:`j` on the earlier ones). Forming :math:`G` squares the condition number, so
+**Scale invariance.** Both paths work on the equilibrated
+:math:`G_s = S^{-1}GS^{-1}`, :math:`S = \operatorname{diag}(\sqrt{G_{jj}})` (unit diagonal;
+:func:`jaxclassic.linear._gram.equilibrate`), so rescaling a column (a change of units)
+changes neither the rank found nor the fit. Numerical rank: eigenvalues of :math:`G_s` at most
+``rcond`` times the largest count as zero, ``rcond`` defaulting to
+:math:`10\,d\,\varepsilon` (:math:`\varepsilon` the dtype's machine epsilon). The Cholesky
+path is taken when every pivot :math:`L_{jj}^2` of :math:`G_s` exceeds ``rcond`` (that is,
+:math:`1-R_j^2 > \text{rcond}`, with :math:`R_j^2` from regressing column :math:`j` on the
+earlier ones). In the fallback, :math:`\beta_0 = S^{-1}G_s^{+}S^{-1}g` solves the normal
+equations, and its component in the null space :math:`S^{-1}\ker G_s` of :math:`G` is removed,
+which gives the least Euclidean-norm solution (lstsq's), not the least
+:math:`\lVert S\beta\rVert` one; the fitted values are the same. Forming :math:`G` squares the condition number, so
 this fit is for well- to moderately-conditioned problems (condition number of :math:`X_c`
 well below :math:`\varepsilon^{-1/2}`, about 3000 in float32 and :math:`10^8` in float64).
 
@@ -49,8 +56,10 @@ import numpy as np
 from jax.scipy.linalg import cho_solve
 from jax.scipy.special import betainc, ndtri
 
+from jaxclassic import _precision
 from jaxclassic._solver import iterate
-from jaxclassic.linear._gram import PRECISION, weighted_gram
+from jaxclassic.exceptions import RankDeficientWarning
+from jaxclassic.linear._gram import solve_normal_equations, weighted_gram
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.validation import (
     check_sample_weight,
@@ -62,42 +71,15 @@ from jaxclassic.validation import (
 __all__ = ["LinearParams", "RankDeficientWarning", "OLSInference", "fit_ols", "ols_inference"]
 
 
-class RankDeficientWarning(UserWarning):
-    """The weighted, centred Gram matrix of a least-squares fit is singular."""
-
-
 def _default_rcond(n_features: int, dtype) -> float:
     return 10.0 * max(n_features, 1) * float(jnp.finfo(dtype).eps)
-
-
-def _pinv_solve(gram, xty, rcond):
-    """Minimum-norm solution of ``gram @ beta = xty`` and the numerical rank of ``gram``."""
-    evals, evecs = jnp.linalg.eigh(gram)
-    cutoff = rcond * jnp.maximum(evals[-1], 0)
-    keep = evals > cutoff
-    inv = jnp.where(keep, 1.0 / jnp.where(keep, evals, 1), 0)
-    beta = evecs @ (inv * (evecs.T @ xty))
-    return beta, jnp.sum(keep).astype(jnp.int32)
 
 
 @partial(jax.jit, static_argnames=("fit_intercept",))
 def _fit_ols(X, y, sample_weight, rcond, *, fit_intercept):
     stats = weighted_gram(X, y, sample_weight, fit_intercept)
-    gram, xty = stats.gram, stats.xty
-    n_features = gram.shape[0]
-    chol = jnp.linalg.cholesky(gram)
-    pivots = jnp.square(jnp.diagonal(chol))
-    well_posed = jnp.all(jnp.isfinite(chol)) & jnp.all(pivots > rcond * jnp.diagonal(gram))
-
-    def by_cholesky(_):
-        safe = jnp.where(well_posed, chol, jnp.eye(n_features, dtype=gram.dtype))
-        return cho_solve((safe, True), xty), jnp.int32(n_features)
-
-    def by_pseudo_inverse(_):
-        return _pinv_solve(gram, xty, rcond)
-
-    coef, rank = jax.lax.cond(well_posed, by_cholesky, by_pseudo_inverse, None)
-    intercept = stats.y_mean - jnp.dot(stats.x_mean, coef, precision=PRECISION)
+    coef, rank = solve_normal_equations(stats.gram, stats.xty, rcond)
+    intercept = stats.y_mean - _precision.dot(stats.x_mean, coef)
     if not fit_intercept:
         intercept = jnp.zeros((), X.dtype)
     return LinearParams(coef, intercept), rank
@@ -229,7 +211,7 @@ def _ols_inference(coef, intercept, X, y, sample_weight, alpha, *, fit_intercept
     stats = weighted_gram(X, y, sample_weight, fit_intercept)
     n_features = X.shape[1]
     sw = sample_weight.astype(X.dtype)
-    resid = y - (jnp.matmul(X, coef, precision=PRECISION) + intercept)
+    resid = y - (_precision.matmul(X, coef) + intercept)
     rss = jnp.sum(sw * jnp.square(resid))
     n_eff = jnp.sum(sw > 0).astype(X.dtype)
     df_resid = n_eff - n_features - (1 if fit_intercept else 0)
@@ -240,8 +222,8 @@ def _ols_inference(coef, intercept, X, y, sample_weight, alpha, *, fit_intercept
     if fit_intercept:
         # inverse of the (1 + p) Gram of [1, X] by blocks, from the centred Gram
         # (ESL eq. 3.8 with the intercept column; no cancellation from uncentred sums)
-        gx = gram_inv @ stats.x_mean
-        var_b = sigma2 * (1 / stats.sw_sum + stats.x_mean @ gx)
+        gx = _precision.matmul(gram_inv, stats.x_mean)
+        var_b = sigma2 * (1 / stats.sw_sum + _precision.dot(stats.x_mean, gx))
         cov_b_coef = -sigma2 * gx
         covariance = jnp.block([[var_b[None, None], cov_b_coef[None, :]],
                                 [cov_b_coef[:, None], cov_coef]])

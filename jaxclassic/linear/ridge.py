@@ -14,7 +14,10 @@ means and :math:`b = \bar y - \bar x^\top\beta`. The coefficients are the closed
 
     \beta = (G + \alpha I)^{-1} g, \qquad G = X_c^\top W X_c,\ g = X_c^\top W y_c,
 
-solved by Cholesky. (Dividing the objective by :math:`\sum_i w_i`, the mean-loss form of
+solved by Cholesky of the equilibrated system :math:`S^{-1}(G + \alpha I)S^{-1}`,
+:math:`S = \operatorname{diag}(G_{jj} + \alpha)^{1/2}` (so columns in very different units lose
+nothing), with the minimum-norm fallback of :func:`~jaxclassic.linear.fit_ols` when it is
+numerically singular. (Dividing the objective by :math:`\sum_i w_i`, the mean-loss form of
 *The Elements of Statistical Learning* and of :func:`~jaxclassic.linear.fit_lasso`, turns
 ``alpha`` into :math:`\alpha / \sum_i w_i`.)
 
@@ -29,6 +32,13 @@ the original scale** of ``X`` (:math:`\beta_j = \beta^{z}_j / s_j`), so ``predic
 (``G`` is formed once, one Cholesky per penalty); :func:`ridge_path` goes further and shares
 one eigendecomposition :math:`G = V\Lambda V^\top` across all penalties,
 :math:`\beta(\alpha) = V(\Lambda + \alpha I)^{-1}V^\top g`, at :math:`O(d^2)` per penalty.
+That decomposition has absolute error :math:`\varepsilon\lVert G\rVert`, which erases the
+directions of columns in small units when the column norms differ widely; equilibrating does
+not help there (the penalty :math:`\alpha I` becomes :math:`\alpha S^{-2}`, which one
+eigendecomposition no longer diagonalises), so when
+:math:`\varepsilon\,(\max_j s_j/\min_j s_j)^2 > 10^{-5}` (float32: column norms more than
+about 9 times apart) the path solves each penalty as :func:`fit_ridge` does, at
+:math:`O(d^3)` per penalty (``standardize=True`` makes the columns commensurate first).
 
 References
 ----------
@@ -40,14 +50,16 @@ Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., 
 
 from __future__ import annotations
 
+import warnings
 from functools import partial
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.scipy.linalg import cho_factor, cho_solve
 
-from jaxclassic.linear._gram import PRECISION, weighted_gram
+from jaxclassic import _precision
+from jaxclassic.exceptions import RankDeficientWarning
+from jaxclassic.linear._gram import graded, solve_normal_equations, weighted_gram
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.linear.features import weighted_mean_scale
 from jaxclassic.validation import (
@@ -79,18 +91,27 @@ def _scaled_system(X, y, sample_weight, fit_intercept, standardize):
 def _finish(beta_scaled, scale, stats, fit_intercept):
     coef = beta_scaled / scale
     if fit_intercept:
-        intercept = stats.y_mean - jnp.matmul(coef, stats.x_mean, precision=PRECISION)
+        intercept = stats.y_mean - _precision.matmul(coef, stats.x_mean)
     else:
         intercept = jnp.zeros(coef.shape[:-1], coef.dtype)
     return LinearParams(coef, intercept)
 
 
+def _rcond(gram):
+    return 10 * gram.shape[0] * jnp.finfo(gram.dtype).eps
+
+
+def _solve_penalised(gram, xty, alpha):
+    """``(G + alpha I)^{-1} g`` by equilibrated Cholesky, the minimum-norm solution if singular."""
+    penalised = gram + alpha * jnp.eye(gram.shape[0], dtype=gram.dtype)
+    return solve_normal_equations(penalised, xty, _rcond(gram))
+
+
 @partial(jax.jit, static_argnames=("fit_intercept", "standardize"))
 def _fit_ridge(X, y, sample_weight, alpha, *, fit_intercept, standardize):
     gram, xty, scale, stats = _scaled_system(X, y, sample_weight, fit_intercept, standardize)
-    penalised = gram + alpha * jnp.eye(gram.shape[0], dtype=gram.dtype)
-    beta = cho_solve(cho_factor(penalised, lower=True), xty)
-    return _finish(beta, scale, stats, fit_intercept)
+    beta, rank = _solve_penalised(gram, xty, alpha)
+    return _finish(beta, scale, stats, fit_intercept), rank
 
 
 def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = False,
@@ -106,9 +127,11 @@ def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = Fa
     X : (n_samples, n_features) array-like
     y : (n_samples,) array-like
     alpha : float >= 0
-        Penalty strength (traced: ``jax.vmap`` over a grid of it). ``alpha = 0`` is OLS and
-        needs a non-singular Gram matrix (else the result is not finite: use
-        :func:`~jaxclassic.linear.fit_ols`, which falls back to the pseudo-inverse).
+        Penalty strength (traced: ``jax.vmap`` over a grid of it). ``alpha = 0`` is OLS; when
+        :math:`G + \alpha I` is numerically singular (``alpha = 0`` on collinear or constant
+        columns) the fit falls back to the minimum-norm least-squares solution, as
+        :func:`~jaxclassic.linear.fit_ols` does, with a :class:`RankDeficientWarning` (only
+        when run eagerly: under ``jit`` / ``vmap`` the rank is a tracer).
     fit_intercept : bool, default True
     standardize : bool, default False
         Penalise the coefficients of the standardised columns (population std); coefficients
@@ -138,22 +161,37 @@ def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = Fa
     X, y = check_X_y(X, y)
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     check_scalar(alpha, "alpha", low=0.0)
-    return _fit_ridge(X, y, sw, jnp.asarray(alpha, X.dtype), fit_intercept=bool(fit_intercept),
-                      standardize=bool(standardize))
+    params, rank = _fit_ridge(X, y, sw, jnp.asarray(alpha, X.dtype),
+                              fit_intercept=bool(fit_intercept), standardize=bool(standardize))
+    if not is_traced(rank) and int(rank) < X.shape[1]:
+        warnings.warn(
+            f"X^T W X + alpha I has numerical rank {int(rank)} < n_features={X.shape[1]} "
+            f"(alpha={float(alpha)!r} on collinear or constant columns, or too few rows): "
+            "fit_ridge returns the minimum-norm least-squares solution",
+            RankDeficientWarning,
+            stacklevel=2,
+        )
+    return params
 
 
 @partial(jax.jit, static_argnames=("fit_intercept", "standardize"))
 def _ridge_path(X, y, sample_weight, alphas, *, fit_intercept, standardize):
     gram, xty, scale, stats = _scaled_system(X, y, sample_weight, fit_intercept, standardize)
-    evals, evecs = jnp.linalg.eigh(gram)
-    evals = jnp.maximum(evals, 0)  # rounding can leave tiny negative eigenvalues
-    proj = evecs.T @ xty  # V^T g
-    denom = evals[None, :] + alphas[:, None]
-    # alpha = 0 on a singular Gram: the minimum-norm (pseudo-inverse) solution, as fit_ols
-    cutoff = 10 * gram.shape[0] * jnp.finfo(gram.dtype).eps * evals[-1]
-    keep = denom > cutoff
-    shrink = jnp.where(keep, proj[None, :] / jnp.where(keep, denom, 1), 0)
-    beta = jnp.matmul(shrink, evecs.T, precision=PRECISION)  # (n_alphas, d)
+
+    def by_eigendecomposition(_):
+        evals, evecs = jnp.linalg.eigh(gram)
+        evals = jnp.maximum(evals, 0)  # rounding can leave tiny negative eigenvalues
+        proj = _precision.matmul(evecs.T, xty)  # V^T g
+        denom = evals[None, :] + alphas[:, None]
+        # alpha = 0 on a singular Gram: the minimum-norm (pseudo-inverse) solution, as fit_ols
+        keep = denom > _rcond(gram) * evals[-1]
+        shrink = jnp.where(keep, proj[None, :] / jnp.where(keep, denom, 1), 0)
+        return _precision.matmul(shrink, evecs.T)  # (n_alphas, d)
+
+    def per_penalty(_):  # badly scaled columns: one equilibrated solve per alpha, as fit_ridge
+        return jax.vmap(lambda a: _solve_penalised(gram, xty, a)[0])(alphas)
+
+    beta = jax.lax.cond(graded(gram), per_penalty, by_eigendecomposition, None)
     return _finish(beta, scale[None, :], stats, fit_intercept)
 
 
@@ -170,7 +208,9 @@ def ridge_path(X, y, alphas, *, fit_intercept: bool = True, standardize: bool = 
     Same objective, scaling and options as :func:`fit_ridge` (module docstring). Each row of
     the result equals ``fit_ridge(X, y, alpha=alphas[k])`` up to rounding; at ``alpha = 0`` a
     singular :math:`G` gives the minimum-norm solution (eigenvalues below
-    :math:`10 d\varepsilon\lambda_{\max}` are dropped). ``jax.vmap`` over ``sample_weight``
+    :math:`10 d\varepsilon\lambda_{\max}` are dropped), without a warning. When the column
+    norms differ too much for one eigendecomposition (module docstring), each penalty is
+    solved by the equilibrated Cholesky of :func:`fit_ridge` instead (:math:`O(d^3)` each). ``jax.vmap`` over ``sample_weight``
     (cross-validation folds) gives one decomposition per fold, shared by all penalties.
 
     Parameters

@@ -276,3 +276,35 @@ def test_inference_rejects_bad_alpha_and_too_few_rows(toy):
         ols_inference((params.coef, params.intercept), X, y)
     with pytest.raises(ValueError, match="params.coef has shape"):
         ols_inference(LinearParams(params.coef[:3], params.intercept), X, y)
+
+
+# ----------------------------------------------------------------- scale invariance (issue 8)
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-8), (np.float32, 1e-4)])
+def test_rank_and_minimum_norm_fit_are_scale_invariant_on_badly_scaled_columns(toy, dtype, rtol):
+    """Columns in units 1e4, 1e-3, 1, 1e2 plus the duplicate 2 x_0: rank 4, lstsq's fit.
+
+    Before equilibration the rank was decided on the raw Gram matrix (diagonal from 1e8 to
+    1e-6 x n): it reported rank 2-3 and dropped the small columns (RMSE 1.9 vs 0.10 for
+    lstsq). References, float64: ``numpy.linalg.lstsq`` on the centred data (rank, fitted
+    values, RMSE) and the exact minimum-norm solution, the unique fit on the 4 distinct
+    columns with x_0's coefficient c split as (c/5, 2c/5) between x_0 and 2 x_0 (lstsq's own
+    split is off by ~1% here: its SVD resolves the null direction only to eps sigma_max).
+    Tolerance: 1e-8 in float64; 1e-4 in float32 (the equilibrated Gram is formed to
+    ~n eps = 1e-5 and has condition number ~3 on its kept directions).
+    """
+    X, y, _ = toy
+    Xs = X[:, :4] * np.array([1e4, 1e-3, 1.0, 1e2])
+    Xs = np.c_[Xs, 2 * Xs[:, 0]]
+    Xc, yc = Xs - Xs.mean(0), y - y.mean()
+    lstsq, _, rank, _ = np.linalg.lstsq(Xc, yc, rcond=None)
+    assert rank == 4
+    distinct = np.linalg.solve(Xc[:, :4].T @ Xc[:, :4], Xc[:, :4].T @ yc)
+    ref = np.r_[distinct[0] / 5, distinct[1:], 2 * distinct[0] / 5]
+    params, message = _fit_warns(Xs.astype(dtype), y.astype(dtype))
+    assert "rank 4 < n_features=5" in message
+    coef = np.asarray(params.coef, np.float64)
+    fitted = Xc @ coef
+    _assert_close(fitted, Xc @ lstsq, rtol, atol=rtol * np.abs(yc).max())
+    rmse, rmse_ref = np.sqrt(np.mean((yc - fitted) ** 2)), np.sqrt(np.mean((yc - Xc @ lstsq) ** 2))
+    _assert_close(rmse, rmse_ref, rtol)
+    _assert_close(coef, ref, rtol)

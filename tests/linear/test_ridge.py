@@ -4,12 +4,15 @@ Reference: scikit-learn Ridge (same penalty scaling, so the same alpha), 1e-6 re
 (issue); in float64 both are direct solves and agree to ~1e-12.
 """
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from jaxclassic import losses
+from jaxclassic.exceptions import RankDeficientWarning
 from jaxclassic.linear import fit_ridge, predict, ridge_path
 from jaxclassic.linear.ridge import _fit_ridge, _ridge_path
 
@@ -179,3 +182,41 @@ def test_single_row_gives_its_target(diabetes):
     params = fit_ridge(X[:1], y[:1], alpha=1.0)
     _close(params.coef, np.zeros(10), 0)
     _close(params.intercept, y[0], 1e-12)
+
+
+# ----------------------------------------------------------------- badly scaled columns (issue 8)
+@pytest.mark.parametrize("units", [(100.0, 1.0, 0.01), (1e4, 1e-3, 1.0, 1e2)])
+def test_float32_path_on_badly_scaled_columns_equals_float64_and_fit_ridge(diabetes, units):
+    """Columns whose norms differ by 1e4 / 1e7: one float32 eigendecomposition of the raw Gram
+    (absolute error eps ||G||) erased the small-scale directions (max relative error 1.0; with
+    the second scaling the same coefficients for every alpha). Reference: the float64 path,
+    itself equal to scikit-learn's Ridge. Tolerance 1e-4 relative: float32 rounding (1.2e-7)
+    times the condition number of the equilibrated penalised Gram (< 1e2) times d."""
+    X, y, _ = diabetes
+    Xs = X[:, :len(units)] * np.array(units)
+    path64 = ridge_path(Xs, y, ALPHAS)
+    for alpha, coef in zip(ALPHAS, np.asarray(path64.coef)):
+        _close(coef, sklearn_linear.Ridge(alpha=alpha, solver="cholesky").fit(Xs, y).coef_, 1e-6)
+    X32, y32 = Xs.astype(np.float32), y.astype(np.float32)
+    path32 = ridge_path(X32, y32, ALPHAS.astype(np.float32))
+    assert path32.coef.dtype == jnp.float32
+    _close(path32.coef, path64.coef, 1e-4)
+    _close(path32.intercept, path64.intercept, 1e-4)
+    for k, alpha in enumerate(ALPHAS):
+        _close(path32.coef[k], fit_ridge(X32, y32, alpha=np.float32(alpha)).coef, 1e-4)
+
+
+def test_alpha_zero_on_collinear_columns_warns_and_gives_the_minimum_norm_solution(diabetes):
+    """fit_ridge(alpha=0) on a singular Gram: no NaN / garbage, the minimum-norm solution
+    (scikit-learn's LinearRegression, lstsq) and a RankDeficientWarning, as fit_ols."""
+    X, y, _ = diabetes
+    Xc = np.c_[X, X[:, 0] + X[:, 1]]
+    with pytest.warns(RankDeficientWarning, match=r"rank 10 < n_features=11"):
+        params = fit_ridge(Xc, y, alpha=0.0)
+    ref = sklearn_linear.LinearRegression().fit(Xc, y)
+    _close(params.coef, ref.coef_, 1e-6)
+    _close(params.intercept, ref.intercept_, 1e-9)
+    with warnings.catch_warnings():  # traced: the rank is not known, no warning
+        warnings.simplefilter("error")
+        traced = jax.jit(lambda a: fit_ridge(Xc, y, alpha=a).coef)(0.0)
+    _close(traced, ref.coef_, 1e-6)
