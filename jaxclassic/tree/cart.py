@@ -1,0 +1,422 @@
+r"""CART decision trees (classification and regression) grown by the histogram engine.
+
+A tree partitions the feature space by axis-aligned splits :math:`x_j \le \tau`; each split
+is the one of largest weighted impurity decrease (Breiman et al. 1984; ESL §9.2)
+
+.. math:: \Delta = W_t\, i(t) - W_L\, i(t_L) - W_R\, i(t_R),
+
+over every feature and every bin edge :math:`\tau` (:mod:`jaxclassic.tree.binning`), with
+missing values (NaN) sent to the better side (``missing_left``). The impurity :math:`i` is
+``gini`` :math:`1 - \sum_k p_k^2`, ``entropy`` :math:`-\sum_k p_k \log_2 p_k`,
+``misclassification`` :math:`1 - \max_k p_k` (class fractions :math:`p` weighted by
+``sample_weight``), or ``squared_error`` :math:`\sum_i w_i (y_i - \bar y_t)^2 / W_t`.
+Growth stops as scikit-learn's does (``max_depth``, ``min_samples_split``,
+``min_samples_leaf``, ``min_weight_fraction_leaf``, pure nodes, and
+``min_impurity_decrease`` against :math:`\Delta / W_{root}`); see
+:mod:`jaxclassic.tree._engine` for the level-wise algorithm and its cost: per level, one
+pass over the rows of the smaller children per feature (histograms) and a cumulative sum over
+the bins per (node, feature).
+
+When every feature has at most ``n_bins`` distinct values the binning is exact and the tree
+equals scikit-learn's ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` up to ties in
+the gain: same splits, partitions, values, impurities and feature importances (tested). Two
+departures: a raw threshold is the bin edge above the split's highest left bin (the
+midpoint to the next value *of the whole training set*, scikit-learn: *of the node*), which
+routes the training rows alike; and ``max_features`` draws its features per node from
+``key`` without scikit-learn's redraw of constant features.
+
+Params layout: :mod:`jaxclassic.tree._params` (``value`` holds class fractions or the mean
+at every node; ``impurity`` the criterion's impurity, entropy in bits as scikit-learn).
+Node budget ``max_nodes`` (static) defaults to :math:`\min(2n - 1, 2^{D+1} - 1)` (a tree
+of ``n`` rows has at most ``2n - 1`` nodes); at most ``max_width`` nodes split per level
+(default :math:`\min(2^{D-1}, (M-1)/2, 256)`); a node past either limit stays a leaf and
+:func:`fit_cart` warns (:class:`TreeTruncatedWarning`).
+
+References
+----------
+L. Breiman, J. Friedman, R. Olshen, C. Stone, *Classification and Regression Trees*,
+Wadsworth 1984.
+T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, 2nd ed., §9.2.
+G. Ke et al., "LightGBM: A Highly Efficient Gradient Boosting Decision Tree", NeurIPS 2017.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxclassic.tree._api import apply, feature_importances, predict, predict_proba
+from jaxclassic.tree._engine import CRITERIA, grow
+from jaxclassic.tree._params import ClassificationTree, RegressionTree, TreeParams
+from jaxclassic.tree.binning import bin_features
+from jaxclassic.validation import (
+    check_array,
+    check_choice,
+    check_classification_targets,
+    check_consistent_length,
+    check_int,
+    check_key,
+    check_sample_weight,
+    check_scalar,
+    is_traced,
+)
+
+__all__ = ["TreeTruncatedWarning", "fit_cart", "fit_cart_binned", "default_budget"]
+
+TASK_CRITERIA = {
+    "classification": ("gini", "entropy", "misclassification"),
+    "regression": ("squared_error",),
+}
+_MAX_WIDTH_CAP = 256
+
+
+class TreeTruncatedWarning(UserWarning):
+    """Some node could have split but the node budget or the level width was full."""
+
+
+def default_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None):
+    """``(max_nodes, max_width)``: ``M = min(2n-1, 2^(D+1)-1)``, ``W = min(2^(D-1), (M-1)//2, 256)``."""
+    if max_nodes is None:
+        max_nodes = 2 * n_samples - 1
+        if max_depth is not None:
+            max_nodes = min(max_nodes, 2 ** (max_depth + 1) - 1)
+    max_nodes = max(check_int(max_nodes, "max_nodes", low=1), 1)
+    if max_width is None:
+        max_width = min(max(1, (max_nodes - 1) // 2), _MAX_WIDTH_CAP)
+        if max_depth is not None:
+            max_width = min(max_width, 2 ** (max_depth - 1))
+    return max_nodes, check_int(max_width, "max_width", low=1)
+
+
+def _resolve_max_features(max_features, n_features):
+    if max_features is None:
+        return None
+    if max_features in ("sqrt", "log2"):
+        f = math.sqrt if max_features == "sqrt" else math.log2
+        return max(1, int(f(n_features)))
+    if isinstance(max_features, str):
+        raise ValueError(f"max_features must be None, an int, a float in (0, 1], 'sqrt' or 'log2', got {max_features!r}")
+    if isinstance(max_features, (numbers.Integral, np.integer)) and not isinstance(max_features, bool):
+        return check_int(max_features, "max_features", low=1, high=n_features)
+    check_scalar(max_features, "max_features", low=0.0, high=1.0, include_low=False)
+    return max(1, int(max_features * n_features))
+
+
+def _check_targets(y, task, n_samples, sw, n_classes):
+    if task == "classification":
+        if n_classes is not None:
+            n_classes = check_int(n_classes, "n_classes", low=1)
+        y, n_classes = check_classification_targets(y, "y", min_classes=1, n_classes=n_classes, sample_weight=sw)
+    else:
+        y = check_array(y, "y", ndim=1, dtype=sw.dtype)
+        n_classes = None
+    check_consistent_length(X=np.empty((n_samples, 0)), y=y)
+    return y, n_classes
+
+
+def fit_cart_binned(
+    codes,
+    edges,
+    y,
+    *,
+    task: str = "classification",
+    criterion: str | None = None,
+    max_depth: int | None = None,
+    min_samples_split: int = 2,
+    min_samples_leaf: int = 1,
+    min_weight_fraction_leaf: float = 0.0,
+    min_impurity_decrease: float = 0.0,
+    max_features=None,
+    sample_weight=None,
+    key=None,
+    n_classes: int | None = None,
+    max_nodes: int | None = None,
+    max_width: int | None = None,
+    feature_mask=None,
+) -> TreeParams:
+    """:func:`fit_cart` on data binned once by :func:`~jaxclassic.tree.binning.bin_features`.
+
+    Parameters
+    ----------
+    codes : (n_samples, n_features) uint8 / uint16
+        Bin codes (``n_bins`` = missing).
+    edges : (n_features, n_bins - 1) float
+        The binning's edges (fix ``n_bins`` and the dtype of the fit).
+    y, and the rest
+        As :func:`fit_cart`.
+
+    Returns
+    -------
+    ClassificationTree or RegressionTree
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxclassic.tree.binning import bin_features
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); codes, edges = bin_features(X, n_bins=4)
+    >>> tree = fit_cart_binned(codes, edges, np.array([0, 0, 1, 1]))
+    >>> float(tree.threshold[0]), tree.value[1].tolist(), tree.value[2].tolist()
+    (1.5, [1.0, 0.0], [0.0, 1.0])
+    """
+    task = check_choice(task, "task", tuple(TASK_CRITERIA))
+    criterion = check_choice(criterion or TASK_CRITERIA[task][0], "criterion", TASK_CRITERIA[task])
+    if max_depth is not None:
+        max_depth = check_int(max_depth, "max_depth", low=1)
+    if not hasattr(codes, "dtype") or not jnp.issubdtype(codes.dtype, jnp.unsignedinteger) or codes.ndim != 2:
+        raise TypeError(f"codes must be a 2-d unsigned integer array (bin_features), got {getattr(codes, 'dtype', type(codes))}")
+    edges = jnp.asarray(edges)
+    n_samples, n_features = codes.shape
+    if edges.ndim != 2 or edges.shape[0] != n_features or not jnp.issubdtype(edges.dtype, jnp.floating):
+        raise ValueError(f"edges must be a float array of shape ({n_features}, n_bins - 1), got {edges.shape}")
+    n_bins = check_int(edges.shape[1] + 1, "n_bins", low=2, high=256)
+    dtype = edges.dtype
+    sw = check_sample_weight(sample_weight, n_samples, dtype=dtype)
+    y, n_classes = _check_targets(y, task, n_samples, sw, n_classes)
+    min_samples_split = check_int(min_samples_split, "min_samples_split", low=2)
+    min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", low=1, high=n_samples)
+    check_scalar(min_weight_fraction_leaf, "min_weight_fraction_leaf", low=0.0, high=0.5)
+    check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
+    max_features = _resolve_max_features(max_features, n_features)
+    if max_features is not None and max_features < n_features:
+        key = check_key(key)
+    elif key is None:
+        key = jax.random.key(0)
+    if feature_mask is None:
+        feature_mask = jnp.ones((n_features,), bool)
+    elif jnp.shape(feature_mask) != (n_features,):
+        raise ValueError(f"feature_mask must have shape ({n_features},), got {jnp.shape(feature_mask)}")
+    max_nodes, max_width = default_budget(n_samples, max_depth, max_nodes, max_width)
+    tree, truncated = _fit_binned(
+        codes, edges, y, sw, jnp.asarray(feature_mask, bool), key,
+        min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
+        task=task, criterion=criterion, max_depth=max_depth, n_bins=n_bins, max_features=max_features,
+        max_nodes=max_nodes, max_width=max_width, n_classes=n_classes,
+    )
+    if not is_traced(truncated) and bool(truncated):
+        warnings.warn(
+            f"the tree reached its node budget (max_nodes={max_nodes}) or level width "
+            f"(max_width={max_width}); nodes that could split were left as leaves",
+            TreeTruncatedWarning, stacklevel=2,
+        )
+    return tree
+
+
+def fit_cart(
+    X,
+    y,
+    *,
+    task: str = "classification",
+    criterion: str | None = None,
+    max_depth: int | None = None,
+    min_samples_split: int = 2,
+    min_samples_leaf: int = 1,
+    min_weight_fraction_leaf: float = 0.0,
+    min_impurity_decrease: float = 0.0,
+    max_features=None,
+    n_bins: int = 255,
+    sample_weight=None,
+    key=None,
+    n_classes: int | None = None,
+    max_nodes: int | None = None,
+    max_width: int | None = None,
+    feature_mask=None,
+) -> TreeParams:
+    r"""Fit a CART classification or regression tree (histogram engine, jittable growth).
+
+    Split of largest weighted impurity decrease
+    :math:`\Delta = W_t i(t) - W_L i(t_L) - W_R i(t_R)` over features and bin edges (module
+    docstring); stops as scikit-learn.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Raw features; NaN = missing (sent to the learned side of each split).
+    y : array-like of shape (n_samples,)
+        Class codes ``0..K-1`` (classification) or real targets (regression). A target that
+        is constant over the positive-weight rows gives a one-leaf tree.
+    task : {"classification", "regression"} (static)
+    criterion : str, optional (static)
+        ``"gini"`` (default), ``"entropy"``, ``"misclassification"``; ``"squared_error"``.
+    max_depth : int >= 1 or None (static)
+        None: grow until pure, too small, or out of budget.
+    min_samples_split : int >= 2 (traced)
+    min_samples_leaf : int in 1..n_samples (traced)
+    min_weight_fraction_leaf : float in [0, 0.5] (traced)
+        Least share of the total weight in each child.
+    min_impurity_decrease : float >= 0 (traced)
+        Split only when :math:`\Delta / W_{root} \ge` this (scikit-learn's rule).
+    max_features : None, int, float in (0, 1], "sqrt", "log2" (static)
+        Features drawn per node from ``key`` (needed when fewer than all).
+    n_bins : int in 2..256 (static)
+        Bins of non-missing values (:func:`~jaxclassic.tree.binning.bin_features`).
+    sample_weight : array-like of shape (n_samples,), optional (traced)
+        Rows of weight 0 have no influence. Traced weights (inside ``vmap``) cannot shape
+        the host-side binning: then the edges use every row unweighted — bin once with
+        ``bin_features`` and call :func:`fit_cart_binned` for ensembles.
+    key : jax.random key, optional
+    n_classes : int, optional (static)
+    max_nodes, max_width : int, optional (static)
+        Node budget ``M`` and level width ``W`` (module docstring for the defaults).
+    feature_mask : (n_features,) bool, optional (traced)
+
+    Returns
+    -------
+    ClassificationTree or RegressionTree
+        The layout of :mod:`jaxclassic.tree._params`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 5.0], [1.0, 4.0], [2.0, 4.0], [3.0, 5.0]])
+    >>> tree = fit_cart(X, np.array([0, 0, 1, 1]))
+    >>> int(tree.n_nodes), int(tree.feature[0]), float(tree.threshold[0])
+    (3, 0, 1.5)
+    >>> predict(tree, X).tolist()
+    [0, 0, 1, 1]
+
+    References
+    ----------
+    Breiman et al. 1984 (CART); ESL §9.2; Ke et al. 2017 (histograms).
+    """
+    check_int(n_bins, "n_bins", low=2, high=256)
+    Xc = check_array(X, "X", allow_nan=True)
+    bin_weight = None if is_traced(sample_weight) else sample_weight
+    codes, edges = bin_features(Xc, n_bins, sample_weight=bin_weight)
+    return fit_cart_binned(
+        codes, edges, y, task=task, criterion=criterion, max_depth=max_depth,
+        min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+        min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
+        max_features=max_features, sample_weight=sample_weight, key=key, n_classes=n_classes,
+        max_nodes=max_nodes, max_width=max_width, feature_mask=feature_mask,
+    )
+
+
+@partial(jax.jit, static_argnames=(
+    "task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes", "max_width", "n_classes"))
+def _fit_binned(codes, edges, y, sw, feature_mask, key, min_samples_split, min_samples_leaf,
+                min_weight_fraction_leaf, min_impurity_decrease, *, task, criterion, max_depth,
+                n_bins, max_features, max_nodes, max_width, n_classes):
+    dtype = edges.dtype
+    sw = sw.astype(dtype)
+    count = (sw > 0).astype(dtype)
+    if task == "classification":
+        stats = jax.nn.one_hot(y, n_classes, dtype=dtype) * sw[:, None]
+        y_mean = jnp.zeros((), dtype)
+    else:
+        y_mean = jnp.sum(sw * y) / jnp.sum(sw)
+        yc = jnp.where(sw > 0, y - y_mean, 0)  # centred: no cancellation in sum wy^2 - (sum wy)^2 / W
+        stats = jnp.stack([sw, sw * yc, sw * yc * yc], axis=1)
+    crit = CRITERIA[criterion]
+    g = grow(
+        codes.T, stats, count, criterion=crit, n_bins=n_bins, max_nodes=max_nodes, max_width=max_width,
+        max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+        min_weight_leaf=min_weight_fraction_leaf * jnp.sum(sw), min_impurity_decrease=min_impurity_decrease,
+        max_features=max_features, feature_mask=feature_mask, key=key,
+    )
+    n_stats = stats.shape[1]
+    used = jnp.arange(max_nodes) < g.n_nodes
+    s = g.node_stats[:, :n_stats]
+    weight = crit.weight(s)
+    safe = jnp.where(weight > 0, weight, 1)
+    if task == "classification":
+        value, cls = s / safe[:, None], ClassificationTree
+    else:
+        value, cls = (s[:, 1] / safe + y_mean)[:, None], RegressionTree
+    internal = g.children_left >= 0
+    threshold = jnp.where(internal, edges[jnp.maximum(g.feature, 0), jnp.maximum(g.threshold_bin, 0)], jnp.nan)
+    tree = cls(
+        children_left=g.children_left,
+        children_right=g.children_right,
+        feature=g.feature,
+        threshold_bin=g.threshold_bin,
+        threshold=threshold.astype(dtype),
+        missing_left=g.missing_left,
+        value=jnp.where(used[:, None], value, 0),
+        impurity=jnp.where(used, g.impurity, 0),
+        n_node_samples=jnp.round(g.node_stats[:, n_stats]).astype(jnp.int32),
+        weighted_n_node_samples=jnp.where(used, weight, 0),
+        is_leaf=g.is_leaf,
+        n_nodes=g.n_nodes,
+        bin_edges=edges,
+    )
+    return tree, g.truncated
+
+
+# --------------------------------------------------------------------------- prediction
+@jax.jit
+def _route(params, X):
+    """Leaf of every row: step down while the node has children (at most ``M`` steps)."""
+    rows = jnp.arange(X.shape[0])
+
+    def cond(state):
+        node, i = state
+        return (i < params.feature.shape[0]) & jnp.any(~params.is_leaf[node] & (params.children_left[node] >= 0))
+
+    def body(state):
+        node, i = state
+        f = params.feature[node]
+        x = X[rows, jnp.maximum(f, 0)]
+        go_left = jnp.where(jnp.isnan(x), params.missing_left[node], x <= params.threshold[node])
+        nxt = jnp.where(go_left, params.children_left[node], params.children_right[node])
+        inner = ~params.is_leaf[node] & (params.children_left[node] >= 0)
+        return jnp.where(inner, nxt, node), i + 1
+
+    node, _ = jax.lax.while_loop(cond, body, (jnp.zeros(X.shape[0], jnp.int32), 0))
+    return node
+
+
+def _check_X(params, X):
+    X = check_array(X, "X", allow_nan=True)
+    n_features = params.bin_edges.shape[0]
+    if X.shape[1] != n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but the tree was fitted with {n_features}")
+    return X.astype(params.threshold.dtype)
+
+
+def _apply(params, X):
+    r"""Leaf index ``(n,)`` of every row of raw ``X`` (routing rule of ``_params``: left iff
+    :math:`x \le` threshold, NaN by ``missing_left``)."""
+    return _route(params, _check_X(params, X))
+
+
+def _predict_proba(params, X):
+    """Class fractions of each row's leaf ``(n, K)``."""
+    return params.value[_apply(params, X)]
+
+
+def _predict_class(params, X):
+    """Class code of largest fraction in each row's leaf (first on ties, as scikit-learn)."""
+    return jnp.argmax(_predict_proba(params, X), axis=1).astype(jnp.int32)
+
+
+def _predict_value(params, X):
+    """Mean target of each row's leaf ``(n,)``."""
+    return params.value[_apply(params, X), 0]
+
+
+@jax.jit
+def _feature_importances(params):
+    r"""Total weighted impurity decrease per feature, normalised to sum 1 (scikit-learn's
+    ``feature_importances_``): :math:`\sum_{t: f_t = j} W_t i_t - W_L i_L - W_R i_R`."""
+    n_features = params.bin_edges.shape[0]
+    internal = (params.children_left >= 0) & ~params.is_leaf
+    left, right = jnp.maximum(params.children_left, 0), jnp.maximum(params.children_right, 0)
+    wi = params.weighted_n_node_samples * params.impurity
+    dec = jnp.where(internal, wi - wi[left] - wi[right], 0)
+    imp = jnp.zeros((n_features,), dec.dtype).at[jnp.where(internal, params.feature, n_features)].add(dec, mode="drop")
+    total = jnp.sum(imp)
+    return jnp.where(total > 0, imp / jnp.where(total > 0, total, 1), 0)
+
+
+for _cls in (ClassificationTree, RegressionTree):
+    apply.register(_cls, _apply)
+    feature_importances.register(_cls, _feature_importances)
+predict.register(ClassificationTree, _predict_class)
+predict.register(RegressionTree, _predict_value)
+predict_proba.register(ClassificationTree, _predict_proba)
