@@ -60,6 +60,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic.tree._api import predict
 from jaxclassic.tree._params import ClassificationTree, RegressionTree, TreeParams
 from jaxclassic.validation import (
     check_array,
@@ -82,7 +83,7 @@ __all__ = [
     "choose_ccp_alpha",
 ]
 
-_CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss")
+_CLASSIFICATION_CRITERIA = ("gini", "entropy", "log_loss", "misclassification")
 _REGRESSION_CRITERIA = ("squared_error", "friedman_mse")
 
 
@@ -152,27 +153,17 @@ def _check_params(params: Any, name: str = "params") -> None:
 
 
 def _step(params: TreeParams, X: jax.Array, node: jax.Array):
-    """One level of routing: (is the row at a leaf, the child it goes to otherwise)."""
+    """One level of routing: (is the row at a leaf, the child it goes to otherwise).
+
+    The rule of ``_params.py``, as the engine's ``cart._route``, which only returns the
+    leaf; :func:`_node_sums` needs every node of a row's path.
+    """
     at_leaf = params.children_left[node] < 0
     x = jnp.take_along_axis(X, jnp.maximum(params.feature[node], 0)[:, None], axis=1)[:, 0]
     # the layout's rule (_params.py): left iff x <= threshold; NaN goes left iff missing_left
     left = jnp.where(jnp.isnan(x), params.missing_left[node], x <= params.threshold[node])
     child = jnp.where(left, params.children_left[node], params.children_right[node])
     return at_leaf, child
-
-
-@jax.jit
-def _apply(params: TreeParams, X: jax.Array) -> jax.Array:
-    """The leaf slot each row of ``X`` reaches (n,) int32 (duplicates the engine's ``apply``)."""
-
-    def body(carry):
-        node, _ = carry
-        at_leaf, child = _step(params, X, node)
-        return jnp.where(at_leaf, node, child), ~jnp.all(at_leaf)
-
-    node0 = jnp.zeros(X.shape[0], jnp.int32)
-    node, _ = jax.lax.while_loop(lambda c: c[1], body, (node0, jnp.asarray(True)))
-    return node
 
 
 @jax.jit
@@ -192,14 +183,6 @@ def _node_sums(params: TreeParams, X: jax.Array, stats: jax.Array) -> jax.Array:
     return acc
 
 
-def _predict(params: TreeParams, X: jax.Array) -> jax.Array:
-    """Class code (argmax of the leaf's fractions) or the leaf's mean, per row."""
-    value = params.value[_apply(params, X)]
-    if isinstance(params, ClassificationTree):
-        return jnp.argmax(value, axis=1).astype(jnp.int32)
-    return value[:, 0]
-
-
 def _reestimate(params: TreeParams, X, y, sample_weight, criterion: str) -> TreeParams:
     """Node statistics (value, impurity, weights, counts) recomputed from ``X, y`` routed
     through the tree; nodes no row reaches keep their value and get weight and impurity 0."""
@@ -214,6 +197,8 @@ def _reestimate(params: TreeParams, X, y, sample_weight, criterion: str) -> Tree
         frac = counts / safe[:, None]
         if criterion == "gini":
             impurity = 1.0 - jnp.sum(frac * frac, axis=1)
+        elif criterion == "misclassification":
+            impurity = 1.0 - jnp.max(frac, axis=1)
         else:  # entropy in bits, as scikit-learn's "entropy" / "log_loss"
             impurity = -jnp.sum(jnp.where(frac > 0, frac * jnp.log2(jnp.where(frac > 0, frac, 1)), 0), axis=1)
     else:
@@ -353,14 +338,16 @@ def cost_complexity_path(
         routed through the tree and each node's weight :math:`W_t`, count, value and
         impurity are recomputed from the rows that pass through it (nodes no row reaches get
         weight 0), so the path is that of the same tree structure *on other data*, e.g. a
-        held-out set (Breiman et al.'s test-sample estimate). On other data :math:`g(t)` can
-        be negative (a branch worse than its root): such links come first in the path.
-        Without ``X`` the tree's stored statistics (those of its training data) are used.
+        held-out set (Breiman et al.'s test-sample estimate). For gini, entropy and squared
+        error :math:`g(t) \ge 0` on any data (the impurities are concave, so a node's
+        :math:`R(t)` is at least its branch's), up to rounding (values like -1e-18); with
+        ``"misclassification"`` a branch can be worse than its root on other data, and such
+        a link has a negative :math:`g` and comes first in the path. Without ``X`` the tree's stored statistics (those of its training data) are used.
     y : (n,) array, optional
         Class codes ``0..K-1`` (classification) or targets (regression); required with ``X``.
     sample_weight : (n,) array, optional
         Row weights for the re-estimation (ones by default); only used with ``X``.
-    criterion : {"gini", "entropy", "log_loss", "squared_error", "friedman_mse"}, optional
+    criterion : {"gini", "entropy", "log_loss", "misclassification", "squared_error", "friedman_mse"}, optional
         Impurity for the re-estimation; it must be the criterion the tree was grown with.
         Default: ``"gini"`` for a classification tree, ``"squared_error"`` for regression.
         Entropy is in bits, as scikit-learn.
@@ -602,7 +589,7 @@ def _fold_errors(params, node_alphas, alphas, X, y, w_test, classification):
     """Held-out error of ``params`` pruned at each α (A,): one vmap over the grid."""
 
     def error(alpha):
-        pred = _predict(_prune(params, node_alphas, alpha), X)
+        pred = predict(_prune(params, node_alphas, alpha), X)
         loss = (pred != y).astype(X.dtype) if classification else (pred - y) ** 2
         return jnp.sum(w_test * loss) / jnp.sum(w_test)
 
