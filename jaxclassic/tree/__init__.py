@@ -13,3 +13,12 @@ from jaxclassic.tree.binning import bin_features
 from jaxclassic.tree.cart import TreeTruncatedWarning
 from jaxclassic.tree.cart import fit_cart
 from jaxclassic.tree.cart import fit_cart_binned
+from jaxclassic.tree.id3 import ID3Params
+from jaxclassic.tree.id3 import fit_id3
+from jaxclassic.tree.id3 import information_gain
+from jaxclassic.tree.c45 import C45Params
+from jaxclassic.tree.c45 import fit_c45
+from jaxclassic.tree.c45 import gain_ratio
+from jaxclassic.tree.c45 import pessimistic_prune
+from jaxclassic.tree.c45 import upper_error_bound
+from jaxclassic.tree.export import export_text
