@@ -1,0 +1,331 @@
+"""CART (histogram engine) against scikit-learn's trees, numpy and hand derivations.
+
+Data: 200 rows, 4 integer features 0..19 (at most n_bins = 32 distinct values, so the binning
+is exact) and targets with structure plus label noise; every internal node of the reference
+tree is checked to have a unique best split (margin > 1e-9 over the runner-up, by an
+exhaustive numpy search), so the comparison is not at the mercy of tie-breaking. Shapes are
+shared across tests so each program compiles once.
+"""
+
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+from jaxclassic import information
+from jaxclassic.tree import (
+    TreeTruncatedWarning,
+    apply,
+    bin_features,
+    feature_importances,
+    fit_cart,
+    fit_cart_binned,
+    predict,
+    predict_proba,
+)
+from jaxclassic.tree import cart as cart_module
+from jaxclassic.tree._engine import GradientPair, grow
+
+N, F, NBINS, DEPTH, LEAF = 200, 4, 32, 4, 5
+RNG = np.random.default_rng(12)  # a seed whose reference trees have no ties (checked)
+X = RNG.integers(0, 20, size=(N, F)).astype(float)
+Y_CLS = (((X[:, 0] > 9) ^ (X[:, 1] > 12)).astype(int) + (X[:, 2] + X[:, 0] > 25)).astype(int)
+Y_CLS = np.where(RNG.random(N) < 0.15, RNG.integers(0, 3, N), Y_CLS)
+Y_REG = 0.3 * X[:, 0] + 2.0 * (X[:, 1] > 5) + 0.05 * X[:, 2] * X[:, 3] + 0.5 * RNG.normal(size=N)
+W_INT = RNG.integers(0, 4, size=N).astype(float)  # integer weights, zeros included
+KW = dict(max_depth=DEPTH, min_samples_leaf=LEAF, n_bins=NBINS)
+
+# --------------------------------------------------------------------------- references
+def _np_impurity(y, w, crit):
+    W = w.sum()
+    if crit == "squared_error":
+        m = (w * y).sum() / W
+        return (w * (y - m) ** 2).sum() / W
+    p = np.bincount(y, weights=w, minlength=3) / W
+    if crit == "gini":
+        return 1 - (p ** 2).sum()
+    if crit == "entropy":
+        p = p[p > 0]
+        return -(p * np.log2(p)).sum()
+    return 1 - p.max()
+
+
+def _split_gains(rows, y, w, crit, msl=LEAF):
+    """Every (feature, midpoint) split of the node's positive-weight rows: weighted decrease."""
+    rows = rows[w[rows] > 0]
+    parent = w[rows].sum() * _np_impurity(y[rows], w[rows], crit)
+    out = []
+    for j in range(F):
+        v = np.unique(X[rows, j])
+        for t in (v[:-1] + v[1:]) / 2:
+            m = X[rows, j] <= t
+            if m.sum() < msl or (~m).sum() < msl:
+                continue
+            lw, rw = w[rows][m], w[rows][~m]
+            dec = parent - lw.sum() * _np_impurity(y[rows][m], lw, crit) - rw.sum() * _np_impurity(y[rows][~m], rw, crit)
+            out.append((dec, j, t))
+    return sorted(out, reverse=True)
+
+
+def _check_no_ties(sk, y, w, crit):
+    paths = sk.decision_path(X).toarray().astype(bool)
+    t = sk.tree_
+    for node in range(t.node_count):
+        if t.children_left[node] < 0:
+            continue
+        gains = _split_gains(np.flatnonzero(paths[:, node]), y, w, crit)
+        assert gains[0][1] == t.feature[node] and gains[0][2] == t.threshold[node]
+        if len(gains) > 1:
+            assert gains[0][0] - gains[1][0] > 1e-9, f"tie at node {node}: pick another seed"
+
+
+def _assert_same_tree(tree, sk, sw=None):
+    """Same split features and partitions node by node (walked together), same leaf values."""
+    t = sk.tree_
+    assert int(tree.n_nodes) == t.node_count
+    w = np.ones(N) if sw is None else sw
+
+    def walk(a, b, rows):
+        fa = int(tree.feature[a])
+        assert fa == t.feature[b] if t.feature[b] >= 0 else fa == -1
+        pos = rows[w[rows] > 0]
+        assert int(tree.n_node_samples[a]) == t.n_node_samples[b] == pos.size
+        np.testing.assert_allclose(float(tree.weighted_n_node_samples[a]), t.weighted_n_node_samples[b], rtol=1e-12)
+        np.testing.assert_allclose(float(tree.impurity[a]), t.impurity[b], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(np.asarray(tree.value[a]), t.value[b].ravel(), rtol=1e-12, atol=1e-14)
+        if fa < 0:
+            return
+        ml = X[rows, fa] <= float(tree.threshold[a])
+        np.testing.assert_array_equal(ml[w[rows] > 0], (X[rows, fa] <= t.threshold[b])[w[rows] > 0])
+        walk(int(tree.children_left[a]), t.children_left[b], rows[ml])
+        walk(int(tree.children_right[a]), t.children_right[b], rows[~ml])
+
+    walk(0, 0, np.arange(N))
+    # leaf partitions of the positive-weight rows, as sets of row indices
+    keep = w > 0
+    la, lb = np.asarray(apply(tree, X))[keep], sk.apply(X)[keep]
+    idx = np.flatnonzero(keep)
+    assert {frozenset(idx[la == l]) for l in np.unique(la)} == {frozenset(idx[lb == l]) for l in np.unique(lb)}
+
+
+# --------------------------------------------------------------------------- scikit-learn equality
+@pytest.mark.parametrize("crit", ["gini", "entropy"])
+def test_classifier_equals_sklearn(crit):
+    sk = DecisionTreeClassifier(criterion=crit, max_depth=DEPTH, min_samples_leaf=LEAF, random_state=0).fit(X, Y_CLS)
+    _check_no_ties(sk, Y_CLS, np.ones(N), crit)
+    tree = fit_cart(X, Y_CLS, criterion=crit, **KW)
+    _assert_same_tree(tree, sk)
+    # float64 sums in another order: 1e-12
+    np.testing.assert_allclose(np.asarray(predict_proba(tree, X)), sk.predict_proba(X), rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(np.asarray(predict(tree, X)), sk.predict(X))
+    np.testing.assert_allclose(np.asarray(feature_importances(tree)), sk.feature_importances_, rtol=1e-10, atol=1e-14)
+    # impurity per node from the node's class fractions (information.gini / entropy in bits)
+    used = int(tree.n_nodes)
+    ref = (information.gini if crit == "gini" else information.entropy)(tree.value[:used])
+    np.testing.assert_allclose(np.asarray(tree.impurity[:used]), np.asarray(ref), rtol=1e-12, atol=1e-14)
+
+
+def test_regressor_equals_sklearn():
+    sk = DecisionTreeRegressor(max_depth=DEPTH, min_samples_leaf=LEAF).fit(X, Y_REG)
+    _check_no_ties(sk, Y_REG, np.ones(N), "squared_error")
+    tree = fit_cart(X, Y_REG, task="regression", **KW)
+    _assert_same_tree(tree, sk)
+    np.testing.assert_allclose(np.asarray(predict(tree, X)), sk.predict(X), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(feature_importances(tree)), sk.feature_importances_, rtol=1e-10, atol=1e-14)
+
+
+def test_sample_weight_equals_sklearn():
+    sk = DecisionTreeClassifier(max_depth=DEPTH, min_samples_leaf=LEAF, random_state=0).fit(X, Y_CLS, sample_weight=W_INT)
+    _check_no_ties(sk, Y_CLS, W_INT, "gini")
+    tree = fit_cart(X, Y_CLS, sample_weight=W_INT, **KW)
+    _assert_same_tree(tree, sk, W_INT)
+    np.testing.assert_allclose(np.asarray(feature_importances(tree)), sk.feature_importances_, rtol=1e-10, atol=1e-14)
+
+
+def test_min_impurity_decrease_equals_sklearn():
+    sk = DecisionTreeClassifier(max_depth=DEPTH, min_samples_leaf=LEAF, min_impurity_decrease=0.01, random_state=0).fit(X, Y_CLS)
+    tree = fit_cart(X, Y_CLS, min_impurity_decrease=0.01, **KW)
+    assert sk.tree_.node_count < DecisionTreeClassifier(max_depth=DEPTH, min_samples_leaf=LEAF).fit(X, Y_CLS).tree_.node_count
+    _assert_same_tree(tree, sk)
+
+
+def test_unlimited_depth_grows_to_pure_leaves_like_sklearn():
+    # max_depth=None with min_samples_leaf = 10: no ties on this data (checked), leaves pure or small
+    sk = DecisionTreeRegressor(min_samples_leaf=10).fit(X, Y_REG)
+    _check_no_ties_leaf = _split_gains  # noqa: F841  (ties checked below with msl=10)
+    paths = sk.decision_path(X).toarray().astype(bool)
+    for node in np.flatnonzero(sk.tree_.children_left >= 0):
+        g = _split_gains(np.flatnonzero(paths[:, node]), Y_REG, np.ones(N), "squared_error", msl=10)
+        assert len(g) == 1 or g[0][0] - g[1][0] > 1e-9
+    tree = fit_cart(X, Y_REG, task="regression", min_samples_leaf=10, n_bins=NBINS)
+    _assert_same_tree(tree, sk)
+
+
+def test_misclassification_root_split_is_the_numpy_best():
+    tree = fit_cart(X, Y_CLS, criterion="misclassification", **KW)
+    gains = _split_gains(np.arange(N), Y_CLS, np.ones(N), "misclassification")
+    best = gains[0][0]
+    # ties are common under the misclassification rate: the chosen split is one of the best
+    chosen = [g for g in gains if g[1] == int(tree.feature[0]) and g[2] == float(tree.threshold[0])]
+    assert chosen and abs(chosen[0][0] - best) < 1e-9
+    used = int(tree.n_nodes)
+    np.testing.assert_allclose(np.asarray(tree.impurity[:used]), 1 - np.asarray(tree.value[:used]).max(1), atol=1e-14)
+
+
+# --------------------------------------------------------------------------- weights, transformations
+def test_zero_weight_padding_has_no_influence():
+    pad = RNG.integers(0, 40, size=(56, F)).astype(float)  # values never seen in the real rows
+    Xp = np.vstack([X, pad])
+    yp = np.r_[Y_CLS, RNG.integers(0, 3, 56)]
+    wp = np.r_[np.ones(N), np.zeros(56)]
+    a = fit_cart(X, Y_CLS, **KW)
+    b = fit_cart(Xp, yp, sample_weight=wp, **KW)
+    for name in ("children_left", "feature", "threshold", "missing_left", "value", "impurity",
+                 "n_node_samples", "weighted_n_node_samples", "is_leaf", "n_nodes"):
+        np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)), err_msg=name)
+
+
+def test_vmap_over_weights_equals_loop():
+    codes, edges = bin_features(X, NBINS)
+    weights = jnp.asarray(RNG.integers(0, 3, size=(3, N)).astype(float))
+    fit = lambda w: fit_cart_binned(codes, edges, Y_CLS, sample_weight=w, n_classes=3, max_depth=DEPTH,
+                                    min_samples_leaf=LEAF)
+    batched = jax.vmap(fit)(weights)
+    for i in range(3):
+        one = fit(weights[i])
+        jax.tree.map(lambda u, v: np.testing.assert_allclose(np.asarray(u[i]), np.asarray(v), rtol=1e-12), batched, one)
+
+
+def test_jit_equals_eager_and_no_retrace():
+    codes, edges = bin_features(X, NBINS)
+    jitted = fit_cart_binned(codes, edges, Y_CLS, max_depth=DEPTH, min_samples_leaf=LEAF)
+    size = cart_module._fit_binned._cache_size()
+    fit_cart_binned(codes, edges, (Y_CLS + 1) % 3, max_depth=DEPTH, min_samples_leaf=LEAF)  # same shapes
+    assert cart_module._fit_binned._cache_size() == size
+    with jax.disable_jit():
+        eager = fit_cart_binned(codes, edges, Y_CLS, max_depth=DEPTH, min_samples_leaf=LEAF)
+    jax.tree.map(lambda u, v: np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=1e-12), jitted, eager)
+
+
+def test_float32_input_matches_float64():
+    a = fit_cart(X, Y_REG, task="regression", **KW)
+    b = fit_cart(X.astype(np.float32), Y_REG.astype(np.float32), task="regression", **KW)
+    assert b.value.dtype == jnp.float32 and b.threshold.dtype == jnp.float32
+    np.testing.assert_array_equal(np.asarray(a.feature), np.asarray(b.feature))
+    # float32 sums of 200 rows: ~1e-7 relative
+    np.testing.assert_allclose(np.asarray(b.value), np.asarray(a.value), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(predict(b, X.astype(np.float32))), np.asarray(predict(a, X)), rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- missing values
+@pytest.mark.parametrize("nan_class", [0, 1])
+def test_nan_rows_go_to_the_learned_side(nan_class):
+    # class 1 iff x0 > 9; the NaN rows all belong to `nan_class`: the best split x0 <= 9.5
+    # sends them to the side of their class (left for 0, right for 1)
+    Xn = X[:, :2].copy()
+    y = (Xn[:, 0] > 9).astype(int)
+    nan_rows = np.arange(0, N, 10)
+    Xn[nan_rows, 0] = np.nan
+    y[nan_rows] = nan_class
+    tree = fit_cart(Xn, y, max_depth=1, n_bins=NBINS)
+    assert int(tree.feature[0]) == 0 and float(tree.threshold[0]) == 9.5
+    assert bool(tree.missing_left[0]) == (nan_class == 0)
+    np.testing.assert_array_equal(np.asarray(predict(tree, Xn)), y)
+    sk = DecisionTreeClassifier(max_depth=1).fit(Xn, y)  # scikit-learn >= 1.3 learns the side too
+    np.testing.assert_array_equal(np.asarray(predict(tree, Xn)), sk.predict(Xn))
+    assert bool(sk.tree_.missing_go_to_left[0]) == bool(tree.missing_left[0])
+
+
+def test_nan_unseen_in_training_goes_to_the_larger_child():
+    tree = fit_cart(X[:, :2], (X[:, 0] > 13).astype(int), max_depth=1, n_bins=NBINS)
+    n_left, n_right = (int(tree.n_node_samples[i]) for i in (1, 2))
+    assert bool(tree.missing_left[0]) == (n_left > n_right)  # scikit-learn's rule
+    leaf = int(apply(tree, np.array([[np.nan, 0.0]]))[0])
+    assert leaf == (1 if n_left > n_right else 2)
+
+
+def test_all_nan_and_constant_features_are_never_split():
+    Xc = np.c_[np.full(N, np.nan), np.full(N, 7.0), X[:, 0]]
+    tree = fit_cart(Xc, Y_CLS, max_depth=3, n_bins=NBINS)
+    f = np.asarray(tree.feature[: int(tree.n_nodes)])
+    assert set(f[f >= 0]) == {2}
+    assert float(feature_importances(tree)[0]) == 0.0 and float(feature_importances(tree)[1]) == 0.0
+
+
+def test_constant_target_gives_one_leaf():
+    tree = fit_cart(X, np.ones(N, int), n_classes=3, **KW)
+    assert int(tree.n_nodes) == 1 and bool(tree.is_leaf[0])
+    np.testing.assert_array_equal(np.asarray(predict_proba(tree, X[:3])), [[0, 1, 0]] * 3)
+    np.testing.assert_array_equal(np.asarray(feature_importances(tree)), 0.0)
+
+
+# --------------------------------------------------------------------------- randomness, budget, boosting
+def test_max_features_and_feature_mask():
+    a = fit_cart(X, Y_CLS, max_features=2, key=jax.random.key(3), **KW)
+    b = fit_cart(X, Y_CLS, max_features=2, key=jax.random.key(3), **KW)
+    np.testing.assert_array_equal(np.asarray(a.feature), np.asarray(b.feature))  # same key, same tree
+    masked = fit_cart(X, Y_CLS, feature_mask=jnp.array([False, True, True, True]), **KW)
+    assert 0 not in set(np.asarray(masked.feature).tolist())
+
+
+def test_budget_truncation_warns():
+    with pytest.warns(TreeTruncatedWarning, match="max_nodes=5"):
+        tree = fit_cart(X, Y_CLS, max_nodes=5, **KW)
+    assert int(tree.n_nodes) == 5
+
+
+def test_gradient_pair_gain_by_hand():
+    # 6 rows, one feature with 3 values; g, h chosen by hand
+    codes_T = jnp.array([[0, 0, 1, 1, 2, 2]], jnp.uint8)
+    g = jnp.array([-2.0, -1.0, 0.5, 0.5, 2.0, 1.0])
+    h = jnp.array([1.0, 1.0, 0.5, 0.5, 1.0, 2.0])
+    lam, gamma = 1.0, 0.1
+    score = lambda G, H: G * G / (H + lam)
+    gain = lambda m: 0.5 * (score(g[m].sum(), h[m].sum()) + score(g[~m].sum(), h[~m].sum()) - score(g.sum(), h.sum())) - gamma
+    cuts = [np.array([1, 1, 0, 0, 0, 0], bool), np.array([1, 1, 1, 1, 0, 0], bool)]
+    by_hand = [float(gain(m)) for m in cuts]
+    grown = grow(codes_T, jnp.stack([g, h], 1), jnp.ones(6), criterion=GradientPair(), criterion_params=(lam, gamma),
+                 n_bins=3, max_nodes=3, max_width=1, max_depth=1)
+    best = int(np.argmax(by_hand))
+    assert int(grown.threshold_bin[0]) == best
+    left = cuts[best]
+    np.testing.assert_allclose(np.asarray(grown.node_stats[1]), [g[left].sum(), h[left].sum(), left.sum()], rtol=1e-12)
+    # the engine's loss difference is the formula's gain
+    crit = GradientPair()
+    s = lambda m: jnp.array([g[m].sum(), h[m].sum()])
+    engine_gain = (crit.node_loss(s(np.ones(6, bool)), (lam, gamma)) - crit.node_loss(s(left), (lam, gamma))
+                   - crit.node_loss(s(~left), (lam, gamma)) - crit.penalty((lam, gamma)))
+    np.testing.assert_allclose(float(engine_gain), by_hand[best], rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(max_depth=0), ValueError, "max_depth must be >= 1, got 0"),
+    (dict(min_samples_leaf=N + 1), ValueError, "min_samples_leaf must be <= 200"),
+    (dict(min_samples_split=1), ValueError, "min_samples_split must be >= 2"),
+    (dict(n_bins=1), ValueError, "n_bins must be >= 2"),
+    (dict(n_bins=257), ValueError, "n_bins must be <= 256"),
+    (dict(criterion="squared_error"), ValueError, "criterion must be one of"),
+    (dict(task="ranking"), ValueError, "task must be one of"),
+    (dict(max_features=5), ValueError, "max_features must be <= 4"),
+    (dict(max_features="half"), ValueError, "max_features"),
+    (dict(max_features=2), ValueError, "key must be a jax.random key"),
+    (dict(max_depth=2.5), TypeError, "max_depth must be an int"),
+    (dict(min_impurity_decrease=-1.0), ValueError, "min_impurity_decrease must be >= 0"),
+    (dict(feature_mask=jnp.ones(3, bool)), ValueError, "feature_mask must have shape"),
+])
+def test_bad_hyperparameters(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        fit_cart(X, Y_CLS, **kwargs)
+
+
+def test_bad_data():
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        fit_cart(X, Y_CLS[:-1])
+    with pytest.raises(ValueError, match="inf"):
+        fit_cart(np.where(X == 0, np.inf, X), Y_CLS)
+    with pytest.raises(ValueError, match="X has 3 features"):
+        predict(fit_cart(X, Y_CLS, **KW), X[:, :3])
