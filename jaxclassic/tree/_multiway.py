@@ -43,10 +43,10 @@ def check_codes(codes: np.ndarray, name: str, columns=None) -> None:
             bad = known != np.round(known)
             if bad.any():
                 raise ValueError(
-                    f"{name}[:, {f}] is categorical and must hold integer codes, got {known[bad][0]!r}"
+                    f"{name}[:, {f}] is categorical and must hold integer codes, got {known[bad][0].item()!r}"
                 )
         if known.min() < 0:
-            raise ValueError(f"{name}[:, {f}] must hold category codes >= 0, got {known.min()!r}")
+            raise ValueError(f"{name}[:, {f}] must hold category codes >= 0, got {known.min().item()!r}")
         if known.max() >= MAX_CATEGORIES:
             raise ValueError(
                 f"{name}[:, {f}] has more than {MAX_CATEGORIES} categories (code {int(known.max())}); "

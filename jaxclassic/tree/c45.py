@@ -624,9 +624,9 @@ def _check_predict_X(params: C45Params, X, unseen):
         col = X[:, f]
         known = col[~np.isnan(col)]
         if known.size and (known != np.round(known)).any():
-            raise ValueError(f"X[:, {f}] is categorical and must hold integer codes, got {known[known != np.round(known)][0]!r}")
+            raise ValueError(f"X[:, {f}] is categorical and must hold integer codes, got {known[known != np.round(known)][0].item()!r}")
         if known.size and known.min() < 0:
-            raise ValueError(f"X[:, {f}] must hold category codes >= 0, got {known.min()!r}")
+            raise ValueError(f"X[:, {f}] must hold category codes >= 0, got {known.min().item()!r}")
         n_cat = int(params.n_categories[f])
         if unseen == "error" and known.size and known.max() >= n_cat:
             raise ValueError(
