@@ -1,30 +1,72 @@
-r"""Pieces shared by the Newton fits of the linear classifiers (logistic, softmax).
+r"""The one Newton loop of the linear classifiers (logistic, softmax) and the pieces it uses.
 
 Both fits minimise a weighted sum of a per-sample loss of a score that is *linear* in the
-parameters, :math:`f = X W^\top + b`, plus :math:`\tfrac{\lambda}{2}\lVert W\rVert^2`. Along
-a Newton direction :math:`D` the scores move on a line, :math:`f + tU` with
-:math:`U = X D_W^\top + D_b`, so one pass over ``X`` (for :math:`U`) makes every trial of
-the step-halving line search an :math:`O(n)` evaluation instead of a pass over ``X``.
+parameters, :math:`f = X W^\top + b`, plus :math:`\tfrac{\lambda}{2}\lVert W\rVert^2`. A
+model states its problem as a :class:`NewtonProblem` (scores, objective, gradient, Hessian,
+margins) and :func:`newton_solve` runs the loop: the Cholesky Newton direction, the
+step-halving (Armijo) line search, the stopping rule and the separation checks.
 
-This module holds the step-halving (Armijo) line search, the Cholesky Newton solve, the
-default tolerances and the warnings the public fits raise after a jitted fit returns.
+Along a Newton direction :math:`D` the scores move on a line, :math:`f + tU` with
+:math:`U = X D_W^\top + D_b`, so one pass over ``X`` (for :math:`U`) makes every trial of
+the line search an :math:`O(n)` evaluation instead of a pass over ``X``.
+
+**Standardised basis.** The fits run on :math:`Z = (X - \bar x)/\sigma` (weighted column
+means :math:`\bar x`, 0 without an intercept; weighted standard deviations :math:`\sigma`,
+root mean squares without an intercept; 1 for a constant column), see
+:func:`standardize_columns`. The objective is unchanged: with :math:`w = w_Z/\sigma` and
+:math:`b = b_Z - \bar x^\top w` the scores are identical and the penalty becomes
+:math:`\tfrac12\sum_j (\lambda/\sigma_j^2) w_{Z,j}^2`. Centring removes the
+cancellation of raw columns with a large mean (float32 keeps about 7 digits: a column of
+mean :math:`10^3` and sd 1 otherwise loses three of them in every score and Hessian entry),
+and the stopping rule :math:`\lVert\nabla_{\theta_Z} J\rVert / \sum_i s_i \le` ``tol`` is
+on the gradient in that basis, which does not depend on the units of the columns.
+
+**Separation** (``l2 = 0``). *Complete*: some iterate gives every positive-weight row a
+strictly positive margin (logistic :math:`(2y_i - 1) f_i`, softmax own score minus the
+largest other); the fit stops there. *Quasi-complete* (Albert & Anderson 1984): the
+likelihood has no maximiser either, but some rows keep margin 0 and the gradient still
+vanishes along the diverging direction, so the gradient test is eventually met. It is
+detected at exit: some positive-weight row has a margin above
+:math:`\tfrac12\log(1/\mathrm{eps})` (its fitted probability is within
+:math:`\sqrt{\mathrm{eps}}` of its label) and the Newton step from the final iterate is
+still larger than ``GROWTH_TOL`` :math:`\lVert\theta_Z\rVert`: at a finite optimum that
+step is of the order of ``tol`` over the curvature, while along a diverging direction the
+gradient and the curvature vanish together and the step stays of order one.
+
+This module also holds the default tolerances and the warnings the public fits raise after a
+jitted fit returns (the warning classes live in :mod:`jaxclassic.exceptions`).
+
+References
+----------
+Nocedal & Wright, *Numerical Optimization*, 2nd ed., §3.1 (backtracking), §3.3 (Newton).
+Albert & Anderson, "On the existence of maximum likelihood estimates in logistic
+regression models", Biometrika 71 (1984) (complete and quasi-complete separation).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.linalg import cho_factor, cho_solve
 
+from jaxclassic import _precision
+from jaxclassic._solver import iterate
+from jaxclassic.exceptions import ConvergenceWarning, PerfectSeparationWarning
+
 __all__ = [
     "PerfectSeparationWarning",
     "ConvergenceWarning",
+    "HISTORY_SIZE",
+    "NewtonProblem",
+    "NewtonResult",
     "default_tol",
+    "standardize_columns",
     "newton_direction",
+    "newton_solve",
     "at_rounding_floor",
     "backtracking",
     "weighted_sum",
@@ -35,24 +77,48 @@ __all__ = [
 ARMIJO_C = 1e-4
 #: at most this many halvings; the step is then refused and the fit stops
 MAX_HALVINGS = 30
-
-
-class PerfectSeparationWarning(UserWarning):
-    """The classes are perfectly separated and the unpenalised fit has no finite optimum."""
-
-
-class ConvergenceWarning(UserWarning):
-    """An iterative fit stopped at ``max_iter`` or on a refused line-search step."""
+#: static length of ``grad_norm_history`` (``max_iter`` is traced: changing it does not
+#: recompile); iterations past it overwrite the last entry, which holds the final norm
+HISTORY_SIZE = 100
+#: relative size |d| / |theta| of the next Newton step above which a saturated unpenalised
+#: fit is read as quasi-separated: at a finite optimum the step is ~ tol / curvature (1e-5 and
+#: below), along a diverging direction it stays ~ 1 / margin scale (5e-2 at the tolerances)
+GROWTH_TOL = 1e-2
 
 
 def default_tol(dtype) -> float:
-    """Default gradient-norm tolerance (on the weight-averaged objective) for a float dtype.
+    """Default gradient-norm tolerance (on the weight-averaged objective, in the standardised
+    basis of the columns) for a float dtype.
 
     ``1e-8`` in float64. In float32 the rounding floor of the averaged gradient is about
-    ``1e-9``-``1e-8`` on standardised features (more on raw scales), so ``1e-6`` is used;
-    Newton's quadratic convergence usually lands well below it.
+    ``1e-9``-``1e-8`` on standardised columns, so ``1e-6`` is used; Newton's quadratic
+    convergence usually lands well below it.
     """
     return 1e-8 if jnp.dtype(dtype) == jnp.float64 else 1e-6
+
+
+def standardize_columns(X, sample_weight, fit_intercept: bool):
+    r"""``(Z, mean, scale)`` with :math:`Z = (X - \bar x)/\sigma`, from positive-weight rows only.
+
+    :math:`\bar x = \sum_i s_i x_i/\sum_i s_i` (0 without an intercept: there is nothing to
+    absorb the shift), :math:`\sigma_j^2 = \sum_i s_i (x_{ij} - \bar x_j)^2/\sum_i s_i`; a
+    constant column (variance within the rounding of its values, or 0) keeps
+    :math:`\sigma_j = 1`. Rows of weight 0 enter neither statistic.
+    """
+    positive = sample_weight > 0
+    w = jnp.where(positive, sample_weight, 0).astype(X.dtype)
+    total = jnp.sum(w)
+    Xp = jnp.where(positive[:, None], X, 0)
+    if fit_intercept:
+        mean = _precision.matmul(w, Xp) / total
+    else:
+        mean = jnp.zeros(X.shape[1], X.dtype)
+    centred = jnp.where(positive[:, None], X - mean, 0)
+    variance = _precision.matmul(w, centred * centred) / total
+    eps = jnp.finfo(X.dtype).eps
+    constant = (variance <= jnp.square(10 * eps * mean)) | (variance <= 0)
+    scale = jnp.where(constant, 1, jnp.sqrt(jnp.where(constant, 1, variance))).astype(X.dtype)
+    return (X - mean) / scale, mean, scale
 
 
 def weighted_sum(sample_weight: jax.Array, values: jax.Array) -> jax.Array:
@@ -130,7 +196,122 @@ def backtracking(
     return t, val, descent & ok(t, val)
 
 
-def warn_after_fit(params, model: str, l2) -> None:
+class NewtonProblem(NamedTuple):
+    """A smooth convex objective of linear scores, as :func:`newton_solve` sees it.
+
+    ``B`` is the parameter array (logistic ``(d+1,)``, softmax ``(C, d+1)``; the last
+    column the intercepts), ``F`` the scores of all rows.
+
+    Attributes
+    ----------
+    scores : callable
+        ``B -> F``, linear in ``B`` (also gives the scores' direction of a Newton step).
+    objective : callable
+        ``(B, F) -> J``, from the scores in :math:`O(n)` (the line search's trials).
+    derivatives : callable
+        ``(B, F) -> (grad, aux)``: the gradient (shape of ``B``) and what ``hessian`` needs.
+    hessian : callable
+        ``aux -> H``, the ``(B.size, B.size)`` Hessian (positive definite after the model's
+        own regularisation of its null directions).
+    margins : callable
+        ``F -> (n,)`` per-row margin: positive when the row's own class scores highest.
+    """
+
+    scores: Callable[[jax.Array], jax.Array]
+    objective: Callable[[jax.Array, jax.Array], jax.Array]
+    derivatives: Callable[[jax.Array, jax.Array], tuple[jax.Array, Any]]
+    hessian: Callable[[Any], jax.Array]
+    margins: Callable[[jax.Array], jax.Array]
+
+
+class NewtonResult(NamedTuple):
+    """Outcome of :func:`newton_solve` (``separated`` is complete or quasi-complete)."""
+
+    B: jax.Array
+    scores: jax.Array
+    n_iter: jax.Array
+    converged: jax.Array
+    history: jax.Array
+    separated: jax.Array
+
+
+class _NewtonState(NamedTuple):
+    B: jax.Array
+    F: jax.Array
+    value: jax.Array
+    grad: jax.Array
+    grad_norm: jax.Array
+    aux: Any
+    separated: jax.Array
+
+
+def newton_solve(problem: NewtonProblem, B0, sample_weight, unpenalised, *, max_iter, tol,
+                 history_size: int = HISTORY_SIZE, F0=None) -> NewtonResult:
+    r"""Damped Newton on ``problem`` from ``B0``: :math:`H d = -g` by Cholesky
+    (:func:`newton_direction`), step halving (:func:`backtracking`), stop when
+    :math:`\lVert g\rVert/\sum_i s_i \le` ``tol``.
+
+    The fit also stops (unconverged) on a refused line-search step, at the rounding floor
+    (:func:`at_rounding_floor`), or, when ``unpenalised``, at a completely separating iterate.
+    Quasi-complete separation is flagged at exit (module docstring). ``max_iter`` may be
+    traced; ``history`` has the static ``history_size``.
+    """
+    total = jnp.sum(jnp.where(sample_weight > 0, sample_weight, 0))
+    positive = sample_weight > 0
+
+    def completely_separated(F):
+        return unpenalised & jnp.all((problem.margins(F) > 0) | jnp.logical_not(positive))
+
+    def step(state: _NewtonState):
+        direction = newton_direction(problem.hessian(state.aux), state.grad.reshape(-1))
+        direction = direction.reshape(state.B.shape)
+        U = problem.scores(direction)  # linear in B: the scores' direction, one pass
+
+        def phi(t):  # J on the line: the scores move linearly, O(n) per trial
+            return problem.objective(state.B + t * direction, state.F + t * U)
+
+        slope = jnp.vdot(state.grad, direction)
+        t, value, accepted = backtracking(phi, state.value, slope)
+        B = jnp.where(accepted, state.B + t * direction, state.B)
+        F = jnp.where(accepted, state.F + t * U, state.F)
+        value = jnp.where(accepted, value, state.value)
+        grad, aux = problem.derivatives(B, F)
+        grad_norm = jnp.linalg.norm(grad) / total
+        separated = completely_separated(F)
+        # a refused step, the rounding floor or a separating iterate ends the fit (NaN error
+        # -> not converged), unless the gradient meets tol
+        floor = at_rounding_floor(state.value, -slope, grad_norm, state.grad_norm)
+        stop = (separated | floor | jnp.logical_not(accepted)) & (grad_norm > tol)
+        new = _NewtonState(B, F, value, grad, grad_norm, aux, separated)
+        return new, jnp.where(stop, jnp.nan, grad_norm)
+
+    F0 = problem.scores(B0) if F0 is None else F0
+    value0 = problem.objective(B0, F0)
+    grad0, aux0 = problem.derivatives(B0, F0)
+    norm0 = jnp.linalg.norm(grad0) / total
+    dtype = norm0.dtype
+    init = _NewtonState(B0, F0, value0, grad0, norm0, aux0, jnp.asarray(False))
+    res = iterate(step, init, max_iter=max_iter, tol=tol, init_error=norm0,
+                  history_size=history_size)
+    final = res.carry
+    # the stopping step recorded NaN: put back its gradient norm
+    history = jnp.where(jnp.isnan(res.history), final.grad_norm, res.history)
+    # fitted probability within sqrt(eps) of the label: 1 - p = e^{-margin} <= sqrt(eps)
+    saturated = jnp.any(positive & (problem.margins(final.F) > -0.5 * jnp.log(jnp.finfo(dtype).eps)))
+
+    def next_step_ratio(_):  # |d| / |B| of the Newton step Newton would take next
+        direction = newton_direction(problem.hessian(final.aux), final.grad.reshape(-1))
+        return jnp.linalg.norm(direction) / jnp.maximum(jnp.linalg.norm(final.B), jnp.finfo(dtype).tiny)
+
+    check = unpenalised & saturated
+    ratio = jax.lax.cond(check, next_step_ratio, lambda _: jnp.zeros((), dtype), None)
+    quasi = check & (ratio > GROWTH_TOL)
+    separated = final.separated | completely_separated(final.F) | quasi
+    return NewtonResult(final.B, final.F, res.n_iter, res.converged & ~separated, history,
+                        separated)
+
+
+def warn_after_fit(params, model: str, l2, max_iter: int | None = None) -> None:
     """Raise the fit's warnings in Python once concrete params are back from ``jit``.
 
     Skipped when the params are tracers (the fit runs inside ``jit``/``vmap``). Looks at the
@@ -140,24 +321,27 @@ def warn_after_fit(params, model: str, l2) -> None:
         return
     separated = np.asarray(params.separated)
     converged = np.asarray(params.converged)
+    n_iter = np.asarray(params.n_iter)
+    if max_iter is None:
+        max_iter = np.asarray(params.grad_norm_history).shape[-1]
     if separated.any():
         warnings.warn(
-            f"{model}: the classes are perfectly separated by the fitted scores (all training "
-            "margins are positive) and l2 = 0, so the maximum-likelihood estimate does not "
-            "exist (its norm grows without bound); the fit stopped at the first separating "
-            "iterate. Use l2 > 0 for a finite optimum.",
+            f"{model}: the classes are perfectly or quasi-perfectly separated (all training "
+            "margins are positive, or some fitted probabilities equal 0 or 1 to working "
+            "precision while the coefficient norm keeps growing) and l2 = 0, so the "
+            "maximum-likelihood estimate does not exist (its norm grows without bound); the "
+            "fit stopped at a finite iterate that depends on tol and max_iter. Use l2 > 0 for "
+            "a finite optimum.",
             PerfectSeparationWarning,
             stacklevel=3,
         )
     elif not converged.all():
-        n_iter = np.asarray(params.n_iter)
-        max_iter = np.asarray(params.grad_norm_history).shape[-1]
         grad_norm = float(np.max(_last(params)))
         if np.all(n_iter[~converged] < max_iter):
             message = (f"{model}: stopped after {int(np.max(n_iter))} iterations at gradient norm "
                        f"{grad_norm:.3g} > tol: the objective cannot be decreased further in "
                        f"{np.asarray(params.coef).dtype} (rounding floor, or a refused line-search "
-                       "step). Standardise the features, use float64 or loosen tol.")
+                       "step). Use float64 or loosen tol.")
         else:
             message = (f"{model}: did not converge in {max_iter} iterations (gradient norm "
                        f"{grad_norm:.3g}); increase max_iter, loosen tol or add l2.")
@@ -167,6 +351,7 @@ def warn_after_fit(params, model: str, l2) -> None:
 
 
 def _last(params) -> np.ndarray:
+    """The last recorded gradient norm (the history's last entry holds it past its end)."""
     hist = np.asarray(params.grad_norm_history)
     n_iter = np.asarray(params.n_iter)
     idx = np.clip(n_iter - 1, 0, hist.shape[-1] - 1)

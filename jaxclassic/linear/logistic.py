@@ -37,17 +37,33 @@ Per iteration: one :math:`X^\top W X` product and two passes over :math:`X` (the
 direction :math:`\tilde X d` and the gradient at the new iterate, which also decides
 whether to stop, so a converged fit never forms a Hessian it does not use).
 
-Stopping: when :math:`\lVert\nabla J\rVert_2 / \sum_i s_i \le` ``tol`` (the gradient of the
-weight-averaged objective: ``tol`` does not scale with ``n``). ``grad_norm_history`` holds
-that norm after each iteration; Newton's quadratic convergence shows as
+Standardised basis. Newton runs on the columns :math:`Z = (X - \bar x)/\sigma` (weighted
+means and standard deviations of the positive-weight rows; no centring without an
+intercept), with the penalty :math:`\tfrac12\sum_j(\lambda/\sigma_j^2)w_{Z,j}^2` that keeps
+the objective identical, and maps back :math:`w = w_Z/\sigma`,
+:math:`b = b_Z - \bar x^\top w` (:mod:`jaxclassic.linear._newton`). Centring keeps float32
+accurate on raw columns with a large mean (a column of mean :math:`10^3` and sd 1 left
+Newton :math:`5.6\cdot10^{-3}` from the optimum, unconverged, before), and the stopping rule
+is on a gradient that does not depend on the columns' units.
+
+Stopping: when :math:`\lVert\nabla_{\theta_Z} J\rVert_2 / \sum_i s_i \le` ``tol``, the
+gradient of the weight-averaged objective in the standardised basis (``tol`` scales neither
+with ``n`` nor with the units of the columns). ``grad_norm_history`` holds that norm after
+each iteration; Newton's quadratic convergence shows as
 :math:`\lVert g_{k+1}\rVert \le M\lVert g_k\rVert^2`.
 
 Perfect separation. With :math:`\lambda = 0`, if some iterate classifies every training row
 (of positive weight) with a strictly positive margin :math:`(2y_i - 1) f_i > 0`, the data
 are linearly separable and :math:`J` has no minimiser (:math:`J \to 0` as
 :math:`\lVert w\rVert \to \infty`). The fit then stops at that iterate (finite) with
-``separated=True`` and :func:`fit_logistic` warns with
-:class:`~jaxclassic.linear._newton.PerfectSeparationWarning`. Warnings are raised in Python
+``separated=True``. Quasi-complete separation (some rows on the separating hyperplane, e.g.
+:math:`x = -2, -1, 0, 0, 1, 2`, :math:`y = 0, 0, 0, 1, 1, 1`) has no minimiser either, but
+its gradient vanishes along the diverging direction, so the gradient test is met at a
+coefficient that grows as ``tol`` shrinks. It is flagged at exit when some fitted
+probabilities are within :math:`\sqrt{\mathrm{eps}}` of 0 or 1 and the next Newton step is
+still of the order of the coefficients (:mod:`jaxclassic.linear._newton`). Either way
+``converged`` is False and :func:`fit_logistic` warns with
+:class:`~jaxclassic.exceptions.PerfectSeparationWarning`. Warnings are raised in Python
 after the jitted fit returns; inside ``jit``/``vmap`` read ``separated`` / ``converged``.
 
 References
@@ -68,25 +84,29 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxclassic import losses
+from jaxclassic import _precision, losses
 from jaxclassic._solver import iterate, minimize_optax
 from jaxclassic.linear._api import decision_function, predict, predict_proba
 from jaxclassic.linear._gram import gram_with_ones
 from jaxclassic.linear._newton import (
-    at_rounding_floor,
-    backtracking,
+    HISTORY_SIZE,
+    NewtonProblem,
     default_tol,
-    newton_direction,
+    newton_solve,
+    standardize_columns,
     warn_after_fit,
     weighted_sum,
 )
+from jaxclassic.linear.sgd import n_batches_of, sgd_epoch
 from jaxclassic.validation import (
     check_array,
     check_choice,
     check_classification_targets,
     check_classifier_data,
+    check_consistent_length,
     check_int,
     check_key,
+    check_predict_X,
     check_sample_weight,
     check_scalar,
 )
@@ -116,10 +136,14 @@ class LogisticParams(NamedTuple):
         Newton iterations (epochs for ``sgd``).
     converged : bool scalar
         Whether the gradient norm reached ``tol``.
-    grad_norm_history : (max_iter,) array
-        :math:`\\lVert\\nabla J\\rVert / \\sum s` after each iteration (0 past ``n_iter``).
+    grad_norm_history : (HISTORY_SIZE,) array
+        :math:`\\lVert\\nabla J\\rVert / \\sum s` after each iteration (in the standardised
+        basis for Newton; 0 past ``n_iter``). ``HISTORY_SIZE = 100`` is static so that
+        ``max_iter`` can be traced; iterations past it overwrite the last entry, which
+        always holds the final norm.
     separated : bool scalar
-        ``l2 == 0`` and the final scores separate the classes perfectly (no finite MLE).
+        ``l2 == 0`` and the classes are completely or quasi-completely separated (no finite
+        MLE; module docstring).
     """
 
     coef: jax.Array
@@ -159,7 +183,7 @@ def logistic_objective(coef, intercept, X, y, *, l2=0.0, sample_weight=None):
     Newton system); ``y`` in {0, 1}, ``sample_weight`` defaults to ones.
     """
     X = jnp.asarray(X)
-    f = X @ coef + intercept
+    f = _precision.matmul(X, coef) + intercept
     sw = jnp.ones(X.shape[0], f.dtype) if sample_weight is None else sample_weight
     return weighted_sum(sw, losses.log_loss(y, f)) + 0.5 * l2 * jnp.sum(jnp.square(coef))
 
@@ -172,15 +196,17 @@ def _weighted_derivatives(f, y, sw):
     return jnp.where(keep, sw * g, 0), jnp.where(keep, sw * h, 0)
 
 
-def _gradient(theta, sg, X, l2, fit_intercept):
-    """Gradient of J at ``theta = (w, b)`` from the weighted loss gradient ``s g``: one pass."""
+def _gradient(theta, sg, X, penalty, fit_intercept):
+    """Gradient of J at ``theta = (w, b)`` from the weighted loss gradient ``s g``: one pass.
+    ``penalty``: the L2 weight of each coefficient (a scalar or (d,))."""
     d = X.shape[1]
     fi = jnp.asarray(fit_intercept, X.dtype)
     # sg @ X, not X.T @ sg: XLA's CPU backend transposes all of X for the latter (~5x slower)
-    return jnp.concatenate([sg @ X + l2 * theta[:d], (fi * jnp.sum(sg))[None]])
+    return jnp.concatenate([_precision.matmul(sg, X) + penalty * theta[:d],
+                            (fi * jnp.sum(sg))[None]])
 
 
-def _hessian(sh, X, l2, fit_intercept):
+def _hessian(sh, X, penalty, fit_intercept):
     """Hessian of J from the weighted loss curvature ``s h >= 0``: [X, 1]^T diag(s h) [X, 1]."""
     d = X.shape[1]
     fi = jnp.asarray(fit_intercept, X.dtype)
@@ -191,7 +217,8 @@ def _hessian(sh, X, l2, fit_intercept):
     keep = jnp.concatenate([jnp.ones((d,), X.dtype), fi[None]])
     hess = hess * keep[:, None] * keep[None, :]
     # penalty on w; without an intercept its (zero) row and column get a unit diagonal
-    return hess + jnp.diag(jnp.concatenate([jnp.full((d,), l2, X.dtype), (1 - fi)[None]]))
+    diagonal = jnp.concatenate([jnp.broadcast_to(penalty, (d,)).astype(X.dtype), (1 - fi)[None]])
+    return hess + jnp.diag(diagonal)
 
 
 def logistic_grad_hess(coef, intercept, X, y, *, l2=0.0, sample_weight=None, fit_intercept=True):
@@ -207,69 +234,48 @@ def logistic_grad_hess(coef, intercept, X, y, *, l2=0.0, sample_weight=None, fit
     y = jnp.asarray(y, X.dtype)
     sw = jnp.ones(X.shape[0], X.dtype) if sample_weight is None else jnp.asarray(sample_weight, X.dtype)
     theta = jnp.concatenate([coef, jnp.reshape(intercept, (1,))]).astype(X.dtype)
-    f = X @ theta[:-1] + theta[-1]
+    f = _precision.matmul(X, theta[:-1]) + theta[-1]
     l2 = jnp.asarray(l2, X.dtype)
     sg, sh = _weighted_derivatives(f, y, sw)
     return _gradient(theta, sg, X, l2, fit_intercept), _hessian(sh, X, l2, fit_intercept)
 
 
 # --------------------------------------------------------------------------- Newton
-class _NewtonState(NamedTuple):
-    theta: jax.Array
-    f: jax.Array
-    value: jax.Array
-    grad: jax.Array
-    grad_norm: jax.Array
-    separated: jax.Array
-    curvature: jax.Array  # s h at theta, for the next Hessian (computed with the gradient)
+def _margins(f, y):
+    return (2 * y - 1) * f
 
 
-def _all_margins_positive(f, y, sw):
-    margin = (2 * y - 1) * f
-    return jnp.all((margin > 0) | (sw <= 0))
-
-
-def _fit_newton(X, y, sw, l2, tol, theta0, *, max_iter, fit_intercept, start_at_zero=False):
+def _fit_newton(X, y, sw, l2, tol, b0, max_iter, *, fit_intercept):
+    """Newton (the shared loop of ``_newton.newton_solve``) in the standardised basis
+    ``Z = (X - mean) / scale``; returns ``(w, b)`` on the input scale, the scores and the
+    solver's report."""
     d = X.shape[1]
-    total = jnp.sum(sw)
+    Z, mean, scale = standardize_columns(X, sw, fit_intercept)
+    penalty = l2 / jnp.square(scale)  # lambda/2 |w|^2 with w = w_Z / scale
+    fi = jnp.asarray(fit_intercept, X.dtype)
 
-    def step(state: _NewtonState):
-        # the gradient at the current iterate is carried; a step costs the Hessian product,
-        # one pass for the scores' direction u = X d and one for the new gradient
-        hess = _hessian(state.curvature, X, l2, fit_intercept)
-        direction = newton_direction(hess, state.grad)
-        u = X @ direction[:d] + direction[d]
+    def scores(theta):
+        return _precision.matmul(Z, theta[:d]) + fi * theta[d]
 
-        def phi(t):  # J on the line, O(n) per trial: the scores move linearly
-            w = state.theta[:d] + t * direction[:d]
-            return weighted_sum(sw, losses.log_loss(y, state.f + t * u)) + 0.5 * l2 * jnp.sum(w * w)
+    def objective(theta, f):
+        return weighted_sum(sw, losses.log_loss(y, f)) + 0.5 * jnp.sum(penalty * theta[:d] ** 2)
 
-        slope = jnp.dot(state.grad, direction)
-        t, value, accepted = backtracking(phi, state.value, slope)
-        theta = jnp.where(accepted, state.theta + t * direction, state.theta)
-        f = jnp.where(accepted, state.f + t * u, state.f)
-        value = jnp.where(accepted, value, state.value)
+    def derivatives(theta, f):
+        # the curvature s h at theta is computed with the gradient and carried to the next
+        # Hessian, so a converged fit never forms a Hessian it does not use
         sg, sh = _weighted_derivatives(f, y, sw)
-        grad = _gradient(theta, sg, X, l2, fit_intercept)
-        grad_norm = jnp.linalg.norm(grad) / total
-        separated = (l2 == 0) & _all_margins_positive(f, y, sw)
-        # a refused step or a separating iterate ends the fit (NaN error -> not converged),
-        # unless the gradient meets tol
-        floor = at_rounding_floor(state.value, -slope, grad_norm, state.grad_norm)
-        stop = (separated | floor | jnp.logical_not(accepted)) & (grad_norm > tol)
-        error = jnp.where(stop, jnp.nan, grad_norm)
-        return _NewtonState(theta, f, value, grad, grad_norm, separated, sh), error
+        return _gradient(theta, sg, Z, penalty, fit_intercept), sh
 
-    f0 = jnp.full(X.shape[0], theta0[d]) + (X @ theta0[:d] if not start_at_zero else 0)
-    value0 = weighted_sum(sw, losses.log_loss(y, f0)) + 0.5 * l2 * jnp.sum(theta0[:d] ** 2)
-    sg0, sh0 = _weighted_derivatives(f0, y, sw)
-    grad0 = _gradient(theta0, sg0, X, l2, fit_intercept)
-    norm0 = jnp.linalg.norm(grad0) / total
-    init = _NewtonState(theta0, f0, value0, grad0, norm0, jnp.asarray(False), sh0)
-    res = iterate(step, init, max_iter=max_iter, tol=tol, init_error=norm0)
-    # the stopping step recorded NaN: put back its gradient norm
-    history = jnp.where(jnp.isnan(res.history), res.carry.grad_norm, res.history)
-    return res.carry.theta, res.carry.f, res.n_iter, res.converged, history
+    problem = NewtonProblem(scores, objective, derivatives,
+                            lambda sh: _hessian(sh, Z, penalty, fit_intercept),
+                            lambda f: _margins(f, y))
+    theta0 = jnp.zeros(d + 1, X.dtype).at[d].set(b0)
+    # w0 = 0: the initial scores are the intercept alone (no pass over X)
+    res = newton_solve(problem, theta0, sw, l2 == 0, max_iter=max_iter, tol=tol,
+                       F0=jnp.full(X.shape[0], b0, X.dtype))
+    coef = res.B[:d] / scale
+    intercept = fi * (res.B[d] - _precision.dot(mean, coef))
+    return coef, intercept, res
 
 
 # --------------------------------------------------------------------------- first order
@@ -284,9 +290,9 @@ def _lipschitz_step(X, sw, l2, fit_intercept, n_power: int = 30):
     s = jnp.where(sw > 0, sw, 0)
 
     def gram_times(v):
-        u = X @ v[:d] + fi * v[d]
+        u = _precision.matmul(X, v[:d]) + fi * v[d]
         su = s * u
-        return jnp.concatenate([su @ X, (fi * jnp.sum(su))[None]])
+        return jnp.concatenate([_precision.matmul(su, X), (fi * jnp.sum(su))[None]])
 
     def power(_, v):
         v = gram_times(v)
@@ -308,40 +314,38 @@ def _mean_objective(X, y, sw, l2, fit_intercept):
     return fun
 
 
-def _fit_sgd(X, y, sw, l2, tol, theta0, learning_rate, key, *, max_iter, fit_intercept, batch_size):
+def _fit_sgd(X, y, sw, l2, tol, theta0, learning_rate, key, max_iter, *, fit_intercept, batch_size):
+    """Minibatch SGD through the package's one epoch loop (:func:`jaxclassic.linear.sgd.sgd_epoch`:
+    a fresh permutation per epoch, the last batch padded and masked, so every row is used)."""
     n, d = X.shape
+    n_batches = n_batches_of(n, batch_size)
     bs = min(batch_size, n)
-    n_batches = n // bs
     total = jnp.sum(sw)
     fi = jnp.asarray(fit_intercept, X.dtype)
     full = _mean_objective(X, y, sw, l2, fit_intercept)
     # lr_k = lr / sqrt(1 + epoch): the Robbins-Monro decay, in epochs
     optimizer = optax.sgd(lambda count: learning_rate / jnp.sqrt(1.0 + count // n_batches))
 
-    def batch_objective(theta, idx):
-        f = X[idx] @ theta[:d] + fi * theta[d]
-        data = weighted_sum(sw[idx], losses.log_loss(y[idx], f)) * (n / bs)
+    def batch_objective(theta, rows, mask):
+        # (n / bs) sum_batch s_i l_i estimates the summed data term; masked slots count 0
+        f = _precision.matmul(X[rows], theta[:d]) + fi * theta[d]
+        data = weighted_sum(sw[rows] * mask, losses.log_loss(y[rows], f)) * (n / bs)
         return (data + 0.5 * l2 * jnp.sum(theta[:d] ** 2)) / total
 
     def step(carry):
         theta, opt_state, epoch = carry
-        order = jax.random.permutation(jax.random.fold_in(key, epoch), n)
-        batches = order[: n_batches * bs].reshape(n_batches, bs)
-
-        def one_batch(c, idx):
-            theta, opt_state = c
-            updates, opt_state = optimizer.update(jax.grad(batch_objective)(theta, idx), opt_state, theta)
-            return (optax.apply_updates(theta, updates), opt_state), None
-
-        (theta, opt_state), _ = jax.lax.scan(one_batch, (theta, opt_state), batches)
+        theta, opt_state = sgd_epoch(theta, opt_state, optimizer, batch_objective,
+                                     jax.random.fold_in(key, epoch), n, batch_size, X.dtype)
         return (theta, opt_state, epoch + 1), optax.tree.norm(jax.grad(full)(theta))
 
-    res = iterate(step, (theta0, optimizer.init(theta0), jnp.int32(0)), max_iter=max_iter, tol=tol)
+    res = iterate(step, (theta0, optimizer.init(theta0), jnp.int32(0)), max_iter=max_iter, tol=tol,
+                  history_size=HISTORY_SIZE)
     return res.carry[0], res.n_iter, res.converged, res.history
 
 
-@partial(jax.jit, static_argnames=("method", "max_iter", "fit_intercept", "batch_size"))
-def _fit_logistic(X, y, sw, l2, tol, learning_rate, key, *, method, max_iter, fit_intercept, batch_size):
+@partial(jax.jit, static_argnames=("method", "fit_intercept", "batch_size"))
+def _fit_logistic(X, y, sw, l2, tol, learning_rate, key, max_iter, *, method, fit_intercept,
+                  batch_size):
     dtype = X.dtype
     d = X.shape[1]
     y = y.astype(dtype)
@@ -352,15 +356,15 @@ def _fit_logistic(X, y, sw, l2, tol, learning_rate, key, *, method, max_iter, fi
     b0 = jnp.where(fit_intercept, jnp.log(ybar) - jnp.log1p(-ybar), 0).astype(dtype)
     theta0 = jnp.zeros(d + 1, dtype).at[d].set(b0)
     if method == "newton":
-        # w0 = 0: the initial scores are the intercept alone (no pass over X)
-        theta, f, n_iter, converged, history = _fit_newton(
-            X, y, sw, l2, tol, theta0, max_iter=max_iter, fit_intercept=fit_intercept,
-            start_at_zero=True)
-    elif method == "sgd":
+        coef, intercept, res = _fit_newton(X, y, sw, l2, tol, b0, max_iter,
+                                           fit_intercept=fit_intercept)
+        return LogisticParams(coef, intercept.astype(dtype), res.n_iter, res.converged,
+                              res.history, res.separated)
+    if method == "sgd":
         lr = jnp.where(learning_rate > 0, learning_rate, _lipschitz_step(X, sw, l2, fit_intercept))
         theta, n_iter, converged, history = _fit_sgd(
-            X, y, sw, l2, tol, theta0, lr.astype(dtype), key,
-            max_iter=max_iter, fit_intercept=fit_intercept, batch_size=batch_size)
+            X, y, sw, l2, tol, theta0, lr.astype(dtype), key, max_iter,
+            fit_intercept=fit_intercept, batch_size=batch_size)
     else:
         fun = _mean_objective(X, y, sw, l2, fit_intercept)
         if method == "lbfgs":
@@ -368,12 +372,12 @@ def _fit_logistic(X, y, sw, l2, tol, learning_rate, key, *, method, max_iter, fi
         else:
             lr = jnp.where(learning_rate > 0, learning_rate, _lipschitz_step(X, sw, l2, fit_intercept))
             optimizer = optax.sgd(lr.astype(dtype))
-        res = minimize_optax(fun, theta0, optimizer, max_iter=max_iter, tol=tol)
+        res = minimize_optax(fun, theta0, optimizer, max_iter=max_iter, tol=tol,
+                             history_size=HISTORY_SIZE)
         theta, n_iter, converged, history = res.carry[0], res.n_iter, res.converged, res.history
     intercept = jnp.where(fit_intercept, theta[d], 0).astype(dtype)
-    if method != "newton":
-        f = X @ theta[:d] + intercept
-    separated = (l2 == 0) & _all_margins_positive(f, y, sw)
+    f = _precision.matmul(X, theta[:d]) + intercept
+    separated = (l2 == 0) & jnp.all((_margins(f, y) > 0) | (sw <= 0))
     return LogisticParams(theta[:d], intercept, n_iter, converged & ~separated, history, separated)
 
 
@@ -405,7 +409,8 @@ def fit_logistic(
     y : (n_samples,) int array in {0, 1}
         Class codes (strings raise ``TypeError``; the estimator layer encodes labels).
     l2 : float >= 0
-        Ridge penalty :math:`\lambda` on ``w`` (traced: a grid of it is a ``vmap``).
+        Ridge penalty :math:`\lambda` on ``w`` (traced, cast to ``X``'s dtype: a grid of it
+        is a ``vmap``, and a new value, int or float, does not recompile).
     fit_intercept : bool
         Fit an unpenalised intercept.
     method : {"newton", "lbfgs", "gd", "sgd"}
@@ -415,10 +420,11 @@ def fit_logistic(
         ``"sgd"``: minibatches of ``batch_size`` rows, reshuffled each epoch with ``key``,
         step ``learning_rate / sqrt(1 + epoch)``; ``max_iter`` counts epochs.
     max_iter : int
-        Iteration (epoch) limit (static).
+        Iteration (epoch) limit (traced: a new value does not recompile).
     tol : float, optional
         Stop when :math:`\lVert\nabla J\rVert_2/\sum_i s_i \le` ``tol``, i.e. on the gradient of
-        the weight-averaged objective. Default ``1e-8`` in float64, ``1e-6`` in float32.
+        the weight-averaged objective (for Newton in the standardised basis, module
+        docstring). Default ``1e-8`` in float64, ``1e-6`` in float32.
     learning_rate : float, optional
         Step of ``gd``/``sgd``; default :math:`1/L` with
         :math:`L = \lambda_{\max}(\tilde X^\top S \tilde X)/(4\sum_i s_i) + \lambda/\sum_i s_i`
@@ -427,7 +433,8 @@ def fit_logistic(
         Minibatch size of ``sgd`` (static).
     sample_weight : (n_samples,) array, optional
         Non-negative weights; a weight-0 row has no influence (except on the minibatch
-        partition of ``sgd``).
+        partition of ``sgd``, whose epochs visit every row, the last batch padded and
+        masked: :func:`jaxclassic.linear.sgd.sgd_epoch`).
     key : jax.random key
         Required for ``sgd``; unused otherwise.
 
@@ -438,7 +445,8 @@ def fit_logistic(
     Warns
     -----
     PerfectSeparationWarning
-        ``l2 == 0`` and the classes are separated: the fit stops at a separating iterate.
+        ``l2 == 0`` and the classes are completely or quasi-completely separated: the fit
+        stops at a finite iterate that depends on ``tol`` and ``max_iter``.
     ConvergenceWarning
         ``tol`` not met within ``max_iter`` or a line-search step was refused.
 
@@ -471,28 +479,55 @@ def fit_logistic(
         key = check_key(key)
     else:
         key = jax.random.key(0)  # unused
-    params = _fit_logistic(X, y, sw, l2, tol, learning_rate, key, method=method, max_iter=max_iter,
+    # continuous hyperparameters and max_iter enter the jitted core as arrays of fixed dtype:
+    # an int, a float or a numpy float64 l2 (or a new max_iter) reuse one compiled program
+    as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
+    params = _fit_logistic(X, y, sw, as_array(l2), as_array(tol), as_array(learning_rate), key,
+                           jnp.asarray(max_iter, jnp.int32), method=method,
                            fit_intercept=fit_intercept, batch_size=batch_size)
-    warn_after_fit(params, f"fit_logistic(method={method!r})", l2)
+    warn_after_fit(params, f"fit_logistic(method={method!r})", l2, max_iter)
     return params
 
 
 # --------------------------------------------------------------------------- inference
-def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=None) -> LogisticInference:
+def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=None,
+                       fit_intercept: bool = True) -> LogisticInference:
     r"""Wald standard errors of a logistic fit from the inverse Hessian of :math:`J`.
 
     For an unpenalised fit (``l2=0``) the Hessian of the summed log-likelihood is the
     observed (= expected, canonical link) Fisher information, and
     :math:`\sqrt{\operatorname{diag}(H^{-1})}` are the standard errors statsmodels' ``Logit``
     reports. With ``l2 > 0`` the penalised Hessian is used (a Bayesian/Laplace reading).
-    Entries are ordered ``(w_1, ..., w_d, b)``; without an intercept drop the last entry.
+    Entries are ordered ``(w_1, ..., w_d, b)``.
+
+    Parameters
+    ----------
+    params : LogisticParams
+    X : (n_samples, n_features) array
+    y : (n_samples,) int array in {0, 1}
+    l2 : float >= 0
+        The penalty the fit used.
+    sample_weight : (n_samples,) array, optional
+    fit_intercept : bool
+        Must match the fit. Without an intercept the information matrix is that of ``w``
+        alone (statsmodels' ``Logit`` without a constant column); the intercept entries of
+        ``std_err``, ``z``, ``p_value`` and its row and column of ``covariance`` are NaN
+        (not estimated).
     """
+    if not isinstance(fit_intercept, bool):
+        raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
     X = check_array(X, "X")
     y, _ = check_classification_targets(y, "y", n_classes=2)
+    check_consistent_length(X=X, y=y)
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    l2 = check_scalar(l2, "l2", low=0.0)
+    d = X.shape[1]
     _, hess = logistic_grad_hess(params.coef.astype(X.dtype), params.intercept.astype(X.dtype), X,
-                                 y, l2=l2, sample_weight=sw)
+                                 y, l2=l2, sample_weight=sw, fit_intercept=fit_intercept)
     cov = jnp.linalg.inv(hess)
+    if not fit_intercept:  # the unit diagonal _hessian puts on a fixed intercept: not a variance
+        fixed = jnp.arange(d + 1) == d
+        cov = jnp.where(fixed[:, None] | fixed[None, :], jnp.nan, cov)
     std_err = jnp.sqrt(jnp.diagonal(cov))
     estimate = jnp.concatenate([params.coef, jnp.reshape(params.intercept, (1,))]).astype(X.dtype)
     z = estimate / std_err
@@ -502,8 +537,8 @@ def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=No
 
 # --------------------------------------------------------------------------- predict
 def _decision(params: LogisticParams, X):
-    X = jnp.asarray(X)
-    return X @ params.coef.astype(X.dtype) + params.intercept.astype(X.dtype)
+    X = check_predict_X(X, params.coef.dtype, params.coef.shape[-1])
+    return _precision.matmul(X, params.coef.astype(X.dtype)) + params.intercept.astype(X.dtype)
 
 
 def _predict_proba(params: LogisticParams, X):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from jaxclassic.linear import decision_function, fit_logistic, logistic_inference, predict, predict_proba
-from jaxclassic.linear._newton import ConvergenceWarning, PerfectSeparationWarning
+from jaxclassic.exceptions import ConvergenceWarning, PerfectSeparationWarning
 from jaxclassic.linear.logistic import _fit_logistic, logistic_grad_hess, logistic_objective
 
 
@@ -131,6 +131,118 @@ def test_first_order_methods_reach_the_newton_solution(cancer, cancer_fit):
     np.testing.assert_array_equal(sgd.coef, sgd2.coef)  # same key, same result
 
 
+@pytest.fixture(scope="module")
+def small():
+    # 200 x 2, a finite MLE; the raw variants below share these shapes (one compile each dtype)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 2))
+    f = 1.5 * x[:, 0] - 1.0 * x[:, 1] + 0.3
+    y = (rng.uniform(size=200) < 1 / (1 + np.exp(-f))).astype(np.int32)
+    return x, y
+
+
+def test_inference_without_intercept_equals_statsmodels(small):
+    # issue 8.1: the no-intercept SEs inverted the Hessian with the intercept row (SE of the
+    # shifted column 0.155 instead of 0.0504). Reference: statsmodels Logit without a constant,
+    # both sides Newton to 1e-12 (float64): rtol 1e-6 (coefficients converged to ~1e-9).
+    sm = pytest.importorskip("statsmodels.api")
+    x, y = small
+    x = x + np.array([3.0, 0.0])  # a column far from the origin couples it to the intercept
+    params = fit_logistic(x, y, fit_intercept=False)
+    res = sm.Logit(y, x).fit(disp=0, method="newton", tol=1e-12)
+    np.testing.assert_allclose(params.coef, res.params, rtol=1e-6)
+    inference = logistic_inference(params, x, y, fit_intercept=False)
+    np.testing.assert_allclose(inference.std_err[:2], res.bse, rtol=1e-6)
+    np.testing.assert_allclose(inference.z[:2], res.tvalues, rtol=1e-6)
+    np.testing.assert_allclose(inference.covariance[:2, :2], res.cov_params(), rtol=1e-6)
+    assert np.isnan(inference.std_err[2]) and np.isnan(inference.p_value[2])
+    # and with an intercept on the same data: the constant column's entries are the last ones
+    params = fit_logistic(x, y)
+    res = sm.Logit(y, sm.add_constant(x)).fit(disp=0, method="newton", tol=1e-12)
+    inference = logistic_inference(params, x, y, fit_intercept=True)
+    np.testing.assert_allclose(inference.std_err, np.r_[res.bse[1:], res.bse[0]], rtol=1e-6)
+
+
+def test_inference_fit_intercept_must_be_bool(small):
+    x, y = small
+    params = fit_logistic(x, y)
+    with pytest.raises(TypeError, match="fit_intercept must be a bool, got int"):
+        logistic_inference(params, x, y, fit_intercept=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_newton_on_a_column_with_large_mean_equals_statsmodels(small, dtype):
+    # issue 8.4: a column of mean 1e3 and sd 1 left float32 Newton 9.8e-3 from the optimum,
+    # unconverged, with a ConvergenceWarning; the fit now centres the columns. Reference:
+    # statsmodels Logit (float64, Newton to 1e-12). Tolerances: float64 1e-7 absolute on the
+    # coefficients (tol 1e-8 on the standardised gradient over a curvature of ~0.1); float32
+    # 1e-4 (eps32 = 1.2e-7 times the conditioning). statsmodels itself reports a
+    # ConvergenceWarning here (its tolerance is on the raw scale); its answer agrees to 2e-9.
+    sm = pytest.importorskip("statsmodels.api")
+    x, y = small
+    X = x + np.array([1e3, 0.0])
+    res = sm.Logit(y, sm.add_constant(X)).fit(disp=0, method="newton", tol=1e-12, maxiter=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        params = fit_logistic(X.astype(dtype), y)
+    assert bool(params.converged) and params.coef.dtype == dtype
+    atol = 1e-7 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(params.coef, res.params[1:], atol=atol)
+    # the intercept (~ -1.7e3) is b_Z - 1e3 w: 1e3 times the coefficients' error
+    np.testing.assert_allclose(params.intercept, res.params[0], atol=1e3 * atol)
+
+
+def test_no_spurious_convergence_warning_on_badly_scaled_columns(small):
+    # issue 8.4: columns in units 1e4 and 1e-3 apart: float32 reached the right answer
+    # (7.7e-8 relative) but warned, the tolerance being on the raw gradient. Now the gradient
+    # is measured in the standardised basis: no warning, and the answer is still within
+    # float32 rounding (rtol 1e-5) of statsmodels' float64 fit.
+    sm = pytest.importorskip("statsmodels.api")
+    x, y = small
+    X = x * np.array([1e4, 1e-3])
+    res = sm.Logit(y, sm.add_constant(X)).fit(disp=0, method="newton", tol=1e-12, maxiter=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        params = fit_logistic(X.astype(np.float32), y)
+    assert bool(params.converged)
+    np.testing.assert_allclose(params.coef, res.params[1:], rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_quasi_complete_separation_warns(dtype):
+    # issue 8.3: x = -2..2 with a tie at 0: no finite MLE (Albert & Anderson's quasi-complete
+    # separation). Before: converged=True, no warning, coefficient 12.8 (float32) / 17.8
+    # (float64) set by tol. statsmodels' Logit warns (ConvergenceWarning, SE ~1.4e5).
+    sm = pytest.importorskip("statsmodels.api")
+    x = np.array([-2.0, -1.0, 0.0, 0.0, 1.0, 2.0])[:, None]
+    y = np.array([0, 0, 0, 1, 1, 1])
+    with pytest.warns(Warning):
+        sm.Logit(y, sm.add_constant(x)).fit(disp=0)
+    with pytest.warns(PerfectSeparationWarning, match="quasi-perfectly separated"):
+        params = fit_logistic(x.astype(dtype), y)
+    assert bool(params.separated) and not bool(params.converged)
+    assert np.all(np.isfinite(params.coef)) and float(params.coef[0]) > 10
+    # a penalised fit of the same data has a finite optimum: no flag, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        penalised = fit_logistic(x.astype(dtype), y, l2=0.1)
+    assert bool(penalised.converged) and not bool(penalised.separated)
+
+
+def test_large_margins_with_a_finite_mle_are_not_flagged():
+    # strong signal (slope 15) with overlap near 0: rows with fitted probabilities within
+    # sqrt(eps) of 0/1 exist, but the MLE is finite: converged, no separation, no warning
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(200, 2))
+    f = 15.0 * x[:, 0] + 3.0 * x[:, 1] + 1.0
+    y = (rng.uniform(size=200) < 1 / (1 + np.exp(-f))).astype(np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        params = fit_logistic(x, y)
+    assert bool(params.converged) and not bool(params.separated)
+    assert np.max(np.abs(np.asarray(decision_function(params, x)))) > 20
+
+
 # --------------------------------------------------------------------------- separation
 def test_perfect_separation_warns_and_stays_finite(cancer):
     # the 30 standardised breast-cancer features separate the classes: no finite MLE at l2=0
@@ -152,6 +264,21 @@ def test_jit_equals_eager_and_no_retrace(cancer, cancer_fit):
     again = fit_logistic(X[::-1].copy(), y[::-1].copy(), l2=2.5)  # same shapes, new values
     assert _fit_logistic._cache_size() == size
     assert bool(again.converged)
+
+
+def test_int_and_numpy_l2_and_new_max_iter_do_not_retrace(small):
+    # issue 8.7: an int or np.float64 l2, or a new max_iter, compiled a new program; now
+    # l2 / tol are cast to X's dtype and max_iter is a traced bound
+    x, y = small
+    first = fit_logistic(x, y, l2=1.0)
+    size = _fit_logistic._cache_size()
+    as_int = fit_logistic(x, y, l2=1)
+    as_numpy = fit_logistic(x, y, l2=np.float64(1.0))
+    capped = fit_logistic(x, y, l2=1.0, max_iter=3, tol=1e-30)
+    assert _fit_logistic._cache_size() == size
+    np.testing.assert_array_equal(as_int.coef, first.coef)
+    np.testing.assert_array_equal(as_numpy.coef, first.coef)
+    assert int(capped.n_iter) == 3 and not bool(capped.converged)
 
 
 def test_vmap_over_l2_and_sample_weight_equals_loop(cancer):
