@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _precision
 from jaxclassic.linear._gram import constant_columns, shift_of
 from jaxclassic.validation import (
     check_array,
@@ -139,8 +140,8 @@ def weighted_mean_scale(X, sample_weight, ddof=0):
     sw_sum = jnp.sum(sw)
     shift, _ = shift_of(X, jnp.zeros(X.shape[0], dtype), sw)
     D = X - shift
-    offset = (sw @ D) / sw_sum
-    var = ((sw @ jnp.square(D)) - sw_sum * jnp.square(offset)) / (sw_sum - ddof)
+    offset = _precision.matmul(sw, D) / sw_sum
+    var = (_precision.matmul(sw, jnp.square(D)) - sw_sum * jnp.square(offset)) / (sw_sum - ddof)
     mean = shift + offset
     constant = constant_columns(var, mean) | (var <= 0)
     return mean, jnp.where(constant, jnp.ones_like(var), jnp.sqrt(jnp.maximum(var, 0)))

@@ -61,7 +61,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.linear._gram import PRECISION, weighted_gram
+from jaxclassic import _precision
+from jaxclassic.linear._gram import weighted_gram
 from jaxclassic.metrics import adjusted_r2
 from jaxclassic.validation import (
     check_int,
@@ -223,7 +224,7 @@ def _gram(X, y, sample_weight, fit_intercept):
     G = G + jnp.diag(constant.astype(X.dtype))
     c = jnp.where(constant, 0.0, c / scale)
     n = jnp.sum(sample_weight > 0).astype(X.dtype)
-    yy = jnp.dot(wg.yw, wg.yw, precision=PRECISION)
+    yy = _precision.dot(wg.yw, wg.yw)
     return _Gram(G, c, yy, n, scale, wg.x_mean, wg.y_mean)
 
 
@@ -251,7 +252,7 @@ def _subset_rss(g: _Gram, mask):
     A, b = _masked_system(g, mask)
     L, full_rank = _cholesky(A)
     z = jax.scipy.linalg.solve_triangular(L, b, lower=True)
-    rss = g.yy - z @ z
+    rss = g.yy - _precision.dot(z, z)
     return jnp.where(full_rank, jnp.maximum(rss, 0.0), jnp.inf)
 
 
@@ -263,9 +264,9 @@ def _subset_fit(g: _Gram, mask):
     A, b = _masked_system(g, mask)
     L, full_rank = _cholesky(A)
     beta = jax.scipy.linalg.cho_solve((L, True), b)
-    rss = jnp.where(full_rank, jnp.maximum(g.yy - b @ beta, 0.0), jnp.inf)
+    rss = jnp.where(full_rank, jnp.maximum(g.yy - _precision.dot(b, beta), 0.0), jnp.inf)
     coef = jnp.where(full_rank, jnp.where(mask, beta / g.scale, 0.0), jnp.nan)
-    return coef, g.y_mean - g.x_mean @ coef, rss
+    return coef, g.y_mean - _precision.dot(g.x_mean, coef), rss
 
 
 def _summarise(g: _Gram, masks, fit_intercept, X, y, w):
@@ -283,7 +284,7 @@ def _summarise(g: _Gram, masks, fit_intercept, X, y, w):
         aic=aic(rss, g.n, df, fit_intercept=fit_intercept),
         bic=bic(rss, g.n, df, fit_intercept=fit_intercept),
         adjusted_r2=jax.vmap(lambda f, k: adjusted_r2(y, f, k, sample_weight=w), in_axes=(1, 0))(
-            X @ coef.T + intercept, d),
+            _precision.matmul(X, coef.T) + intercept, d),
         sigma2=sigma2,
     )
 

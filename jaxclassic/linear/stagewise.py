@@ -16,10 +16,10 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _precision
 from jaxclassic.linear._gram import weighted_gram
 from jaxclassic.linear.features import weighted_mean_scale
-from jaxclassic.linear.selection import _check_data
-from jaxclassic.validation import check_int, check_scalar
+from jaxclassic.validation import check_int, check_sample_weight, check_scalar, check_X_y
 
 __all__ = ["StagewisePath", "forward_stagewise"]
 
@@ -65,7 +65,7 @@ def _forward_stagewise(X, y, w, step_size, *, n_steps):
     _, (betas, features) = jax.lax.scan(step, (zeros, zeros), None, length=n_steps)
     betas = jnp.concatenate([zeros[None, :], betas], axis=0)
     coefs = betas / std
-    intercepts = y_mean - coefs @ x_mean
+    intercepts = y_mean - _precision.matmul(coefs, x_mean)
     return StagewisePath(coefs, intercepts, betas, features)
 
 
@@ -120,7 +120,8 @@ def forward_stagewise(
     ----------
     ESL §3.3.3 (Algorithm 3.4), §3.8.1; Efron et al. (2004), Ann. Statist. 32, §1.
     """
-    X, y, w = _check_data(X, y, sample_weight)
+    X, y = check_X_y(X, y)
+    w = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     check_scalar(step, "step", low=0, include_low=False)
     n_steps = check_int(n_steps, "n_steps", low=1)
     return _forward_stagewise(X, y, w, jnp.asarray(step, X.dtype), n_steps=n_steps)
