@@ -338,11 +338,12 @@ def cost_complexity_path(
         routed through the tree and each node's weight :math:`W_t`, count, value and
         impurity are recomputed from the rows that pass through it (nodes no row reaches get
         weight 0), so the path is that of the same tree structure *on other data*, e.g. a
-        held-out set (Breiman et al.'s test-sample estimate). For gini, entropy and squared
-        error :math:`g(t) \ge 0` on any data (the impurities are concave, so a node's
-        :math:`R(t)` is at least its branch's), up to rounding (values like -1e-18); with
-        ``"misclassification"`` a branch can be worse than its root on other data, and such
-        a link has a negative :math:`g` and comes first in the path. Without ``X`` the tree's stored statistics (those of its training data) are used.
+        held-out set. Each node's value and impurity come from the new rows' own class
+        fractions or mean, so :math:`g(t) \ge 0` on any data for every criterion (the
+        impurities are concave: a node's :math:`R(t)` is at least its branch's), up to
+        rounding (values like -1e-18). This departs from Breiman et al.'s test-sample
+        estimate (§3.4), which scores the *training* predictions on the new rows, where a
+        branch can be worse than its root. Without ``X`` the tree's stored statistics (those of its training data) are used.
     y : (n,) array, optional
         Class codes ``0..K-1`` (classification) or targets (regression); required with ``X``.
     sample_weight : (n,) array, optional

@@ -275,6 +275,8 @@ def _reference_stats(est, X, y, w, task, criterion):
         frac = sums / np.where(weight > 0, weight, 1)[:, None]
         if criterion == "gini":
             impurity = 1 - (frac ** 2).sum(1)
+        elif criterion == "misclassification":
+            impurity = 1 - frac.max(1)
         else:
             impurity = -np.where(frac > 0, frac * np.log2(np.where(frac > 0, frac, 1)), 0).sum(1)
     else:
@@ -297,7 +299,25 @@ def test_path_on_other_data_equals_sklearn_on_the_reestimated_tree(case):
     path = cost_complexity_path(_to_params(est), X2, y2, w2, criterion=criterion)
     np.testing.assert_allclose(path.ccp_alphas, ref["ccp_alphas"], rtol=0, atol=ATOL)
     np.testing.assert_allclose(path.impurities, ref["impurities"], rtol=0, atol=ATOL)
-    assert (np.asarray(path.ccp_alphas) < 0).any() or task == "regression" or True  # may be negative
+    # the statistics did change: the root's R(T) differs from the training one
+    assert abs(float(path.impurities[-1]) - float(cost_complexity_path(_to_params(est)).impurities[-1])) > 1e-3
+
+
+def test_misclassification_reestimate_equals_decision_path_statistics():
+    # every criterion recomputes the impurity from the new rows' own class fractions, so
+    # g(t) >= 0 up to rounding (concavity); checked on node statistics, not the path, whose
+    # near-zero links (1e-17) order by rounding
+    X, y, w = _data("classification")
+    est = _sk_fit("classification", X, y, w, "gini")
+    X2, y2, w2 = _data("classification", n=60, seed=7)
+    weight, count, impurity = _reference_stats(est, X2, y2, w2, "classification", "misclassification")
+    refit = pruning._reestimated(_to_params(est), X2, y2, w2, "misclassification")
+    m = est.tree_.node_count
+    np.testing.assert_allclose(refit.impurity[:m], impurity, rtol=0, atol=ATOL)
+    np.testing.assert_allclose(refit.weighted_n_node_samples[:m], weight, rtol=0, atol=ATOL)
+    np.testing.assert_array_equal(refit.n_node_samples[:m], count)
+    path = cost_complexity_path(_to_params(est), X2, y2, w2, criterion="misclassification")
+    assert np.all(np.asarray(path.ccp_alphas) > -1e-15)
 
 
 def test_reestimate_zero_weight_rows_have_no_influence():
@@ -502,3 +522,55 @@ def test_choose_rejects_a_fold_without_weight(small_tree):
     w = np.where(np.arange(30) < 10, 0.0, 1.0)
     with pytest.raises(ValueError, match="fold 0 has no held-out row of positive sample_weight"):
         choose_ccp_alpha(X, y, n_folds=3, sample_weight=w, fit=_sklearn_fit("classification", "gini"))
+
+
+# ---------------------------------------------------------------------------------------
+# trees grown by the engine (jaxclassic.tree.fit_cart)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task, criterion, seed, max_depth",
+                         [("classification", "gini", 1, 6), ("regression", "squared_error", 0, None)])
+def test_path_and_prune_of_a_fit_cart_tree_equal_sklearn(task, criterion, seed, max_depth):
+    # n = 90 rows: every feature has fewer distinct values than bins, so the engine's tree
+    # equals scikit-learn's up to ties in the gain (data chosen where it is the same tree)
+    # and to node numbering (level-wise vs depth-first). Ties of g(t) may then be collapsed
+    # in another order: the α sequence agrees, and R(T) at the end of each group of ties.
+    X, y, w = _data(task, seed=seed)
+    est = _sk_fit(task, X, y, w, criterion, max_depth=max_depth)
+    params = tree_api.fit_cart(X, y, task=task, criterion=criterion, sample_weight=w, max_depth=max_depth)
+    _assert_same_tree(params, est, X, task)  # the precondition: the same tree
+    ref = est.cost_complexity_pruning_path(X, y, sample_weight=w)
+    path = cost_complexity_path(params)
+    np.testing.assert_allclose(path.ccp_alphas, ref.ccp_alphas, rtol=0, atol=1e-12)
+    ends = np.append(np.diff(ref.ccp_alphas) > 1e-12, True)
+    np.testing.assert_allclose(np.asarray(path.impurities)[ends], ref.impurities[ends], rtol=0, atol=1e-12)
+    # midpoints (not the path values themselves: a tie broken by rounding could flip <=)
+    a = np.unique(ref.ccp_alphas)
+    mids = np.append((a[:-1] + a[1:]) / 2, a[-1] + 1.0)
+    pruned = jax.vmap(lambda alpha: prune(params, alpha, node_alphas=path.node_alphas))(jnp.asarray(mids))
+    for i, alpha in enumerate(mids):
+        ours = jax.tree_util.tree_map(lambda leaf: leaf[i], pruned)
+        _assert_same_tree(ours, _sk_fit(task, X, y, w, criterion, ccp_alpha=float(alpha), max_depth=max_depth), X, task)
+
+
+def test_choose_ccp_alpha_with_the_default_fit_cart():
+    X, y, w = _data("classification", n=80)
+    best = choose_ccp_alpha(X, y, n_folds=4, sample_weight=w, max_depth=4)
+    one_se = choose_ccp_alpha(X, y, n_folds=4, sample_weight=w, max_depth=4, one_standard_error=True)
+    # the grid comes from the full tree, which equals scikit-learn's (exact binning)
+    ref = _sk_fit("classification", X, y, w, "gini", max_depth=4).cost_complexity_pruning_path(X, y, sample_weight=w)
+    distinct = np.unique(np.maximum(ref.ccp_alphas, 0))
+    grid = np.append(np.sqrt(distinct[:-1] * distinct[1:]), distinct[-1])
+    np.testing.assert_allclose(best.ccp_alphas, grid, rtol=0, atol=1e-12)
+    # each fold's errors: the engine's tree on the fold's training weights, pruned and scored
+    for k in range(4):
+        test = np.asarray(best.fold_ids) == k
+        tree = tree_api.fit_cart(X, y, sample_weight=np.where(test, 0, w), max_depth=4, n_classes=3)
+        for j, alpha in enumerate(grid):
+            pred = np.asarray(tree_api.predict(prune(tree, float(alpha)), X))
+            err = np.sum(w[test] * (pred[test] != y[test])) / np.sum(w[test])
+            assert float(best.cv_errors[k, j]) == pytest.approx(err, abs=1e-12)
+    assert float(one_se.ccp_alpha) >= float(best.ccp_alpha)
+    assert float(best.mean_error[list(np.asarray(best.ccp_alphas)).index(float(best.ccp_alpha))]) == pytest.approx(
+        float(np.min(best.mean_error)), abs=0)
