@@ -271,3 +271,20 @@ def test_mismatched_lengths_and_masks_are_errors():
         fit_c45(X, Y_GOLF)
     with pytest.raises(ValueError, match="n_errors must be <= n_samples"):
         upper_error_bound(3, 2)
+
+
+def test_min_samples_leaf_and_max_depth():
+    # 14 cases < 2 * MINOBJS = 16: the root stays a leaf (Quinlan's stopping rule)
+    assert int(fit_c45(X_GOLF, Y_GOLF, categorical=GOLF_CATEGORICAL, min_samples_leaf=8).n_nodes) == 1
+    stump = fit_c45(X_GOLF, Y_GOLF, categorical=GOLF_CATEGORICAL, max_depth=1, prune=False)
+    assert int(stump.n_nodes) == 4 and int(stump.depth.max()) == 1
+
+
+def test_second_fit_and_predict_with_the_same_shapes_do_not_recompile():
+    from jaxclassic.tree.c45 import _node_statistics, _reach_all
+    params = fit_c45(X_GOLF, Y_GOLF, categorical=GOLF_CATEGORICAL)
+    tree.predict_proba(params, X_GOLF)
+    sizes = _node_statistics._cache_size(), _reach_all._cache_size()
+    again = fit_c45(X_GOLF[::-1], Y_GOLF[::-1], categorical=GOLF_CATEGORICAL)
+    tree.predict_proba(again, X_GOLF[::-1])
+    assert (_node_statistics._cache_size(), _reach_all._cache_size()) == sizes
