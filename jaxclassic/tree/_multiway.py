@@ -1,5 +1,7 @@
 r"""Shared pieces of the multiway trees (ID3, C4.5): code checks, weighted contingency tables,
-host-side node storage, the array walks of prediction, and subtree compaction.
+host-side node storage, the array walks of prediction, subtree compaction, and Quinlan's
+pessimistic pruning (:func:`upper_error_bound`, :func:`pessimistic_prune`; re-exported by
+:mod:`jaxclassic.tree.c45`), which applies to either kind of tree.
 
 Layout (one for :class:`~jaxclassic.tree.id3.ID3Params` and
 :class:`~jaxclassic.tree.c45.C45Params`): ``M`` nodes numbered in pre-order (a parent's
@@ -20,8 +22,10 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.scipy.special import betainc
 
 from jaxclassic.information import entropy
+from jaxclassic.validation import check_array, check_scalar, is_traced
 
 MAX_CATEGORIES = 256
 
@@ -265,3 +269,149 @@ def parents(children):
     slot = jnp.zeros(n_nodes, jnp.int32).at[target].set(
         jnp.tile(jnp.arange(width, dtype=jnp.int32), n_nodes), mode="drop")
     return parent, slot
+
+
+# --------------------------------------------------------------------------- pessimistic pruning (Quinlan 1993 ch. 4)
+_COLLAPSE_TOLERANCE = 1e-3   # C4.5 / J48: collapse when subtree errors >= leaf errors - 1e-3
+_PRUNE_SLACK = 0.1           # C4.5 / J48: prune when leaf estimate <= subtree estimate + 0.1
+
+
+@jax.jit
+def _upper_bound(n_errors, n_samples, confidence_factor):
+    a = n_errors + 1.0
+    b = n_samples - n_errors
+    degenerate = b <= 0
+    b = jnp.where(degenerate, 1.0, b)
+    target = 1.0 - confidence_factor
+
+    def bisect(_, bracket):
+        lo, hi = bracket
+        mid = 0.5 * (lo + hi)
+        below = betainc(a, b, mid) < target
+        return jnp.where(below, mid, lo), jnp.where(below, hi, mid)
+
+    zeros = jnp.zeros(jnp.broadcast_shapes(a.shape, b.shape, jnp.shape(target)), a.dtype)
+    lo, hi = jax.lax.fori_loop(0, 64, bisect, (zeros, zeros + 1.0))
+    return jnp.where(degenerate, 1.0, 0.5 * (lo + hi))
+
+
+def check_confidence_factor(confidence_factor):
+    return check_scalar(confidence_factor, "confidence_factor", low=0.0, high=1.0,
+                        include_low=False, include_high=False)
+
+
+def upper_error_bound(n_errors, n_samples, confidence_factor=0.25) -> jax.Array:
+    r"""Quinlan's pessimistic error rate :math:`U_{CF}(E, N)`, the exact binomial upper limit.
+
+    .. math:: U_{CF}(E, N) = p \ \text{ such that } \ \sum_{j=0}^{E} \binom{N}{j} p^j (1-p)^{N-j} = CF
+              \iff I_p(E + 1, N - E) = 1 - CF,
+
+    solved by 64 bisection steps on ``jax.scipy.special.betainc`` (the beta form extends to the
+    fractional counts of weighted cases). :math:`E = 0` gives :math:`1 - CF^{1/N}`;
+    :math:`E \ge N` (and :math:`N = 0`) gives 1. Jittable and elementwise (broadcasting).
+
+    Parameters
+    ----------
+    n_errors : array-like, float >= 0
+        :math:`E`, the (weighted) training errors of the leaf.
+    n_samples : array-like, float >= 0
+        :math:`N`, the (weighted) training cases at the leaf.
+    confidence_factor : float in (0, 1)
+        CF; 0.25 as in C4.5.
+
+    Returns
+    -------
+    jax.Array of the broadcast shape: the upper limit, in [0, 1].
+
+    Example
+    -------
+    >>> [round(float(u), 3) for u in upper_error_bound([0, 0, 0], [6, 9, 1])]  # Quinlan 1993 p. 41
+    [0.206, 0.143, 0.75]
+
+    References
+    ----------
+    J. R. Quinlan (1993), C4.5: Programs for Machine Learning, §4.2.
+    C. J. Clopper and E. S. Pearson (1934), Biometrika 26, 404-413 (the exact binomial limit).
+    """
+    if not is_traced(confidence_factor):
+        check_confidence_factor(confidence_factor)
+    e = check_array(n_errors, "n_errors", ndim=tuple(range(0, 8)), min_samples=0)
+    n = check_array(n_samples, "n_samples", ndim=tuple(range(0, 8)), min_samples=0)
+    if not (is_traced(e) or is_traced(n)):
+        if (np.asarray(e) < 0).any() or (np.asarray(n) < 0).any():
+            raise ValueError("n_errors and n_samples must be >= 0")
+        if (np.asarray(e) > np.asarray(n) + 1e-9).any():
+            raise ValueError("n_errors must be <= n_samples")
+    dtype = jnp.promote_types(e.dtype, n.dtype)
+    return _upper_bound(e.astype(dtype), n.astype(dtype), jnp.asarray(confidence_factor, dtype))
+
+
+
+def _subtree_sums(is_leaf, children, leaf_value):
+    """Sum of ``leaf_value`` over the leaves under every node (children have larger indices)."""
+    total = np.where(is_leaf, leaf_value, 0.0).astype(np.float64)
+    for t in range(len(is_leaf) - 1, -1, -1):
+        if not is_leaf[t]:
+            total[t] = sum(total[c] for c in children[t] if c >= 0)
+    return total
+
+
+def collapse_tree(params):
+    """Collapse every subtree whose leaves make no fewer training errors (within 1e-3) than its root
+    as a leaf (C4.5 r8, J48's ``collapseTree``); top-down, then renumbered."""
+    _, errors = training_errors(params)
+    is_leaf = np.asarray(params.is_leaf).copy()
+    subtree = _subtree_sums(is_leaf, np.asarray(params.children), errors)
+    is_leaf |= subtree >= errors - _COLLAPSE_TOLERANCE
+    return compact(params, is_leaf) if (is_leaf != np.asarray(params.is_leaf)).any() else params
+
+
+def pessimistic_prune(params, confidence_factor=0.25):
+    r"""Quinlan's pessimistic subtree replacement of a fitted C4.5 (or ID3) tree.
+
+    Bottom-up, a subtree rooted at :math:`t` becomes a leaf when
+
+    .. math:: N_t\,U_{CF}(E_t, N_t) \;\le\; \sum_{l \in \text{leaves}(t)} N_l\,U_{CF}(E_l, N_l) + 0.1,
+
+    with :math:`N` the training weight and :math:`E = N - \max_k n_k` the training errors of
+    a node as a leaf, and :math:`U_{CF}` from :func:`upper_error_bound` (exact binomial
+    limit). Runs on the host; the result is renumbered (pruned descendants removed).
+
+    Parameters
+    ----------
+    params : C45Params or ID3Params
+    confidence_factor : float in (0, 1)
+
+    Returns
+    -------
+    The pruned params, of the same type.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from jaxclassic.tree.c45 import fit_c45
+    >>> X = np.repeat([0.0, 1.0, 2.0], [6, 9, 1])[:, None]; y = np.repeat([0, 0, 1], [6, 9, 1])
+    >>> full = fit_c45(X, y, categorical=True, prune=False)
+    >>> int(full.n_nodes), int(pessimistic_prune(full).n_nodes)  # Quinlan 1993 p. 41
+    (4, 1)
+
+    References
+    ----------
+    J. R. Quinlan (1993), C4.5: Programs for Machine Learning, §4.2.
+    """
+    confidence_factor = float(check_confidence_factor(confidence_factor))
+    n, errors = training_errors(params)
+    upper = np.asarray(_upper_bound(jnp.asarray(errors), jnp.asarray(n), jnp.asarray(confidence_factor)))
+    estimate = np.where(n > 0, n * upper, 0.0)
+    estimate = np.maximum(estimate, errors)
+    is_leaf = np.asarray(params.is_leaf).copy()
+    children = np.asarray(params.children)
+    tree_estimate = np.where(is_leaf, estimate, 0.0)
+    for t in range(int(params.n_nodes) - 1, -1, -1):
+        if is_leaf[t]:
+            continue
+        tree_estimate[t] = sum(tree_estimate[c] for c in children[t] if c >= 0)
+        if estimate[t] <= tree_estimate[t] + _PRUNE_SLACK:
+            is_leaf[t] = True
+            tree_estimate[t] = estimate[t]
+    return compact(params, is_leaf) if (is_leaf != np.asarray(params.is_leaf)).any() else params
