@@ -9,6 +9,8 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+
+from jaxclassic import _precision
 import numpy as np
 
 from jaxclassic.validation import (
@@ -154,4 +156,4 @@ def _binary_counts(y_true, y_pred, w, pos_label):
 
 def _wsum(w, values):
     """:math:`\\sum_i w_i v_i` over axis 0 (``values`` of shape (n,) or (n, k))."""
-    return jnp.einsum("n,n...->...", w, values)
+    return _precision.einsum("n,n...->...", w, values)
