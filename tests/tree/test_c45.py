@@ -288,3 +288,24 @@ def test_second_fit_and_predict_with_the_same_shapes_do_not_recompile():
     again = fit_c45(X_GOLF[::-1], Y_GOLF[::-1], categorical=GOLF_CATEGORICAL)
     tree.predict_proba(again, X_GOLF[::-1])
     assert (_node_statistics._cache_size(), _reach_all._cache_size()) == sizes
+
+
+def test_iris_tree_is_j48s():
+    # Weka's J48 (C4.5 r8) on iris, as published (Witten & Frank, Data Mining; Weka's manual):
+    # 5 leaves, size 9. scikit-learn's iris differs from UCI's in two setosa rows (35, 38),
+    # which do not reach any test below the first.
+    from jaxclassic.datasets import load_iris
+    X, y = load_iris()[:2]
+    params = fit_c45(X, y)
+    names = ["sepallength", "sepalwidth", "petallength", "petalwidth"]
+    assert tree.export_text(params, names, ["Iris-setosa", "Iris-versicolor", "Iris-virginica"]) == (
+        "petalwidth <= 0.6: Iris-setosa (50.0)\n"
+        "petalwidth > 0.6\n"
+        "|   petalwidth <= 1.7\n"
+        "|   |   petallength <= 4.9: Iris-versicolor (48.0/1.0)\n"
+        "|   |   petallength > 4.9\n"
+        "|   |   |   petalwidth <= 1.5: Iris-virginica (3.0)\n"
+        "|   |   |   petalwidth > 1.5: Iris-versicolor (3.0/1.0)\n"
+        "|   petalwidth > 1.7: Iris-virginica (46.0/1.0)\n"
+    )
+    assert int(params.n_nodes) == 9
