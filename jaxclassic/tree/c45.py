@@ -44,6 +44,15 @@ when the leaf's estimate is at most the sum of its leaves' estimates plus 0.1 (C
 slack). Before pruning, a subtree that does not reduce the training errors of its root (by
 more than 1e-3) is collapsed (``collapse=True``, J48's default). Subtree raising is not done.
 
+Departures from C4.5 release 8 / Weka J48, all small: the pessimistic bound is the exact
+binomial limit (above), not the normal approximation; no subtree raising; no subset
+(grouped-value) tests; the average-gain guard does not exclude attributes with many values
+(C4.5's ``0.3 * cases`` rule); distinct values are cut at strict ``<`` (J48: a gap over
+``1e-5``); the ``2 MinSplit`` requirement of a continuous attribute is on known weight (J48:
+known row count); an empty branch holds its parent's class distribution (C4.5: the parent's
+majority class). Reproduced exactly: J48's trees on weather.nominal, weather.numeric and iris,
+and Quinlan's unknown-value example of ch. 3 (see ``tests/tree/test_c45.py``).
+
 Growth runs on the host (a Python loop over nodes, pre-order); each node's statistics (for
 every feature: gain, split information, validity, and the best cut of a continuous feature)
 are one jitted JAX call on full-length weight vectors (sort orders computed once). Prediction

@@ -309,3 +309,11 @@ def test_iris_tree_is_j48s():
         "|   petalwidth > 1.7: Iris-virginica (46.0/1.0)\n"
     )
     assert int(params.n_nodes) == 9
+
+
+def test_vmap_over_rows_equals_the_batch():
+    X, y = _mixed_data(2)
+    params = fit_c45(X, y, categorical=np.array([True, False, True]), prune=False)
+    batch = tree.predict_proba(params, X)
+    rows = jax.vmap(lambda x: tree.predict_proba(params, x[None])[0])(jnp.asarray(X))
+    np.testing.assert_allclose(rows, batch, rtol=1e-12)
