@@ -35,13 +35,22 @@ The softmax is over-parameterised: adding one vector to every class's
 :math:`\mathbf 1_C \otimes e_j`. The intercept directions stay singular for any
 :math:`\lambda` (intercepts are unpenalised), the weight directions when :math:`\lambda = 0`.
 The Newton system adds :math:`\mu\,\tfrac1C(\mathbf 1\mathbf 1^\top \otimes E)` on those
-directions (:math:`E` selects them, :math:`\mu` the mean Hessian diagonal). The gradient is
+directions (:math:`E` selects all weight directions, and the intercepts' when fitted;
+:math:`\mu` the mean Hessian diagonal; with :math:`\lambda > 0` the penalty alone holds the
+weight directions, but in the standardised basis a column of large scale makes it fall
+below the rounding of the data term in float32). The gradient is
 orthogonal to them (:math:`\sum_a G_{ia} = 0`), so this gives the minimum-norm Newton step
 whatever :math:`\mu` is: starting from centred parameters the iterates stay centred,
 :math:`\sum_c w_c = 0` and :math:`\sum_c b_c = 0` — the solution scikit-learn reports.
 
-``method="auto"`` uses Newton while :math:`C(d+1) \le 2000` (the Cholesky factor of the
-Hessian is then at most 2000 x 2000) and ``optax.lbfgs`` beyond.
+The Newton loop is the one of :func:`jaxclassic.linear._newton.newton_solve` (shared with
+:mod:`jaxclassic.linear.logistic`): it runs in the standardised basis of the columns (weighted
+centring and scaling, mapped back exactly; the stopping rule is on the gradient in that
+basis) and flags complete and quasi-complete separation when ``l2 = 0``.
+
+``method="auto"`` uses Newton while :math:`C(d+1) \le 200` (``NEWTON_MAX_PARAMS``, measured:
+the dense :math:`C(d+1)\times C(d+1)` Hessian stops paying beyond it) and ``optax.lbfgs``
+beyond.
 
 References
 ----------
@@ -60,15 +69,16 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import losses
-from jaxclassic._solver import iterate, minimize_optax
+from jaxclassic import _precision, losses
+from jaxclassic._solver import minimize_optax
 from jaxclassic.linear._api import decision_function, predict, predict_proba
 from jaxclassic.linear._gram import weighted_outer_sums
 from jaxclassic.linear._newton import (
-    at_rounding_floor,
-    backtracking,
+    HISTORY_SIZE,
+    NewtonProblem,
     default_tol,
-    newton_direction,
+    newton_solve,
+    standardize_columns,
     warn_after_fit,
     weighted_sum,
 )
@@ -76,6 +86,7 @@ from jaxclassic.validation import (
     check_choice,
     check_classifier_data,
     check_int,
+    check_predict_X,
     check_scalar,
 )
 
@@ -99,10 +110,15 @@ class SoftmaxParams(NamedTuple):
         :math:`b`, centred over classes (0 without ``fit_intercept``).
     n_iter : int32 scalar
     converged : bool scalar
-    grad_norm_history : (max_iter,) array
-        :math:`\\lVert\\nabla J\\rVert_F / \\sum s` after each iteration.
+    grad_norm_history : (HISTORY_SIZE,) array
+        :math:`\\lVert\\nabla J\\rVert_F / \\sum s` after each iteration (Newton: in the
+        standardised basis); ``HISTORY_SIZE = 100`` is static, iterations past it overwrite
+        the last entry (the final norm).
     separated : bool scalar
-        ``l2 == 0`` and every training row's own class has the strictly largest score.
+        ``l2 == 0`` and every training row's own class has the strictly largest score
+        (complete separation), or some rows' own-class probabilities are within
+        :math:`\\sqrt{\\mathrm{eps}}` of 1 while Newton still moves the parameters by a
+        sizeable step (quasi-complete separation, Newton only).
     """
 
     coef: jax.Array
@@ -116,7 +132,7 @@ class SoftmaxParams(NamedTuple):
 def softmax_objective(coef, intercept, X, y, *, l2=0.0, sample_weight=None):
     r""":math:`J(W, b) = \sum_i s_i \ell(y_i, Wx_i + b) + \tfrac{\lambda}{2}\lVert W\rVert_F^2`."""
     X = jnp.asarray(X)
-    scores = X @ coef.T + intercept
+    scores = _precision.matmul(X, coef.T) + intercept
     sw = jnp.ones(X.shape[0], scores.dtype) if sample_weight is None else sample_weight
     return weighted_sum(sw, losses.softmax_cross_entropy(y, scores)) + 0.5 * l2 * jnp.sum(coef**2)
 
@@ -126,16 +142,18 @@ def _pairs(n_classes: int):
     return ia.astype(np.int32), ib.astype(np.int32)
 
 
-def _gradient(B, scores, X, y, sw, l2, fit_intercept):
-    """Gradient ``(C, d+1)`` of J at ``B = [W, b]`` given the scores: one pass over X."""
+def _gradient(B, scores, X, y, sw, penalty, fit_intercept):
+    """Gradient ``(C, d+1)`` of J at ``B = [W, b]`` given the scores: one pass over X.
+    ``penalty``: the L2 weight of each feature's coefficients (a scalar or (d,))."""
     d = X.shape[1]
     G, _ = losses.grad_hess(losses.softmax_cross_entropy, y, scores)  # autodiff, (n, C)
     sG = jnp.where((sw > 0)[:, None], sw[:, None] * G, 0)
     fi = jnp.asarray(fit_intercept, X.dtype)
-    return jnp.concatenate([sG.T @ X + l2 * B[:, :d], fi * jnp.sum(sG, axis=0)[:, None]], axis=1)
+    return jnp.concatenate([_precision.matmul(sG.T, X) + penalty * B[:, :d],
+                            fi * jnp.sum(sG, axis=0)[:, None]], axis=1)
 
 
-def _hessian(scores, X, y, sw, l2, fit_intercept):
+def _hessian(scores, X, y, sw, penalty, fit_intercept):
     """Hessian ``(C(d+1), C(d+1))`` of J given the scores (without the null-space term)."""
     n, d = X.shape
     n_classes = scores.shape[1]
@@ -153,14 +171,16 @@ def _hessian(scores, X, y, sw, l2, fit_intercept):
     size = n_classes * (d + 1)
     hess = jnp.swapaxes(blocks, 1, 2).reshape(size, size)
     # penalty on the weights; a fixed intercept (no fit_intercept) gets an identity row
-    per_coord = jnp.concatenate([jnp.full((d,), l2, X.dtype), (1 - fi)[None]])
+    per_coord = jnp.concatenate([jnp.broadcast_to(penalty, (d,)).astype(X.dtype), (1 - fi)[None]])
     return hess + jnp.diag(jnp.tile(per_coord, n_classes))
 
 
-def _regularise_null_space(hess, l2, fit_intercept, n_classes, d):
-    """Add mu/C (11^T kron E) on the directions that leave the softmax unchanged."""
+def _regularise_null_space(hess, fit_intercept, n_classes, d):
+    """Add mu/C (11^T kron E) on the directions that leave the softmax unchanged (all of
+    them: with l2 > 0 the weights' ones carry only the penalty, which in the standardised
+    basis can be below the rounding of the data term)."""
     dtype = hess.dtype
-    mask = jnp.concatenate([jnp.full((d,), l2 == 0), jnp.asarray([fit_intercept])]).astype(dtype)
+    mask = jnp.concatenate([jnp.ones((d,), bool), jnp.asarray([fit_intercept])]).astype(dtype)
     mu = jnp.mean(jnp.abs(jnp.diagonal(hess)))
     null = jnp.kron(jnp.ones((n_classes, n_classes), dtype) / n_classes, jnp.diag(mask))
     return hess + mu * null
@@ -175,68 +195,57 @@ def softmax_grad_hess(coef, intercept, X, y, *, l2=0.0, sample_weight=None, fit_
     X = jnp.asarray(X)
     sw = jnp.ones(X.shape[0], X.dtype) if sample_weight is None else jnp.asarray(sample_weight, X.dtype)
     B = jnp.concatenate([coef, intercept[:, None]], axis=1).astype(X.dtype)
-    scores = X @ coef.T + intercept
+    scores = _precision.matmul(X, coef.T) + intercept
     y, l2 = jnp.asarray(y), jnp.asarray(l2, X.dtype)
     return (_gradient(B, scores, X, y, sw, l2, fit_intercept),
             _hessian(scores, X, y, sw, l2, fit_intercept))
 
 
-def _all_own_class_largest(scores, y, sw):
+def _own_class_margins(scores, y):
+    """Own score minus the largest other score, per row (positive: the row is classified right)."""
     own = jnp.take_along_axis(scores, y[:, None], axis=1)[:, 0]
     others = jnp.where(jax.nn.one_hot(y, scores.shape[1], dtype=bool), -jnp.inf, scores)
-    return jnp.all((own > jnp.max(others, axis=1)) | (sw <= 0))
+    return own - jnp.max(others, axis=1)
 
 
-class _NewtonState(NamedTuple):
-    B: jax.Array
-    scores: jax.Array
-    value: jax.Array
-    grad: jax.Array
-    grad_norm: jax.Array
-    separated: jax.Array
-
-
-def _fit_newton(X, y, sw, l2, tol, B0, *, max_iter, fit_intercept):
+def _fit_newton(X, y, sw, l2, tol, b0, max_iter, *, fit_intercept):
+    """Newton (the shared loop of ``_newton.newton_solve``) in the standardised basis
+    ``Z = (X - mean) / scale``; returns ``B = [W, b]`` on the input scale and the report."""
     n, d = X.shape
-    n_classes = B0.shape[0]
-    total = jnp.sum(sw)
+    n_classes = b0.shape[0]
+    Z, mean, scale = standardize_columns(X, sw, fit_intercept)
+    penalty = l2 / jnp.square(scale)  # lambda/2 |W|^2 with W = W_Z / scale
+    fi = jnp.asarray(fit_intercept, X.dtype)
 
-    def step(state: _NewtonState):
-        hess = _hessian(state.scores, X, y, sw, l2, fit_intercept)
-        hess = _regularise_null_space(hess, l2, fit_intercept, n_classes, d)
-        direction = newton_direction(hess, state.grad.reshape(-1)).reshape(n_classes, d + 1)
-        u = X @ direction[:, :d].T + direction[:, d]  # (n, C): one pass over X
+    def scores(B):
+        return _precision.matmul(Z, B[:, :d].T) + fi * B[:, d]
 
-        def phi(t):  # J on the line, O(nC) per trial
-            W = state.B[:, :d] + t * direction[:, :d]
-            data = weighted_sum(sw, losses.softmax_cross_entropy(y, state.scores + t * u))
-            return data + 0.5 * l2 * jnp.sum(W * W)
+    def objective(B, F):
+        data = weighted_sum(sw, losses.softmax_cross_entropy(y, F))
+        return data + 0.5 * jnp.sum(penalty * B[:, :d] ** 2)
 
-        slope = jnp.vdot(state.grad, direction)
-        t, value, accepted = backtracking(phi, state.value, slope)
-        B = jnp.where(accepted, state.B + t * direction, state.B)
-        scores = jnp.where(accepted, state.scores + t * u, state.scores)
-        value = jnp.where(accepted, value, state.value)
-        grad = _gradient(B, scores, X, y, sw, l2, fit_intercept)
-        grad_norm = jnp.linalg.norm(grad) / total
-        separated = (l2 == 0) & _all_own_class_largest(scores, y, sw)
-        floor = at_rounding_floor(state.value, -slope, grad_norm, state.grad_norm)
-        stop = (separated | floor | jnp.logical_not(accepted)) & (grad_norm > tol)
-        new = _NewtonState(B, scores, value, grad, grad_norm, separated)
-        return new, jnp.where(stop, jnp.nan, grad_norm)
+    def derivatives(B, F):
+        return _gradient(B, F, Z, y, sw, penalty, fit_intercept), F
 
-    scores0 = jnp.broadcast_to(B0[:, d], (n, n_classes))  # W0 = 0: no pass over X
-    value0 = weighted_sum(sw, losses.softmax_cross_entropy(y, scores0))
-    grad0 = _gradient(B0, scores0, X, y, sw, l2, fit_intercept)
-    norm0 = jnp.linalg.norm(grad0) / total
-    init = _NewtonState(B0, scores0, value0, grad0, norm0, jnp.asarray(False))
-    res = iterate(step, init, max_iter=max_iter, tol=tol, init_error=norm0)
-    history = jnp.where(jnp.isnan(res.history), res.carry.grad_norm, res.history)
-    return res.carry.B, res.carry.scores, res.n_iter, res.converged, history
+    def hessian(F):
+        hess = _hessian(F, Z, y, sw, penalty, fit_intercept)
+        return _regularise_null_space(hess, fit_intercept, n_classes, d)
+
+    problem = NewtonProblem(scores, objective, derivatives, hessian,
+                            lambda F: _own_class_margins(F, y))
+    B0 = jnp.zeros((n_classes, d + 1), X.dtype).at[:, d].set(b0)
+    res = newton_solve(problem, B0, sw, l2 == 0, max_iter=max_iter, tol=tol,
+                       F0=jnp.broadcast_to(b0, (n, n_classes)))  # W0 = 0: no pass over X
+    # the optimum (and the minimum-norm one when l2 = 0) is centred over classes; the
+    # iterates are up to rounding: remove it (the probabilities do not change)
+    B = res.B - jnp.mean(res.B, axis=0)
+    W = B[:, :d] / scale
+    b = fi * (B[:, d] - _precision.matmul(W, mean))
+    return jnp.concatenate([W, b[:, None]], axis=1), res
 
 
-@partial(jax.jit, static_argnames=("n_classes", "method", "max_iter", "fit_intercept"))
-def _fit_softmax(X, y, sw, l2, tol, *, n_classes, method, max_iter, fit_intercept):
+@partial(jax.jit, static_argnames=("n_classes", "method", "fit_intercept"))
+def _fit_softmax(X, y, sw, l2, tol, max_iter, *, n_classes, method, fit_intercept):
     dtype = X.dtype
     n, d = X.shape
     l2 = jnp.asarray(l2, dtype)
@@ -245,23 +254,24 @@ def _fit_softmax(X, y, sw, l2, tol, *, n_classes, method, max_iter, fit_intercep
     counts = jnp.zeros(n_classes, dtype).at[y].add(jnp.where(sw > 0, sw, 0))
     log_prior = jnp.log(jnp.clip(counts / jnp.sum(sw), 1e-3, 1.0))
     b0 = jnp.where(fit_intercept, log_prior - jnp.mean(log_prior), 0).astype(dtype)
-    B0 = jnp.zeros((n_classes, d + 1), dtype).at[:, d].set(b0)
     if method == "newton":
-        B, scores, n_iter, converged, history = _fit_newton(
-            X, y, sw, l2, tol, B0, max_iter=max_iter, fit_intercept=fit_intercept)
-    else:
-        total = jnp.sum(sw)
-        fi = jnp.asarray(fit_intercept, dtype)
+        B, res = _fit_newton(X, y, sw, l2, tol, b0, max_iter, fit_intercept=fit_intercept)
+        return SoftmaxParams(B[:, :d], B[:, d], res.n_iter, res.converged, res.history,
+                             res.separated)
+    total = jnp.sum(sw)
+    fi = jnp.asarray(fit_intercept, dtype)
+    B0 = jnp.zeros((n_classes, d + 1), dtype).at[:, d].set(b0)
 
-        def fun(B):
-            return softmax_objective(B[:, :d], fi * B[:, d], X, y, l2=l2, sample_weight=sw) / total
+    def fun(B):
+        return softmax_objective(B[:, :d], fi * B[:, d], X, y, l2=l2, sample_weight=sw) / total
 
-        res = minimize_optax(fun, B0, optax.lbfgs(), max_iter=max_iter, tol=tol)
-        B, n_iter, converged, history = res.carry[0], res.n_iter, res.converged, res.history
-        B = B.at[:, d].multiply(fi)
-        scores = X @ B[:, :d].T + B[:, d]
-    separated = (l2 == 0) & _all_own_class_largest(scores, y, sw)
-    return SoftmaxParams(B[:, :d], B[:, d], n_iter, converged & ~separated, history, separated)
+    res = minimize_optax(fun, B0, optax.lbfgs(), max_iter=max_iter, tol=tol,
+                         history_size=HISTORY_SIZE)
+    B = res.carry[0].at[:, d].multiply(fi)
+    scores = _precision.matmul(X, B[:, :d].T) + B[:, d]
+    separated = (l2 == 0) & jnp.all((_own_class_margins(scores, y) > 0) | (sw <= 0))
+    return SoftmaxParams(B[:, :d], B[:, d], res.n_iter, res.converged & ~separated, res.history,
+                         separated)
 
 
 def _choose_method(n_classes: int, n_features: int) -> str:
@@ -295,14 +305,17 @@ def fit_softmax(
     n_classes : int, optional
         C (static); inferred as ``max(y) + 1`` when ``y`` is concrete, required under tracing.
     l2 : float >= 0
-        :math:`\lambda` (= 1/C of scikit-learn's multinomial ``LogisticRegression``; traced).
+        :math:`\lambda` (= 1/C of scikit-learn's multinomial ``LogisticRegression``; traced,
+        cast to ``X``'s dtype: a new value, int or float, does not recompile).
     fit_intercept : bool
     method : {"auto", "newton", "lbfgs"}
-        ``"auto"``: Newton while ``n_classes * (n_features + 1) <= 2000``, else L-BFGS.
+        ``"auto"``: Newton while ``n_classes * (n_features + 1) <= 200``, else L-BFGS.
     max_iter : int
+        Iteration limit (traced: a new value does not recompile).
     tol : float, optional
-        Stop when :math:`\lVert\nabla J\rVert_F/\sum s \le` ``tol``; default ``1e-8`` in
-        float64, ``1e-6`` in float32.
+        Stop when :math:`\lVert\nabla J\rVert_F/\sum s \le` ``tol`` (Newton: the gradient in
+        the standardised basis of the columns); default ``1e-8`` in float64, ``1e-6`` in
+        float32.
     sample_weight : (n_samples,) array, optional
     key : unused (the fit is deterministic); accepted for the common signature.
 
@@ -332,15 +345,17 @@ def fit_softmax(
     tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
     if method == "auto":
         method = _choose_method(n_classes, X.shape[1])
-    params = _fit_softmax(X, y, sw, l2, tol, n_classes=n_classes, method=method,
-                          max_iter=max_iter, fit_intercept=fit_intercept)
-    warn_after_fit(params, f"fit_softmax(method={method!r})", l2)
+    # l2 / tol as arrays of X's dtype and max_iter traced: one compiled program for all values
+    params = _fit_softmax(X, y, sw, jnp.asarray(l2, X.dtype), jnp.asarray(tol, X.dtype),
+                          jnp.asarray(max_iter, jnp.int32), n_classes=n_classes, method=method,
+                          fit_intercept=fit_intercept)
+    warn_after_fit(params, f"fit_softmax(method={method!r})", l2, max_iter)
     return params
 
 
 def _decision(params: SoftmaxParams, X):
-    X = jnp.asarray(X)
-    return X @ params.coef.T.astype(X.dtype) + params.intercept.astype(X.dtype)
+    X = check_predict_X(X, params.coef.dtype, params.coef.shape[-1])
+    return _precision.matmul(X, params.coef.T.astype(X.dtype)) + params.intercept.astype(X.dtype)
 
 
 def _predict_proba(params: SoftmaxParams, X):

@@ -6,13 +6,15 @@ derivation (gradient (p - onehot) x~, Hessian blocks sum_i s_i (diag p - p p^T)_
 softmax with logistic regression on w = w_1 - w_0. Iris (150 x 4, standardised) throughout.
 """
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from jaxclassic.linear import decision_function, fit_logistic, fit_softmax, predict, predict_proba
-from jaxclassic.linear._newton import PerfectSeparationWarning
+from jaxclassic.exceptions import PerfectSeparationWarning
 from jaxclassic.linear.softmax import (
     NEWTON_MAX_PARAMS,
     _fit_softmax,
@@ -117,10 +119,67 @@ def test_unpenalised_singular_hessian_is_handled(iris):
     # l2 = 0: the loss Hessian is singular along 1_C (x) e_j for every j; the null-space term
     # gives the minimum-norm steps, the fit converges to centred finite parameters.
     X, y = iris
-    binary_overlap = np.where(y == 0, 1, y).astype(np.int32)  # classes 1 and 2 overlap
-    params = fit_softmax(X, binary_overlap, n_classes=3, l2=0.0)
+    overlap = (y == 2).astype(np.int32)  # setosa + versicolor vs virginica: they overlap
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        params = fit_softmax(X, overlap, l2=0.0)
+    assert bool(params.converged) and not bool(params.separated)
+    np.testing.assert_allclose(params.coef.sum(0), 0, atol=1e-8)
+    # the two-class softmax is logistic regression on w_1 - w_0 (same finite MLE)
+    logistic = fit_logistic(X, overlap)
+    np.testing.assert_allclose(params.coef[1] - params.coef[0], logistic.coef, rtol=1e-6)
+
+
+def test_class_without_rows_is_flagged(iris):
+    # n_classes=3 with class 0 absent: p_0 -> 0 has no finite MLE (b_0 -> -inf, a degenerate
+    # quasi-complete separation). Before issue 8.3's fix this reported converged=True.
+    X, y = iris
+    binary_overlap = np.where(y == 0, 1, y).astype(np.int32)
+    with pytest.warns(PerfectSeparationWarning, match="quasi-perfectly separated"):
+        params = fit_softmax(X, binary_overlap, n_classes=3, l2=0.0)
+    assert bool(params.separated) and not bool(params.converged)
     assert np.all(np.isfinite(params.coef))
     np.testing.assert_allclose(params.coef.sum(0), 0, atol=1e-8)
+
+
+def test_quasi_complete_separation_warns():
+    # issue 8.3 in the softmax: x = -2..2 with a tie at 0, two classes (statsmodels' Logit
+    # warns on the same data, see test_logistic): flagged, not converged
+    x = np.array([-2.0, -1.0, 0.0, 0.0, 1.0, 2.0])[:, None]
+    with pytest.warns(PerfectSeparationWarning, match="quasi-perfectly separated"):
+        params = fit_softmax(x, np.array([0, 0, 0, 1, 1, 1]), l2=0.0)
+    assert bool(params.separated) and not bool(params.converged)
+
+
+def test_float32_on_raw_columns_equals_float64(iris):
+    # issue 8.4: raw columns with a large mean (1e3) and mixed units; Newton centres and
+    # scales them, so float32 converges without a warning to the float64 fit within float32
+    # rounding times the conditioning (atol 1e-4 on coefficients of size ~1-10)
+    X, y = iris
+    raw = X * np.array([1.0, 1e3, 1e-2, 1.0]) + np.array([1e3, 0.0, 0.0, 0.0])
+    ref = fit_softmax(raw, y, l2=1.0 / 3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        params = fit_softmax(raw.astype(np.float32), y, l2=1.0 / 3.0)
+    assert bool(params.converged) and bool(ref.converged)
+    scale = np.array([1.0, 1e3, 1e-2, 1.0])
+    np.testing.assert_allclose(params.coef * scale, ref.coef * scale, atol=1e-4)
+    # float32 scores of raw entries ~1e3: rounding ~1e3 |w| eps32 ~ 1e-4 in the scores
+    np.testing.assert_allclose(predict_proba(params, raw.astype(np.float32)),
+                               predict_proba(ref, raw), atol=3e-4)
+
+
+def test_int_and_numpy_l2_and_new_max_iter_do_not_retrace(iris, iris_fit):
+    # issue 8.7: l2 as an int / np.float64 and a new max_iter reuse the compiled program
+    X, y = iris
+    fit_softmax(X, y, l2=1.0)
+    size = _fit_softmax._cache_size()
+    as_int = fit_softmax(X, y, l2=1)
+    as_numpy = fit_softmax(X, y, l2=np.float64(1.0))
+    capped = fit_softmax(X, y, l2=1.0, max_iter=2, tol=1e-30)
+    assert _fit_softmax._cache_size() == size
+    np.testing.assert_array_equal(as_int.coef, as_numpy.coef)
+    assert int(capped.n_iter) == 2
 
 
 def test_separation_warns_and_stays_finite(iris):
