@@ -134,3 +134,15 @@ def test_single_leaf_and_bad_input():
         export_text(params, feature_names=["a", "b"])
     with pytest.raises(ValueError, match="decimals must be >= 0, got -1"):
         export_text(params, decimals=-1)
+
+
+def test_fit_cart_tree_with_unused_slots():
+    from jaxclassic.tree import fit_cart
+    data = load_iris()
+    params = fit_cart(data.data, data.target, max_depth=2)
+    text = export_text(params)
+    n_nodes = int(params.n_nodes)
+    leaves = int(np.asarray(params.is_leaf)[:n_nodes].sum())
+    # one line per leaf and two per split; the node budget's unused slots print nothing
+    assert len(text.splitlines()) == leaves + 2 * (n_nodes - leaves)
+    assert text.count("class: ") == leaves
