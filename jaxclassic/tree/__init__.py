@@ -22,3 +22,8 @@ from jaxclassic.tree.c45 import gain_ratio
 from jaxclassic.tree.c45 import pessimistic_prune
 from jaxclassic.tree.c45 import upper_error_bound
 from jaxclassic.tree.export import export_text
+from jaxclassic.tree.pruning import CostComplexityCV
+from jaxclassic.tree.pruning import CostComplexityPath
+from jaxclassic.tree.pruning import choose_ccp_alpha
+from jaxclassic.tree.pruning import cost_complexity_path
+from jaxclassic.tree.pruning import prune
