@@ -1,7 +1,8 @@
 r"""Rosenblatt's perceptron, primal and dual (kernel) forms.
 
 Labels :math:`y_i \in \{0, 1\}` are coded :math:`t_i = 2y_i - 1 \in \{-1, +1\}`. One epoch
-visits the rows in order (or in a fresh random order per epoch when a ``key`` is given) and,
+visits the rows in order (or, when a ``key`` is given, the positive-weight rows in a fresh
+random order per epoch that zero-weight rows do not affect) and,
 on a *mistake* :math:`t_i(w^\top x_i + b) \le 0` of a row with weight :math:`s_i > 0`, updates
 
 .. math::
@@ -46,6 +47,7 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _precision
 from jaxclassic._solver import iterate
 from jaxclassic.linear._api import decision_function, predict
 from jaxclassic.validation import (
@@ -53,6 +55,7 @@ from jaxclassic.validation import (
     check_classifier_data,
     check_int,
     check_key,
+    check_predict_X,
     check_scalar,
 )
 
@@ -107,13 +110,28 @@ class KernelPerceptronParams(NamedTuple):
 
 
 def _linear_kernel(X, Z):
-    return X @ Z.T
+    return _precision.matmul(X, Z.T)
 
 
-def _epoch_order(key, epoch, n, shuffle):
-    if shuffle:
-        return jax.random.permutation(jax.random.fold_in(key, epoch), n)
-    return jnp.arange(n)
+def _epoch_order(key, epoch, sw, shuffle):
+    """Visiting order of one epoch: row order, or (``shuffle``) the positive-weight rows in a
+    random order followed by the zero-weight rows (which never update).
+
+    The random order depends only on the key, the epoch and the *ranks* of the positive-weight
+    rows among themselves: row ``i`` with rank ``r_i`` gets the sort key
+    ``bits(fold_in(fold_in(key, epoch), r_i))``. So zero-weight rows, wherever they are
+    inserted (padding, folds), leave the order of the others, hence the fit, unchanged.
+    """
+    n = sw.shape[0]
+    if not shuffle:
+        return jnp.arange(n)
+    positive = sw > 0
+    rank = jnp.cumsum(positive.astype(jnp.int32)) - 1
+    epoch_key = jax.random.fold_in(key, epoch)
+    bits = jax.vmap(lambda r: jax.random.bits(jax.random.fold_in(epoch_key, r), dtype=jnp.uint32))(rank)
+    # zero-weight rows last: sort on (not positive, bits); a stable sort breaks ties by index
+    order = jnp.lexsort((bits, jnp.logical_not(positive)))
+    return order
 
 
 @partial(jax.jit, static_argnames=("max_epochs", "fit_intercept", "shuffle"))
@@ -124,13 +142,13 @@ def _fit_primal(X, t, sw, learning_rate, key, *, max_epochs, fit_intercept, shuf
 
     def visit(carry, i):
         w, b, mistakes = carry
-        mistake = (sw[i] > 0) & (t[i] * (jnp.dot(X[i], w) + b) <= 0)
+        mistake = (sw[i] > 0) & (t[i] * (_precision.dot(X[i], w) + b) <= 0)
         scale = jnp.where(mistake, learning_rate * sw[i] * t[i], jnp.zeros((), dtype))
         return (w + scale * X[i], b + fi * scale, mistakes + mistake.astype(jnp.int32)), None
 
     def epoch(carry):
         w, b, n_updates, k = carry
-        (w, b, mistakes), _ = jax.lax.scan(visit, (w, b, jnp.int32(0)), _epoch_order(key, k, n, shuffle))
+        (w, b, mistakes), _ = jax.lax.scan(visit, (w, b, jnp.int32(0)), _epoch_order(key, k, sw, shuffle))
         return (w, b, n_updates + mistakes, k + 1), mistakes.astype(dtype)
 
     init = (jnp.zeros(d, dtype), jnp.zeros((), dtype), jnp.int32(0), jnp.int32(0))
@@ -150,14 +168,14 @@ def _fit_dual(X, t, sw, learning_rate, key, *, max_epochs, fit_intercept, shuffl
     def visit(carry, i):
         alpha, b, mistakes = carry
         coef = alpha.astype(dtype) * step
-        mistake = (sw[i] > 0) & (t[i] * (jnp.dot(coef, gram[:, i]) + b) <= 0)
+        mistake = (sw[i] > 0) & (t[i] * (_precision.dot(coef, gram[:, i]) + b) <= 0)
         alpha = alpha.at[i].add(mistake.astype(jnp.int32))
         b = b + fi * jnp.where(mistake, step[i], jnp.zeros((), dtype))
         return (alpha, b, mistakes + mistake.astype(jnp.int32)), None
 
     def epoch(carry):
         alpha, b, n_updates, k = carry
-        (alpha, b, mistakes), _ = jax.lax.scan(visit, (alpha, b, jnp.int32(0)), _epoch_order(key, k, n, shuffle))
+        (alpha, b, mistakes), _ = jax.lax.scan(visit, (alpha, b, jnp.int32(0)), _epoch_order(key, k, sw, shuffle))
         return (alpha, b, n_updates + mistakes, k + 1), mistakes.astype(dtype)
 
     init = (jnp.zeros(n, jnp.int32), jnp.zeros((), dtype), jnp.int32(0), jnp.int32(0))
@@ -202,8 +220,9 @@ def fit_perceptron(
     sample_weight : (n_samples,) array, optional
         Scales each row's update; weight-0 rows never update.
     key : jax.random key, optional
-        When given, each epoch visits the rows in a random order drawn from
-        ``fold_in(key, epoch)``; otherwise in row order.
+        When given, each epoch visits the positive-weight rows in a random order drawn from
+        ``fold_in(key, epoch)`` and their ranks (so zero-weight rows, e.g. padding, do not
+        change it), then the zero-weight rows (no update); otherwise in row order.
 
     Returns
     -------
@@ -244,14 +263,14 @@ def fit_perceptron(
 
 
 def _decision_primal(params: PerceptronParams, X):
-    X = jnp.asarray(X)
-    return X @ params.coef.astype(X.dtype) + params.intercept.astype(X.dtype)
+    X = check_predict_X(X, params.coef.dtype, params.coef.shape[-1])
+    return _precision.matmul(X, params.coef.astype(X.dtype)) + params.intercept.astype(X.dtype)
 
 
 def _decision_dual(params: KernelPerceptronParams, X, kernel: Callable | None = None):
-    X = jnp.asarray(X)
+    X = check_predict_X(X, params.dual_coef.dtype, params.support_vectors.shape[-1])
     gram = (kernel or _linear_kernel)(X, params.support_vectors.astype(X.dtype))
-    return gram @ params.dual_coef.astype(X.dtype) + params.intercept.astype(X.dtype)
+    return _precision.matmul(gram, params.dual_coef.astype(X.dtype)) + params.intercept.astype(X.dtype)
 
 
 def _predict_primal(params: PerceptronParams, X):

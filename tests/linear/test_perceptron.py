@@ -103,6 +103,29 @@ def test_zero_weight_rows_never_update(separable):
     assert np.all(np.asarray(dual.alpha)[40:49] == 0)
 
 
+def test_zero_weight_padding_leaves_the_shuffled_fit_unchanged(separable):
+    # issue 8.5: the shuffled order permuted all n rows, so zero-weight rows changed which
+    # positive rows were visited when (relative coefficient difference 0.27). The order now
+    # depends only on the key and the ranks of the positive-weight rows: identical updates.
+    X, y, _ = separable
+    rng = np.random.default_rng(6)
+    Xg = np.concatenate([X[:40], rng.normal(size=(9, N_FEATURES)) * 50, X[40:],
+                         np.zeros((7, N_FEATURES))])
+    yg = np.concatenate([y[:40], rng.integers(0, 2, 9), y[40:], np.zeros(7)]).astype(np.int32)
+    sw = np.concatenate([np.ones(40), np.zeros(9), np.ones(len(X) - 40), np.zeros(7)])
+    key = jax.random.key(11)
+    base = fit_perceptron(X, y, max_epochs=200, key=key)
+    padded = fit_perceptron(Xg, yg, sample_weight=sw, max_epochs=200, key=key)
+    assert int(padded.n_updates) == int(base.n_updates) and int(padded.n_iter) == int(base.n_iter)
+    np.testing.assert_allclose(padded.coef, base.coef, rtol=1e-12)
+    np.testing.assert_allclose(padded.intercept, base.intercept, rtol=1e-12)
+    dual = fit_perceptron(X, y, form="dual", max_epochs=200, key=key)
+    dual_padded = fit_perceptron(Xg, yg, form="dual", sample_weight=sw, max_epochs=200, key=key)
+    keep = sw > 0
+    np.testing.assert_array_equal(np.asarray(dual_padded.alpha)[keep], dual.alpha)
+    assert np.all(np.asarray(dual_padded.alpha)[~keep] == 0)
+
+
 def test_learning_rate_only_rescales(separable):
     X, y, _ = separable
     a = fit_perceptron(X, y, max_epochs=200)
