@@ -274,7 +274,8 @@ def test_int_and_numpy_l2_and_new_max_iter_do_not_retrace(small):
     size = _fit_logistic._cache_size()
     as_int = fit_logistic(x, y, l2=1)
     as_numpy = fit_logistic(x, y, l2=np.float64(1.0))
-    capped = fit_logistic(x, y, l2=1.0, max_iter=3, tol=1e-30)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 3 iterations"):
+        capped = fit_logistic(x, y, l2=1.0, max_iter=3, tol=1e-30)
     assert _fit_logistic._cache_size() == size
     np.testing.assert_array_equal(as_int.coef, first.coef)
     np.testing.assert_array_equal(as_numpy.coef, first.coef)

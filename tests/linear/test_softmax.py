@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from jaxclassic.linear import decision_function, fit_logistic, fit_softmax, predict, predict_proba
-from jaxclassic.exceptions import PerfectSeparationWarning
+from jaxclassic.exceptions import ConvergenceWarning, PerfectSeparationWarning
 from jaxclassic.linear.softmax import (
     NEWTON_MAX_PARAMS,
     _fit_softmax,
@@ -176,7 +176,8 @@ def test_int_and_numpy_l2_and_new_max_iter_do_not_retrace(iris, iris_fit):
     size = _fit_softmax._cache_size()
     as_int = fit_softmax(X, y, l2=1)
     as_numpy = fit_softmax(X, y, l2=np.float64(1.0))
-    capped = fit_softmax(X, y, l2=1.0, max_iter=2, tol=1e-30)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        capped = fit_softmax(X, y, l2=1.0, max_iter=2, tol=1e-30)
     assert _fit_softmax._cache_size() == size
     np.testing.assert_array_equal(as_int.coef, as_numpy.coef)
     assert int(capped.n_iter) == 2
