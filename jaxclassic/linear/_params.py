@@ -7,7 +7,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _precision
 from jaxclassic.linear._api import predict
+from jaxclassic.validation import check_predict_X
 
 __all__ = ["LinearParams", "predict_linear"]
 
@@ -30,16 +32,22 @@ class LinearParams(NamedTuple):
     intercept: jax.Array
 
 
-@jax.jit
 def predict_linear(params, X):
     """``X @ coef + intercept`` for any params with ``coef`` (..., d) and ``intercept`` (...).
 
     Returns (n,) for one fit and (..., n) for a batch of fits (a path or a ``vmap``-ed grid).
+    ``X`` is validated and promoted to the params' float dtype
+    (:func:`jaxclassic.validation.check_predict_X`): integer ``X`` predicts exactly as the
+    same values in float (casting the params to an integer dtype would truncate them).
     """
-    X = jnp.asarray(X)
-    coef = jnp.asarray(params.coef).astype(X.dtype)
-    intercept = jnp.asarray(params.intercept).astype(X.dtype)
-    return jnp.einsum("nd,...d->...n", X, coef) + intercept[..., None]
+    coef = jnp.asarray(params.coef)
+    X = check_predict_X(X, coef.dtype, coef.shape[-1])
+    return _predict_linear(coef, jnp.asarray(params.intercept), X)
+
+
+@jax.jit
+def _predict_linear(coef, intercept, X):
+    return _precision.einsum("nd,...d->...n", X, coef.astype(X.dtype)) + intercept.astype(X.dtype)[..., None]
 
 
 predict.register(LinearParams, predict_linear)
