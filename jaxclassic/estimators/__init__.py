@@ -1,8 +1,21 @@
 """scikit-learn-compatible estimators over the functional core (needs ``jaxclassic[sklearn]``).
 
+dtype, as in scikit-learn: float64 input is fitted and predicted in float64 (no need to switch
+on ``jax_enable_x64``: each method enters JAX's x64 mode for its own computation and leaves it
+on return), float32 input in float32, integer input in float64. Predictions come in the dtype
+of the fit; fitted attributes (and ``params_``) are numpy arrays of that dtype. One switch
+forces float32 for speed and memory::
+
+    jaxclassic.estimators.set_config(dtype="float32")      # for the process
+    with jaxclassic.estimators.config_context(dtype="float32"):
+        ...                                                # for a block
+
 Each family adds its classes below, one import a line.
 """
 
+from jaxclassic.estimators._config import config_context
+from jaxclassic.estimators._config import get_config
+from jaxclassic.estimators._config import set_config
 from jaxclassic.estimators.discriminant import CategoricalNB
 from jaxclassic.estimators.discriminant import GaussianNB
 from jaxclassic.estimators.discriminant import LinearDiscriminantAnalysis
@@ -17,6 +30,9 @@ from jaxclassic.estimators.linear_classification import PerceptronClassifier
 from jaxclassic.estimators.linear_classification import SoftmaxRegression
 
 __all__ = [
+    "config_context",
+    "get_config",
+    "set_config",
     "LogisticRegression",
     "PerceptronClassifier",
     "SoftmaxRegression",

@@ -6,10 +6,22 @@ encode class labels to ``0..C-1`` with ``classes_``, pad the rows to a *shape bu
 zero-weight rows so that refits on data of nearby sizes reuse one compiled program, call the
 functional core and store its params pytree. They hold no maths.
 
-dtype: inputs are validated as float64 or float32 by scikit-learn; the core then computes in
-float64 only when ``jax_enable_x64`` is on, else in float32. In float32, scikit-learn's
-tightest estimator checks (``check_fit_idempotent``, ``check_methods_subset_invariance``,
-which compare at about 1e-7 relative) can fail by rounding; the test suite runs with x64 on.
+dtype (scikit-learn's policy): float64 input is fitted and predicted in float64, float32 input
+in float32, whatever the global ``jax_enable_x64`` flag says; non-float input becomes float64.
+Every public method that reaches the core is decorated with :func:`dtype_scope`: once
+:func:`prepare_fit` / :func:`prepare_predict` know the compute dtype, they switch JAX's x64
+mode on (float64) or off (float32) with ``jax.enable_x64`` until the method returns.
+Prediction runs in the dtype of the fit. :func:`~jaxclassic.estimators.set_config`
+(``dtype="float32"``) forces float32. Fitted attributes are numpy arrays of the compute dtype.
+
+Warnings that the core raises inside a decorated method are re-issued in the estimator's own
+vocabulary (``C`` rather than ``l2``, the class name rather than ``fit_logistic``):
+each class lists its translations in ``_warning_vocabulary``.
+
+Memory: ``X`` reaches the device with one ``jax.device_put`` (``jnp.asarray`` makes a second
+transient copy); scikit-learn's validation does not copy C-contiguous float input; rows are
+padded to a bucket only while the padded ``X`` holds at most :data:`MAX_PADDED_SIZE` values
+(a padded copy of a large ``X`` would cost more than the compilation it saves).
 """
 
 from __future__ import annotations
@@ -25,8 +37,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "jaxclassic.estimators needs scikit-learn: pip install 'jaxclassic[sklearn]'"
     ) from exc
 
+import contextlib
+import functools
+import re
+import threading
+import warnings
+
 import jax
-import jax.numpy as jnp
+
+from jaxclassic.estimators._config import get_config
 
 __all__ = [
     "BaseEstimator",
@@ -36,31 +55,156 @@ __all__ = [
     "validate_data",
     "bucket_size",
     "pad_rows",
-    "fit_dtype",
+    "compute_dtype",
+    "dtype_scope",
+    "enter_dtype",
+    "start_fit",
+    "fitted_dtype",
+    "translate_warning",
     "to_core",
+    "to_host",
     "encode_labels",
     "prepare_fit",
     "prepare_predict",
+    "C_VOCABULARY",
 ]
 
 #: smallest shape bucket: datasets of up to this many rows share one compiled program
 MIN_BUCKET = 32
+#: above this many rows, buckets are multiples of 1/8 of the power of two below (<= 12.5% padding)
+POW2_BUCKETS_UP_TO = 4096
+#: rows are padded only while the padded X holds at most this many values (64 MiB in float32)
+MAX_PADDED_SIZE = 1 << 24
 
 
 def bucket_size(n_samples: int) -> int:
-    """The padded number of rows for ``n_samples``: the next power of two, at least 32."""
-    return max(MIN_BUCKET, 1 << max(0, int(n_samples) - 1).bit_length())
+    """The padded number of rows for ``n_samples``.
+
+    The next power of two (at least 32) up to 4096 rows; above, the next multiple of an
+    eighth of the power of two below ``n_samples`` (so at most 12.5% of padding).
+    """
+    n = int(n_samples)
+    if n <= POW2_BUCKETS_UP_TO:
+        return max(MIN_BUCKET, 1 << max(0, n - 1).bit_length())
+    step = 1 << ((n - 1).bit_length() - 4)
+    return -(-n // step) * step
 
 
-def fit_dtype(X: np.ndarray):
-    """The dtype the core computes in: the input's float dtype if x64 is on, else float32."""
-    if jax.config.read("jax_enable_x64") and X.dtype == np.float64:
-        return np.float64
-    return np.float32
+# --------------------------------------------------------------------------- dtype policy
+def compute_dtype(input_dtype) -> type:
+    """The dtype an estimator computes in for input of ``input_dtype``.
+
+    float32 input -> float32; anything else (float64, or integers that scikit-learn's
+    validation made float64) -> float64; float32 always under ``set_config(dtype="float32")``.
+    """
+    if get_config()["dtype"] == "float32" or np.dtype(input_dtype) == np.float32:
+        return np.float32
+    return np.float64
 
 
+_scopes = threading.local()
+
+
+def _stack() -> list:
+    if not hasattr(_scopes, "stack"):
+        _scopes.stack = []
+    return _scopes.stack
+
+
+def dtype_scope(method):
+    """Decorate an estimator method that calls the core (after :func:`prepare_fit` or
+    :func:`prepare_predict`).
+
+    The x64 mode chosen by :func:`enter_dtype` holds until the method returns, and the
+    warnings raised inside are re-issued after it in the estimator's vocabulary
+    (:func:`translate_warning`). Nested calls (``predict_proba`` -> ``decision_function``)
+    each have their own scope.
+    """
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        stack = _stack()
+        caught: list = []
+        try:
+            # entered in this order, left in the reverse: x64 mode first, then the filters
+            with warnings.catch_warnings(record=True) as caught, contextlib.ExitStack() as scope:
+                warnings.simplefilter("always")
+                stack.append(scope)
+                try:
+                    return method(self, *args, **kwargs)
+                finally:
+                    stack.pop()
+        finally:
+            for record in caught:
+                _reissue(self, record)
+
+    return wrapper
+
+
+def _reissue(estimator, record) -> None:
+    """Re-issue a recorded warning: translated ones at the user's call site, others unchanged
+    at their origin (so the usual per-module filters still apply to them)."""
+    text = str(record.message)
+    translated = translate_warning(estimator, text)
+    if translated != text:
+        # stacklevel: _reissue <- wrapper <- the user's call
+        warnings.warn(record.category(translated), stacklevel=3)
+    else:
+        warnings.warn_explicit(record.message, record.category, record.filename, record.lineno,
+                               source=record.source)
+
+
+#: translations shared by every estimator: the core's function names become the class name
+_CORE_NAME = re.compile(r"\bfit_\w+(\(method=[^)]*\))?")
+
+#: the core's ``l2`` said with scikit-learn's ``C = 1 / l2`` (LogisticRegression, SoftmaxRegression)
+C_VOCABULARY: tuple[tuple[str, str], ...] = (
+    (r"\bUse l2 > 0 for a finite optimum", "Use a finite C with penalty='l2' for a finite optimum"),
+    (r"\b[Ww]ith l2 = 0\b", "Without a penalty (C=np.inf or penalty=None)"),
+    (r"\band l2 = 0\b", "and there is no penalty (C=np.inf or penalty=None)"),
+    (r"\badd l2\b", "lower C"),
+    (r"\bl2 > 0\b", "finite C"),
+    (r"\bl2 = 0\b", "C = np.inf"),
+    (r"\bl2\b", "1/C"),
+)
+
+
+def translate_warning(estimator, message: str) -> str:
+    """A core warning's text in the estimator's terms.
+
+    The core's ``fit_<model>(method=...)`` becomes the class name; the class's
+    ``_warning_vocabulary`` (pairs of regular expression and replacement) renames the core's
+    arguments; advice to "use float64" says how, given the dtype the estimator computed in.
+    """
+    message = _CORE_NAME.sub(type(estimator).__name__, message)
+    for pattern, replacement in getattr(estimator, "_warning_vocabulary", ()):
+        message = re.sub(pattern, replacement, message)
+    dtype = getattr(estimator, "_fit_dtype", None)
+    if dtype is not None and np.dtype(dtype) == np.float64:
+        message = re.sub(r"\bUse float64 or (\w)", lambda m: m.group(1).upper(), message)
+    elif get_config()["dtype"] == "float32":
+        message = re.sub(r"\bUse float64\b",
+                         "Use float64 (jaxclassic.estimators.set_config(dtype='auto') and "
+                         "float64 X)", message)
+    else:
+        message = re.sub(r"\bUse float64\b", "Pass X as float64", message)
+    return message
+
+
+def enter_dtype(dtype) -> None:
+    """Compute in ``dtype`` (float32 / float64) until the decorated method returns.
+
+    Must be called inside a :func:`dtype_scope` method (the estimator layer's public methods).
+    """
+    stack = _stack()
+    if not stack:
+        raise RuntimeError("enter_dtype outside a method decorated with dtype_scope")
+    stack[-1].enter_context(jax.enable_x64(np.dtype(dtype) == np.float64))
+
+
+# --------------------------------------------------------------------------- data
 def pad_rows(X: np.ndarray, y: np.ndarray | None, sample_weight: np.ndarray, n_padded: int):
-    """Append zero rows with weight 0 up to ``n_padded`` rows.
+    """Append zero rows with weight 0 up to ``n_padded`` rows (one copy of each array).
 
     Every fit in the core gives a zero-weight row no influence at all, so the padded fit
     equals the unpadded one while sharing its compiled program with all sizes in the bucket.
@@ -69,15 +213,40 @@ def pad_rows(X: np.ndarray, y: np.ndarray | None, sample_weight: np.ndarray, n_p
     extra = n_padded - n
     if extra <= 0:
         return X, y, sample_weight
-    Xp = np.concatenate([X, np.zeros((extra,) + X.shape[1:], X.dtype)])
-    sw = np.concatenate([sample_weight, np.zeros(extra, sample_weight.dtype)])
-    yp = None if y is None else np.concatenate([y, np.zeros((extra,) + y.shape[1:], y.dtype)])
-    return Xp, yp, sw
+
+    def padded(a):
+        out = np.empty((n_padded,) + a.shape[1:], a.dtype)
+        out[:n] = a
+        out[n:] = 0
+        return out
+
+    return padded(X), None if y is None else padded(y), padded(sample_weight)
+
+
+def _n_padded(X: np.ndarray) -> int:
+    """Rows after padding: the bucket, unless the padded X would exceed MAX_PADDED_SIZE values."""
+    n = X.shape[0]
+    bucket = bucket_size(n)
+    per_row = int(np.prod(X.shape[1:], dtype=np.int64))
+    return bucket if bucket * per_row <= MAX_PADDED_SIZE else n
 
 
 def to_core(*arrays):
-    """numpy -> jax arrays (None passes through)."""
-    return tuple(None if a is None else jnp.asarray(a) for a in arrays)
+    """numpy -> jax arrays (None passes through) with one ``device_put`` each.
+
+    ``jnp.asarray`` of a large numpy array makes a second, transient copy; ``device_put``
+    does not.
+    """
+    return tuple(None if a is None else jax.device_put(a) for a in arrays)
+
+
+def to_host(params):
+    """The core's params pytree with numpy leaves (in the compute dtype).
+
+    Stored as ``params_``: numpy arrays keep their dtype through pickling and outside the
+    x64 scope, where a float64 jax array would come back as float32.
+    """
+    return jax.tree.map(np.asarray, params)
 
 
 def encode_labels(estimator, y) -> np.ndarray:
@@ -96,19 +265,28 @@ def encode_labels(estimator, y) -> np.ndarray:
     return codes.astype(np.int32).reshape(-1)
 
 
+def start_fit(estimator, dtype) -> type:
+    """Record the compute dtype of a fit on ``estimator`` and enter it (:func:`enter_dtype`)."""
+    estimator._fit_dtype = np.dtype(dtype).type
+    enter_dtype(dtype)
+    return estimator._fit_dtype
+
+
 def prepare_fit(estimator, X, y, sample_weight=None, *, classifier: bool = False, pad: bool = True,
                 y_numeric: bool = True):
-    """Validate, encode and pad the training data of an estimator.
+    """Validate, encode and pad the training data of an estimator; enter its compute dtype.
 
-    Returns ``(X, y, sample_weight, n_samples)`` as jax arrays in the core's dtype, padded to
-    :func:`bucket_size` rows with zero weights (unless ``pad=False``), where ``y`` is int32
-    class codes for a classifier (``classes_`` set on the estimator) and float otherwise.
+    Call inside a :func:`dtype_scope` method. Returns ``(X, y, sample_weight, n_samples)`` as
+    jax arrays in the compute dtype (:func:`compute_dtype`), padded with zero weights to
+    :func:`bucket_size` rows (unless ``pad=False`` or ``X`` is large, see
+    :data:`MAX_PADDED_SIZE`), where ``y`` is int32 class codes for a classifier (``classes_``
+    set on the estimator) and float otherwise.
     """
     X, y = validate_data(
         estimator, X, y, dtype=[np.float64, np.float32], y_numeric=(y_numeric and not classifier),
         reset=True,
     )
-    dtype = fit_dtype(X)
+    dtype = start_fit(estimator, compute_dtype(X.dtype))
     X = X.astype(dtype, copy=False)
     if classifier:
         y = encode_labels(estimator, y)
@@ -124,20 +302,28 @@ def prepare_fit(estimator, X, y, sample_weight=None, *, classifier: bool = False
         if not (sw > 0).any():
             raise ValueError("sample_weight must have at least one positive value, got all zeros")
     if pad:
-        X, y, sw = pad_rows(X, y, sw, bucket_size(n))
+        X, y, sw = pad_rows(X, y, sw, _n_padded(X))
     Xj, yj, swj = to_core(X, y, sw)
     return Xj, yj, swj, n
 
 
-def prepare_predict(estimator, X, *, attributes=None):
-    """Check the estimator is fitted and validate ``X`` for prediction (no padding).
+def fitted_dtype(estimator) -> type:
+    """The dtype ``estimator`` was fitted in."""
+    return getattr(estimator, "_fit_dtype", np.float64)
 
-    Returns ``(X_jax_padded, n_samples)``: X padded to its bucket so prediction programs are
-    reused too; callers slice the first ``n_samples`` results.
+
+def prepare_predict(estimator, X, *, attributes=None):
+    """Check the estimator is fitted, validate ``X`` and enter the dtype of the fit.
+
+    Call inside a :func:`dtype_scope` method. Returns ``(X_jax_padded, n_samples)``: ``X``
+    in the fit's dtype, padded to its bucket so prediction programs are reused too; callers
+    slice the first ``n_samples`` results.
     """
     check_is_fitted(estimator, attributes)
     X = validate_data(estimator, X, dtype=[np.float64, np.float32], reset=False)
-    X = X.astype(fit_dtype(X), copy=False)
+    dtype = fitted_dtype(estimator)
+    enter_dtype(dtype)
+    X = X.astype(dtype, copy=False)
     n = X.shape[0]
-    Xp, _, _ = pad_rows(X, None, np.ones(n, X.dtype), bucket_size(n))
-    return jnp.asarray(Xp), n
+    Xp, _, _ = pad_rows(X, None, np.ones(n, X.dtype), _n_padded(X))
+    return jax.device_put(Xp), n

@@ -28,11 +28,17 @@ import numpy as np
 from jaxclassic.discriminant import naive_bayes as _nb
 from jaxclassic.discriminant import lda_qda as _lq
 from jaxclassic.estimators._base import (
+    to_host,
     BaseEstimator,
     ClassifierMixin,
     bucket_size,
     check_is_fitted,
+    compute_dtype,
+    dtype_scope,
     encode_labels,
+    fitted_dtype,
+    enter_dtype,
+    start_fit,
     pad_rows,
     prepare_fit,
     prepare_predict,
@@ -89,13 +95,14 @@ class GaussianNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
         self.priors = priors
         self.var_smoothing = var_smoothing
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         priors = None if self.priors is None else np.asarray(self.priors, dtype=X.dtype)
         params = _nb.fit_gaussian_nb(
             X, y, n_classes=len(self.classes_), priors=priors,
             var_smoothing=float(self.var_smoothing), sample_weight=sw)
-        self.params_ = params
+        self.params_ = to_host(params)
         self.theta_ = np.asarray(params.theta)
         self.var_ = np.asarray(params.var)
         self.class_prior_ = np.asarray(params.class_prior)
@@ -103,6 +110,7 @@ class GaussianNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
         self.epsilon_ = float(params.epsilon)
         return self
 
+    @dtype_scope
     def _joint_log_likelihood(self, X):
         Xp, n = prepare_predict(self, X)
         return np.asarray(_nb.joint_log_likelihood(self.params_, Xp))[:n]
@@ -149,17 +157,19 @@ class CategoricalNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
         if X.size and X.min() < 0:
             raise ValueError("Negative values in data passed to CategoricalNB (input X)")
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         X, y = validate_data(self, X, y, dtype="int", reset=True)
         self._check_non_negative(X)
         codes = encode_labels(self, y)
+        dtype = start_fit(self, compute_dtype(np.float64))  # counts: float64 unless forced
         n = X.shape[0]
         if sample_weight is None:
-            sw = np.ones(n)
+            sw = np.ones(n, dtype)
         else:
             from sklearn.utils.validation import _check_sample_weight
 
-            sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+            sw = _check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True)
         n_categories = X.max(axis=0) + 1
         if self.min_categories is not None:
             mc = np.asarray(self.min_categories)
@@ -179,7 +189,7 @@ class CategoricalNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
         params = _nb.fit_categorical_nb(
             Xp, yp, n_classes=len(self.classes_), n_categories=tuple(int(v) for v in n_categories),
             alpha=alpha, fit_prior=bool(self.fit_prior), priors=priors, sample_weight=swp)
-        self.params_ = params
+        self.params_ = to_host(params)
         self.n_categories_ = np.asarray(n_categories, dtype=np.int64)
         counts = np.asarray(params.category_count)
         flp = np.asarray(params.feature_log_prob)
@@ -189,12 +199,15 @@ class CategoricalNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
         self.class_log_prior_ = np.asarray(params.class_log_prior)
         return self
 
+    @dtype_scope
     def _joint_log_likelihood(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, dtype="int", reset=False)
         self._check_non_negative(X)
+        dtype = fitted_dtype(self)
+        enter_dtype(dtype)
         n = X.shape[0]
-        Xp, _, _ = pad_rows(X.astype(np.int32), None, np.ones(n), bucket_size(n))
+        Xp, _, _ = pad_rows(X.astype(np.int32), None, np.ones(n, dtype), bucket_size(n))
         return np.asarray(_nb.joint_log_likelihood(self.params_, Xp))[:n]
 
 
@@ -225,11 +238,12 @@ class LinearDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, BaseEst
         self.shrinkage = shrinkage
         self.priors = priors
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         params = _lq.fit_lda(X, y, n_classes=len(self.classes_), priors=_priors(self.priors, X.dtype),
                              shrinkage=self.shrinkage, solver=self.solver, sample_weight=sw)
-        self.params_ = params
+        self.params_ = to_host(params)
         coef = np.asarray(params.coef)
         intercept = np.asarray(params.intercept)
         if len(self.classes_) == 2:
@@ -241,6 +255,7 @@ class LinearDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, BaseEst
         self.priors_ = np.asarray(params.priors)
         return self
 
+    @dtype_scope
     def _joint_log_likelihood(self, X):
         Xp, n = prepare_predict(self, X)
         return np.asarray(_lq.discriminant_scores(self.params_, Xp))[:n]
@@ -269,11 +284,12 @@ class QuadraticDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, Base
         self.priors = priors
         self.reg_param = reg_param
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         params = _lq.fit_qda(X, y, n_classes=len(self.classes_), priors=_priors(self.priors, X.dtype),
                              reg_param=float(self.reg_param), sample_weight=sw)
-        self.params_ = params
+        self.params_ = to_host(params)
         self.means_ = np.asarray(params.means)
         self.covariance_ = np.asarray(params.covariance)
         # scikit-learn's attributes: the eigendecomposition of each covariance itself, in
@@ -284,6 +300,7 @@ class QuadraticDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, Base
         self.priors_ = np.asarray(params.priors)
         return self
 
+    @dtype_scope
     def _joint_log_likelihood(self, X):
         Xp, n = prepare_predict(self, X)
         return np.asarray(_lq.discriminant_scores(self.params_, Xp))[:n]

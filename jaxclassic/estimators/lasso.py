@@ -18,11 +18,14 @@ import warnings
 import numpy as np
 
 from jaxclassic.estimators._base import (
+    to_host,
     BaseEstimator,
     RegressorMixin,
+    dtype_scope,
     prepare_fit,
     prepare_predict,
 )
+from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.linear.lasso import fit_lasso
 from jaxclassic.linear._params import predict_linear
 
@@ -62,6 +65,7 @@ class Lasso(RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the lasso; returns ``self``."""
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
@@ -69,16 +73,12 @@ class Lasso(RegressorMixin, BaseEstimator):
             X, y, alpha=float(self.alpha), fit_intercept=bool(self.fit_intercept),
             max_iter=int(self.max_iter), tol=float(self.tol), sample_weight=sw,
         )
-        self.params_ = params
+        self.params_ = to_host(params)
         self.coef_ = np.asarray(params.coef)
         self.intercept_ = float(params.intercept)
         self.n_iter_ = int(params.n_iter)
         self.dual_gap_ = float(params.dual_gap)
         if not bool(params.converged):
-            try:
-                from sklearn.exceptions import ConvergenceWarning
-            except ImportError:  # pragma: no cover
-                ConvergenceWarning = UserWarning
             warnings.warn(
                 f"Lasso did not converge in max_iter={self.max_iter} sweeps "
                 f"(duality gap {self.dual_gap_:.3e}); increase max_iter or tol",
@@ -86,6 +86,7 @@ class Lasso(RegressorMixin, BaseEstimator):
             )
         return self
 
+    @dtype_scope
     def predict(self, X):
         """Predictions ``X @ coef_ + intercept_``, shape (n_samples,)."""
         Xp, n = prepare_predict(self, X)

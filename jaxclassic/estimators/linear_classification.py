@@ -22,8 +22,11 @@ import jax
 import numpy as np
 
 from jaxclassic.estimators._base import (
+    to_host,
+    C_VOCABULARY,
     BaseEstimator,
     ClassifierMixin,
+    dtype_scope,
     prepare_fit,
     prepare_predict,
 )
@@ -54,6 +57,7 @@ def _tol(tol):
 class _LinearClassifierMixin:
     """decision_function / predict / predict_proba from ``params_`` (scores ``(n, C)`` or ``(n,)``)."""
 
+    @dtype_scope
     def _scores(self, X):
         Xp, n = prepare_predict(self, X)
         return np.asarray(_decision(self.params_, Xp))[:n]
@@ -116,6 +120,8 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
     n_features_in_, params_
     """
 
+    _warning_vocabulary = C_VOCABULARY
+
     def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="newton", max_iter=100,
                  tol=None, random_state=None):
         self.C = C
@@ -126,6 +132,7 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         l2 = _l2_from(self.C, self.penalty)
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
@@ -149,7 +156,7 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
 
 def _store_linear(estimator, params, coef, intercept):
     """Set the fitted attributes shared by the linear classifiers; return the estimator."""
-    estimator.params_ = params
+    estimator.params_ = to_host(params)
     estimator.coef_ = coef
     estimator.intercept_ = intercept
     estimator.n_iter_ = np.asarray(params.n_iter).reshape(1)
@@ -177,6 +184,8 @@ class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
     classes_, coef_ (C, d), intercept_ (C,), n_iter_ (1,), n_features_in_, params_
     """
 
+    _warning_vocabulary = C_VOCABULARY
+
     def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="auto", max_iter=100,
                  tol=None):
         self.C = C
@@ -186,6 +195,7 @@ class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         l2 = _l2_from(self.C, self.penalty)
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
@@ -223,6 +233,7 @@ class PerceptronClassifier(_LinearClassifierMixin, ClassifierMixin, BaseEstimato
         self.shuffle = shuffle
         self.random_state = random_state
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         key = None
@@ -242,7 +253,7 @@ class PerceptronClassifier(_LinearClassifierMixin, ClassifierMixin, BaseEstimato
             fitted = params.estimators
             self.coef_ = np.asarray(fitted.coef)
             self.intercept_ = np.asarray(fitted.intercept)
-        self.params_ = params
+        self.params_ = to_host(params)
         self.n_iter_ = int(np.max(np.asarray(fitted.n_iter)))
         self.n_updates_ = np.asarray(fitted.n_updates).reshape(-1)
         return self

@@ -25,8 +25,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic.estimators._base import (
+    to_host,
     BaseEstimator,
     RegressorMixin,
+    dtype_scope,
     prepare_fit,
     prepare_predict,
 )
@@ -43,13 +45,14 @@ __all__ = ["LinearRegression", "Ridge", "BayesianRidge", "SGDRegressor"]
 class _LinearPredictMixin:
     """``predict`` for any estimator storing core params with ``coef`` and ``intercept``."""
 
+    @dtype_scope
     def predict(self, X):
         """Predictions ``X @ coef_ + intercept_``, shape (n_samples,)."""
         Xp, n = prepare_predict(self, X)
         return np.asarray(predict_linear(self.params_, Xp))[:n]
 
     def _store(self, params):
-        self.params_ = params
+        self.params_ = to_host(params)
         self.coef_ = np.asarray(params.coef)
         self.intercept_ = float(params.intercept)
 
@@ -76,6 +79,7 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     def __init__(self, *, fit_intercept=True):
         self.fit_intercept = fit_intercept
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit by least squares; returns ``self``."""
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
@@ -111,6 +115,7 @@ class Ridge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.standardize = standardize
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the closed form; returns ``self``."""
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
@@ -153,6 +158,7 @@ class BayesianRidge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         self.lambda_init = lambda_init
         self.fit_intercept = fit_intercept
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Maximise the evidence; returns ``self``."""
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
@@ -170,6 +176,7 @@ class BayesianRidge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         self.n_iter_ = int(params.n_iter)
         return self
 
+    @dtype_scope
     def predict(self, X, return_std=False):
         """Predictive mean, and with ``return_std`` its standard deviation ``sqrt(1/alpha_ + x^T sigma_ x)``."""
         if not return_std:
@@ -238,6 +245,7 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
 
         return jax.random.key(int(check_random_state(self.random_state).randint(0, 2**31 - 1)))
 
+    @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Run ``n_epochs`` of minibatch SGD; returns ``self``."""
         X, y, sw, n = prepare_fit(self, X, y, sample_weight)

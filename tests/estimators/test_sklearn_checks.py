@@ -4,8 +4,13 @@ Every class in ``jaxclassic.estimators.__all__`` is instantiated with its defaul
 arguments in ``CHECK_PARAMS``) and run through
 ``sklearn.utils.estimator_checks.parametrize_with_checks``. Any check an estimator cannot
 pass is listed in ``EXPECTED_FAILED_CHECKS`` below, with its reason: this is the one place.
+
+The checks run in the DEFAULT configuration, ``jax_enable_x64`` off (the root conftest switches
+it on for the rest of the suite): the estimators compute float64 input in float64 on their own
+(``jax.enable_x64`` inside each method), so they must pass without the global flag.
 """
 
+import jax
 import pytest
 
 pytest.importorskip("sklearn")
@@ -13,6 +18,20 @@ pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import jaxclassic.estimators as est  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _x64_off():
+    """The default configuration for this module, restored after it (xdist workers run other
+    modules in the same process)."""
+    old = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", False)
+    yield
+    jax.config.update("jax_enable_x64", old)
+
+
+def test_runs_with_x64_off():
+    assert not jax.config.read("jax_enable_x64")
 
 #: constructor arguments used for the checks where the defaults would be slow
 CHECK_PARAMS: dict[str, dict] = {
@@ -40,19 +59,19 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
 }
 
 
+#: the estimator classes of ``jaxclassic.estimators.__all__`` (it also lists set_config...)
+ESTIMATORS = [name for name in est.__all__ if isinstance(getattr(est, name), type)]
+
+
 def _instances():
-    out = []
-    for name in est.__all__:
-        cls = getattr(est, name)
-        out.append(cls(**CHECK_PARAMS.get(name, {})))
-    return out
+    return [getattr(est, name)(**CHECK_PARAMS.get(name, {})) for name in ESTIMATORS]
 
 
 def _expected_failed(estimator):
     return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})
 
 
-if est.__all__:
+if ESTIMATORS:
 
     @parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed)
     def test_sklearn_compatible(estimator, check):
