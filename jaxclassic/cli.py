@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 __all__ = ["main"]
 
@@ -28,21 +29,40 @@ def _cmd_gradcheck(args) -> int:
 
 
 def _cmd_tour(args) -> int:
+    from jaxclassic.tour import require_sklearn, run_tour
+
+    try:
+        require_sklearn()
+    except ImportError as exc:
+        print(f"jaxclassic tour: {exc}", file=sys.stderr)
+        return 1
     if args.x64:
         import jax
 
         jax.config.update("jax_enable_x64", True)
-    from jaxclassic.tour import run_tour
-
     run_tour(args.family or None)
     return 0
 
 
+def _find_checkout(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``benchmarks/__init__.py``."""
+    for folder in (start, *start.parents):
+        if (folder / "benchmarks" / "__init__.py").is_file():
+            return folder
+    return None
+
+
 def _cmd_bench(args) -> int:
+    # the console script's sys.path holds its own bin/ folder, not the working directory
+    # (``python -m`` puts the latter first): look for the checkout from where we stand
+    root = _find_checkout(Path.cwd())
+    if root is not None and str(root) not in sys.path:
+        sys.path.insert(0, str(root))
     try:
         from benchmarks.run import main as bench_main
-    except ImportError:
-        print("benchmarks/ is not importable: run from a source checkout", file=sys.stderr)
+    except ImportError as exc:
+        print(f"benchmarks/ is not importable ({exc}): run from inside a source checkout",
+              file=sys.stderr)
         return 2
     argv = (["--quick"] if args.quick else []) + (["--only", args.only] if args.only else [])
     return bench_main(argv)
@@ -54,8 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="jaxclassic", description="The classical ML canon in JAX.")
     parser.add_argument("--version", action="version", version=f"jaxclassic {__version__}")
     sub = parser.add_subparsers(dest="command")
-    p = sub.add_parser("tour", help="fit every model family on real bundled data; one table")
-    p.add_argument("--family", action="append", help="restrict to a tour module (repeatable)")
+    from jaxclassic.tour import discover
+
+    families = discover()
+    p = sub.add_parser("tour", help="fit every model family on real bundled data; one table "
+                       "(needs scikit-learn)")
+    p.add_argument("--family", action="append", choices=families, metavar="FAMILY",
+                   help=f"restrict to one family (repeatable), one of: {', '.join(families)}")
     p.add_argument("--x64", action="store_true", help="compute in float64")
     p.set_defaults(func=_cmd_tour)
     p = sub.add_parser("gradcheck", help="autodiff vs hand-derived gradients/Hessians of every loss")

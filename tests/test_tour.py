@@ -31,3 +31,22 @@ def test_timed_excludes_compilation():
     calls = []
     out, seconds = timed(lambda: calls.append(1) or 3)
     assert out == 3 and len(calls) == 2 and seconds >= 0
+
+
+def test_run_tour_rejects_unknown_family():
+    from jaxclassic.tour import run_tour
+
+    with pytest.raises(ValueError, match="unknown tour family 'nope'; known families: .*linear_regression"):
+        run_tour(["nope"], echo=lambda _: None)
+
+
+def test_run_tour_without_sklearn_raises_what_to_install(monkeypatch):
+    import sys
+
+    from jaxclassic.tour import run_tour
+
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # ``import sklearn`` now fails
+    printed = []
+    with pytest.raises(ImportError, match=r"pip install 'jaxclassic\[sklearn\]'"):
+        run_tour(["linear_regression"], echo=printed.append)
+    assert printed == []

@@ -2,6 +2,10 @@
 
 Each family contributes a module ``jaxclassic/tour/<family>.py`` with a function
 ``rows() -> list[TourRow]``; :func:`run_tour` discovers them and prints one table.
+
+The tour fits on scikit-learn's bundled data sets and puts scikit-learn's figure beside ours,
+so it needs the ``sklearn`` extra: :func:`run_tour` raises an ``ImportError`` saying what to
+install when scikit-learn is missing, rather than printing an empty table.
 """
 
 from __future__ import annotations
@@ -11,7 +15,11 @@ import pkgutil
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["TourRow", "discover", "run_tour", "format_table", "timed"]
+__all__ = ["TourRow", "discover", "check_families", "require_sklearn", "run_tour", "format_table",
+           "timed"]
+
+#: what to install for the tour
+SKLEARN_HINT = "pip install 'jaxclassic[sklearn]'"
 
 
 class TourRow(NamedTuple):
@@ -59,7 +67,36 @@ def format_table(rows: list[TourRow]) -> str:
     return "\n".join(lines)
 
 
+def check_families(families: list[str] | None) -> list[str] | None:
+    """``families`` unchanged, or a ``ValueError`` naming the unknown ones and the known ones."""
+    if not families:
+        return families
+    known = discover()
+    unknown = [f for f in families if f not in known]
+    if unknown:
+        raise ValueError(f"unknown tour family {', '.join(map(repr, unknown))}; "
+                         f"known families: {', '.join(known)}")
+    return families
+
+
+def require_sklearn() -> None:
+    """Raise an ``ImportError`` saying what to install when scikit-learn is missing."""
+    try:
+        import sklearn  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            "jaxclassic tour fits on scikit-learn's bundled data sets and compares with "
+            f"scikit-learn, which is not installed: {SKLEARN_HINT}"
+        ) from exc
+
+
 def run_tour(families: list[str] | None = None, echo=print) -> list[TourRow]:
+    """Fit every family (or those named in ``families``) and ``echo`` one table.
+
+    Raises ``ValueError`` for an unknown family and ``ImportError`` without scikit-learn.
+    """
+    check_families(families)
+    require_sklearn()
     rows: list[TourRow] = []
     for name in discover():
         if families and name not in families:
