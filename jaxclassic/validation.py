@@ -314,17 +314,28 @@ def check_classifier_data(
     *,
     n_classes: int | None = None,
     min_classes: int = 2,
+    allow_nan: bool = False,
+    numeric: str = "float",
 ) -> tuple[jax.Array, jax.Array, jax.Array, int]:
     """Validate a classifier's ``X`` (n, d), class codes ``y`` and ``sample_weight`` together.
 
     Returns ``(X, y_int32, sample_weight, n_classes)``: the checks of :func:`check_array`,
     :func:`check_sample_weight` and :func:`check_classification_targets` (classes counted on
     rows of positive weight), plus matching lengths and ``n_classes >= min_classes``.
+    ``allow_nan`` and ``numeric`` are passed to :func:`check_array` for ``X``; with integer
+    ``X`` (``numeric="int"``, category codes) the weights take their own float dtype when
+    they have one (float64 only under x64), else the default float dtype.
     """
     if n_classes is not None:
         n_classes = check_int(n_classes, "n_classes", low=min_classes)
-    X = check_array(X, "X")
-    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    X = check_array(X, "X", allow_nan=allow_nan, numeric=numeric)
+    if jnp.issubdtype(X.dtype, jnp.floating):
+        sw_dtype = X.dtype
+    elif hasattr(sample_weight, "dtype") and np.dtype(sample_weight.dtype) in (np.float32, np.float64):
+        sw_dtype = sample_weight.dtype if jax.config.read("jax_enable_x64") else jnp.float32
+    else:
+        sw_dtype = None
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=sw_dtype)
     y, n_classes = check_classification_targets(
         y, "y", min_classes=min_classes, n_classes=n_classes, sample_weight=sw
     )

@@ -183,3 +183,40 @@ def test_classifier_data_checks_together():
         v.check_classifier_data(np.ones((4, 2)), [0, 1, 0])
     with pytest.raises(ValueError, match="at least 2 classes, got 1"):
         v.check_classifier_data(np.ones((3, 2)), [0, 1, 1], [0.0, 1.0, 1.0])
+
+
+def test_check_predict_X_promotes_to_the_params_float_dtype():
+    # integer / bool X takes the params' float dtype (not the reverse: issue 8.2); float X is
+    # promoted with it; the feature count is checked; tracers keep shape/dtype checks
+    assert v.check_predict_X(np.array([[1, 2]]), jnp.float32, 2).dtype == jnp.float32
+    assert v.check_predict_X([[True, False]], jnp.float64, 2).dtype == jnp.float64
+    assert v.check_predict_X(np.ones((1, 2), np.float32), jnp.float64, 2).dtype == jnp.float64
+    assert v.check_predict_X(jnp.ones((1, 2), jnp.float32), jnp.float32, 2).dtype == jnp.float32
+    np.testing.assert_array_equal(v.check_predict_X(np.array([[3, -4]]), jnp.float64), [[3.0, -4.0]])
+    traced = jax.jit(lambda X: v.check_predict_X(X, jnp.float32, 2))(jnp.ones((1, 2), jnp.int32))
+    assert traced.dtype == jnp.float32
+    assert v.check_predict_X(np.array([[1, 2]]), jnp.float32, 2, numeric="int").dtype == jnp.int32
+
+
+@pytest.mark.parametrize("X, error, match", [
+    (np.ones((2, 3)), ValueError, "X has 3 features, but the model was fitted with 2 features"),
+    (np.array([[1.0, np.nan]]), ValueError, "X contains 1 NaN"),
+    (np.ones(2), ValueError, "X must be 2-d"),
+    (np.array([["a", "b"]]), TypeError, "X must be numeric"),
+])
+def test_check_predict_X_bad_input(X, error, match):
+    with pytest.raises(error, match=match):
+        v.check_predict_X(X, jnp.float64, 2)
+
+
+def test_classifier_data_integer_codes_and_nan_options():
+    # the options the generative classifiers need (one validator for every classifier)
+    X, y, sw, c = v.check_classifier_data(np.array([[0, 1], [1, 2]]), [0, 1], numeric="int")
+    assert X.dtype == jnp.int32 and sw.dtype == v.default_float_dtype()
+    X, _, sw, _ = v.check_classifier_data(np.array([[0, 1], [1, 2]]), [0, 1], np.ones(2, np.float32),
+                                          numeric="int")
+    assert sw.dtype == jnp.float32
+    X, _, _, _ = v.check_classifier_data(np.array([[np.nan, 1.0], [1.0, 2.0]]), [0, 1], allow_nan=True)
+    assert np.isnan(np.asarray(X)[0, 0])
+    with pytest.raises(ValueError, match="X contains 1 NaN"):
+        v.check_classifier_data(np.array([[np.nan, 1.0], [1.0, 2.0]]), [0, 1])

@@ -1,7 +1,9 @@
 """Pieces shared by the generative classifiers (naive Bayes, LDA, QDA).
 
 Weighted class statistics (``resp = one_hot(y) * w``, class counts, means, centred rows), the
-class prior, prior validation and the log-space normalisation of joint log-likelihoods.
+class prior, prior validation and the log-space normalisation of joint log-likelihoods. Input
+checks are :func:`jaxclassic.validation.check_classifier_data` (fits) and
+:func:`jaxclassic.validation.check_predict_X` (predictions), shared with every classifier.
 Every statistic is a weighted row sum, so a row of weight 0 contributes nothing.
 """
 
@@ -13,42 +15,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _precision
 from jaxclassic.validation import (
     check_array,
-    check_classification_targets,
-    check_sample_weight,
     is_traced,
 )
 
 __all__ = []
-
-
-def validate_X_y_classes(X, y, sample_weight, n_classes, *, allow_nan: bool = False,
-                         numeric: str = "float"):
-    """Validate ``X`` (n, d), class codes ``y`` and ``sample_weight`` together.
-
-    Returns ``(X, y_int32, sample_weight, n_classes)``; ``n_classes`` is a Python int.
-    """
-    X = check_array(X, "X", allow_nan=allow_nan, numeric=numeric)
-    n_samples = X.shape[0]
-    if jnp.issubdtype(X.dtype, jnp.floating):
-        dtype = X.dtype
-    elif hasattr(sample_weight, "dtype") and np.dtype(sample_weight.dtype) in (np.float32, np.float64):
-        # integer X (category codes): compute in the weights' float dtype
-        dtype = sample_weight.dtype if jax.config.read("jax_enable_x64") else jnp.float32
-    else:
-        dtype = None
-    sample_weight = check_sample_weight(sample_weight, n_samples, dtype=dtype)
-    if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))):
-        raise TypeError(f"n_classes must be an int or None, got {type(n_classes).__name__} {n_classes!r}")
-    if n_classes is not None and n_classes < 2:
-        raise ValueError(f"n_classes must be >= 2, got {n_classes}")
-    y, n_classes = check_classification_targets(
-        y, "y", n_classes=n_classes, sample_weight=sample_weight
-    )
-    if y.shape[0] != n_samples:
-        raise ValueError(f"X and y have inconsistent numbers of samples: {n_samples} != {y.shape[0]}")
-    return X, y, sample_weight, n_classes
 
 
 def check_priors(priors: Any, n_classes: int, dtype) -> jax.Array | None:
@@ -88,7 +61,7 @@ def safe_divide(num, den):
 
 def class_means(X, resp, class_count):
     r"""Weighted class means :math:`\mu_k = \sum_i r_{ik} x_i / \sum_i r_{ik}`, shape (C, d)."""
-    return safe_divide(resp.T @ X, class_count[:, None])
+    return safe_divide(_precision.matmul(resp.T, X), class_count[:, None])
 
 
 def class_prior(class_count, priors):
@@ -127,13 +100,3 @@ def register_predictions(params_types, log_scores) -> None:
         _api.predict.register(params_type, _predict)
         _api.predict_proba.register(params_type, _predict_proba)
         _api.predict_log_proba.register(params_type, _predict_log_proba)
-
-
-def check_predict_X(params_n_features: int, X, *, numeric: str = "float", dtype=None):
-    """Validate prediction input and its number of features."""
-    X = check_array(X, "X", numeric=numeric, dtype=dtype)
-    if X.shape[1] != params_n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but the model was fitted with {params_n_features} features"
-        )
-    return X

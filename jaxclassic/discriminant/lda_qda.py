@@ -51,19 +51,18 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 
+from jaxclassic import _precision
 from jaxclassic.discriminant._common import (
     any_traced,
-    check_predict_X,
     check_priors,
     class_means,
     class_prior,
     log_prior,
     register_predictions,
     safe_divide,
-    validate_X_y_classes,
     weighted_one_hot,
 )
-from jaxclassic.validation import check_choice, check_scalar
+from jaxclassic.validation import check_choice, check_classifier_data, check_predict_X, check_scalar
 
 __all__ = ["LDAParams", "QDAParams", "fit_lda", "fit_qda", "discriminant_scores"]
 
@@ -130,9 +129,9 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver):
     centred = X - means[y]
     # sum_k pi_k S_k = Z^T diag(pi_{y_i} w_i / N_{y_i}) Z  (one pass over the rows)
     row_scale = safe_divide(prior, class_count)[y] * sample_weight
-    pooled = (centred * row_scale[:, None]).T @ centred
+    pooled = _precision.matmul((centred * row_scale[:, None]).T, centred)
     # shrinkage of each S_k towards (tr S_k / d) I, summed with the priors
-    trace_k = safe_divide(resp.T @ jnp.sum(jnp.square(centred), axis=1), class_count)
+    trace_k = safe_divide(_precision.matmul(resp.T, jnp.sum(jnp.square(centred), axis=1)), class_count)
     target = jnp.sum(prior * trace_k) / n_features
     shrinkage = jnp.asarray(shrinkage, dtype)
     cov = (1 - shrinkage) * pooled + shrinkage * target * jnp.eye(n_features, dtype=dtype)
@@ -152,7 +151,7 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver):
         evals, evecs = jnp.linalg.eigh(corr)
         cutoff = jnp.finfo(dtype).eps * n_features * jnp.max(jnp.abs(evals))
         inv = jnp.where(evals > cutoff, 1.0 / jnp.where(evals > cutoff, evals, 1.0), 0.0)
-        coef = ((scaled_means @ evecs) * inv[None, :]) @ evecs.T
+        coef = _precision.matmul(_precision.matmul(scaled_means, evecs) * inv[None, :], evecs.T)
     coef = coef / scale[None, :]
     intercept = -0.5 * jnp.sum(means * coef, axis=1) + log_prior(prior, class_count)
     return LDAParams(coef, intercept, means, cov, prior, class_count)
@@ -170,7 +169,7 @@ def _fit_qda(X, y, sample_weight, priors, reg_param, n_classes):
     resp_norm = safe_divide(resp, class_count[None, :])
     # one (d, n) @ (n, d) product per class, mapped so the temporary stays (n, d): about twice
     # as fast on CPU as the three-operand einsum, and memory does not grow with C
-    S = jax.lax.map(lambda r: (centred * r[:, None]).T @ centred, resp_norm.T)
+    S = jax.lax.map(lambda r: _precision.matmul((centred * r[:, None]).T, centred), resp_norm.T)
     reg_param = jnp.asarray(reg_param, dtype)
     cov = (1 - reg_param) * S + reg_param * jnp.eye(n_features, dtype=dtype)
     cov = 0.5 * (cov + jnp.swapaxes(cov, 1, 2))
@@ -189,7 +188,7 @@ def _feature_scale(diag):
 
 @jax.jit
 def _scores_lda(params: LDAParams, X):
-    return X @ params.coef.T + params.intercept[None, :]
+    return _precision.matmul(X, params.coef.T) + params.intercept[None, :]
 
 
 @jax.jit
@@ -197,7 +196,7 @@ def _scores_qda(params: QDAParams, X):
     # ||S_k^{-1/2} R_k^T (x - mu_k)||^2 and log|Sigma_k| = sum log s_k (ESL eq. 4.12)
     # with Sigma_k = D_k R_k diag(s_k) R_k^T D_k:  log|Sigma_k| = sum log s_k + 2 sum log D_k
     standardised = (X[:, None, :] - params.means[None]) / params.feature_scale[None]
-    z = jnp.einsum("ncj,cjm->ncm", standardised, params.rotations)
+    z = _precision.einsum("ncj,cjm->ncm", standardised, params.rotations)
     norm2 = jnp.sum(jnp.square(z) / params.scalings[None], axis=2)
     logdet = jnp.sum(jnp.log(params.scalings), axis=1) + 2.0 * jnp.sum(jnp.log(params.feature_scale), axis=1)
     scores = -0.5 * (norm2 + logdet[None, :]) + log_prior(params.priors, params.class_count)[None, :]
@@ -257,7 +256,7 @@ def fit_lda(
     ----------
     Hastie et al., *ESL* (2009), §4.3, eq. 4.10; Duda, Hart, Stork (2001), §2.6.2.
     """
-    X, y, sample_weight, n_classes = validate_X_y_classes(X, y, sample_weight, n_classes)
+    X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     priors = check_priors(priors, n_classes, X.dtype)
     if shrinkage is None:
         shrinkage = 0.0
@@ -331,7 +330,7 @@ def fit_qda(
     ----------
     Hastie et al., *ESL* (2009), §4.3, eqs. 4.12 and 4.13 (regularised discriminant analysis).
     """
-    X, y, sample_weight, n_classes = validate_X_y_classes(X, y, sample_weight, n_classes)
+    X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     priors = check_priors(priors, n_classes, X.dtype)
     check_scalar(reg_param, "reg_param", low=0.0, high=1.0)
     concrete = not any_traced(X, y, sample_weight, priors, reg_param)
@@ -362,10 +361,10 @@ def fit_qda(
 def discriminant_scores(params, X):
     r"""The discriminant functions :math:`\delta_k(x)`, shape (n, C) (log-posterior up to a constant)."""
     if isinstance(params, LDAParams):
-        X = check_predict_X(params.coef.shape[1], X, dtype=params.coef.dtype)
+        X = check_predict_X(X, params.coef.dtype, params.coef.shape[1])
         return _scores_lda(params, X)
     if isinstance(params, QDAParams):
-        X = check_predict_X(params.means.shape[1], X, dtype=params.means.dtype)
+        X = check_predict_X(X, params.means.dtype, params.means.shape[1])
         return _scores_qda(params, X)
     raise TypeError(f"discriminant_scores does not support {type(params).__name__}")
 

@@ -37,19 +37,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _precision
 from jaxclassic.discriminant._common import (
     any_traced,
-    check_predict_X,
     check_priors,
     class_means,
     class_prior,
     log_prior,
     register_predictions,
     safe_divide,
-    validate_X_y_classes,
     weighted_one_hot,
 )
-from jaxclassic.validation import check_scalar, is_traced
+from jaxclassic.validation import check_classifier_data, check_predict_X, check_scalar, is_traced
 
 __all__ = [
     "GaussianNBParams",
@@ -131,13 +130,13 @@ def _gaussian_stats(X, y, resp, class_count, sample_weight, var_smoothing):
     theta = class_means(X, resp, class_count)
     # two-pass variance: centre each row on its own class mean, then weighted mean of squares
     centred = X - theta[y]
-    var = safe_divide(resp.T @ jnp.square(centred), class_count[:, None])
+    var = safe_divide(_precision.matmul(resp.T, jnp.square(centred)), class_count[:, None])
     # epsilon = var_smoothing * (largest weighted variance of a feature over all rows),
     # as scikit-learn but with the weights, so zero-weight rows have no influence; when every
     # feature is constant the scale falls back to 1 so that epsilon stays > 0.
     total = sample_weight.sum()
-    mean_all = (sample_weight @ X) / total
-    var_all = (sample_weight @ jnp.square(X - mean_all)) / total
+    mean_all = _precision.matmul(sample_weight, X) / total
+    var_all = _precision.matmul(sample_weight, jnp.square(X - mean_all)) / total
     max_var = jnp.max(var_all, initial=0.0)
     epsilon = jnp.asarray(var_smoothing, X.dtype) * jnp.where(max_var > 0, max_var, 1.0)
     return theta, var + epsilon, epsilon
@@ -380,7 +379,7 @@ def fit_gaussian_nb(
     ----------
     Mitchell, *Machine Learning* (1997), §6.9; scikit-learn ``GaussianNB``.
     """
-    X, y, sample_weight, n_classes = validate_X_y_classes(X, y, sample_weight, n_classes)
+    X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     priors = check_priors(priors, n_classes, X.dtype)
     check_scalar(var_smoothing, "var_smoothing", low=0.0)
     return _fit_gaussian_nb(X, y, sample_weight, priors, jnp.asarray(var_smoothing, X.dtype), n_classes)
@@ -450,7 +449,7 @@ def fit_categorical_nb(
     Mitchell, *Machine Learning* (1997), §6.9.1; Manning et al., *Introduction to Information
     Retrieval* (2008), §13.2; scikit-learn ``CategoricalNB``.
     """
-    X, y, sample_weight, n_classes = validate_X_y_classes(X, y, sample_weight, n_classes, numeric="int")
+    X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes, numeric="int")
     X = X.astype(jnp.int32)
     if not isinstance(fit_prior, (bool, np.bool_)):
         raise TypeError(f"fit_prior must be a bool, got {type(fit_prior).__name__} {fit_prior!r}")
@@ -518,7 +517,7 @@ def fit_mixed_nb(
     Mitchell, *Machine Learning* (1997), §6.9; Hastie et al., *ESL* (2009), §6.6.3 (naive Bayes
     with mixed feature types).
     """
-    X, y, sample_weight, n_classes = validate_X_y_classes(X, y, sample_weight, n_classes)
+    X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     n_features = X.shape[1]
     categorical = _resolve_feature_indices(categorical_features, n_features)
     continuous = tuple(j for j in range(n_features) if j not in set(categorical))
@@ -567,15 +566,15 @@ def _resolve_feature_indices(categorical_features, n_features: int) -> tuple[int
 def joint_log_likelihood(params, X):
     r"""Unnormalised :math:`\log p(x, y{=}k)`, shape (n, C), for any naive Bayes params."""
     if isinstance(params, GaussianNBParams):
-        X = check_predict_X(params.theta.shape[1], X, dtype=params.theta.dtype)
+        X = check_predict_X(X, params.theta.dtype, params.theta.shape[1])
         return _jll_gaussian(params, X)
     if isinstance(params, CategoricalNBParams):
-        X = check_predict_X(params.feature_log_prob.shape[0], X, numeric="int")
+        X = check_predict_X(X, params.feature_log_prob.dtype, params.feature_log_prob.shape[0], numeric="int")
         _check_codes_in_range(X, params.n_categories)
         return _jll_categorical(params, X)
     if isinstance(params, MixedNBParams):
         n_features = params.continuous_features.shape[0] + params.categorical_features.shape[0]
-        X = check_predict_X(n_features, X, dtype=params.gaussian.theta.dtype)
+        X = check_predict_X(X, params.gaussian.theta.dtype, n_features)
         if not any_traced(X, params):
             codes = np.asarray(X)[:, np.asarray(params.categorical_features)]
             if not np.all(codes == np.round(codes)):
