@@ -270,7 +270,7 @@ def newton_solve(problem: NewtonProblem, B0, sample_weight, unpenalised, *, max_
         def phi(t):  # J on the line: the scores move linearly, O(n) per trial
             return problem.objective(state.B + t * direction, state.F + t * U)
 
-        slope = jnp.vdot(state.grad, direction)
+        slope = _precision.dot(state.grad.reshape(-1), direction.reshape(-1))
         t, value, accepted = backtracking(phi, state.value, slope)
         B = jnp.where(accepted, state.B + t * direction, state.B)
         F = jnp.where(accepted, state.F + t * U, state.F)

@@ -300,7 +300,7 @@ def _lipschitz_step(X, sw, l2, fit_intercept, n_power: int = 30):
 
     v0 = jax.random.normal(jax.random.key(0), (d + 1,), X.dtype)
     v = jax.lax.fori_loop(0, n_power, power, v0 / jnp.linalg.norm(v0))
-    lam = jnp.dot(v, gram_times(v))
+    lam = _precision.dot(v, gram_times(v))
     return 1.0 / (0.25 * lam / total + l2 / total)
 
 

@@ -44,6 +44,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _precision
 from jaxclassic._dispatch import Dispatcher
 from jaxclassic.linear._api import decision_function, predict, predict_proba
 from jaxclassic.validation import (
@@ -247,8 +248,8 @@ def _ovo_decision(params: OneVsOneParams, X):
     first = jax.nn.one_hot(params.pairs[:, 0], n_classes, dtype=scores.dtype)  # (P, C)
     second = jax.nn.one_hot(params.pairs[:, 1], n_classes, dtype=scores.dtype)
     wins_second = (scores > 0).astype(scores.dtype)
-    votes = wins_second @ second + (1 - wins_second) @ first
-    confidence = scores @ second - scores @ first
+    votes = _precision.matmul(wins_second, second) + _precision.matmul(1 - wins_second, first)
+    confidence = _precision.matmul(scores, second) - _precision.matmul(scores, first)
     return votes + confidence / (3 * (jnp.abs(confidence) + 1))
 
 
