@@ -40,6 +40,7 @@ Hastie, Tibshirani, Friedman, *The Elements of Statistical Learning*, 2nd ed., Â
 
 from __future__ import annotations
 
+import inspect
 from functools import partial
 from typing import Any, Callable, NamedTuple
 
@@ -225,6 +226,131 @@ def _check_callables(fit: Any, score: Any) -> None:
         raise TypeError(
             f"score must be callable as score(params, X, y, sample_weight=...), got {type(score).__name__}"
         )
+    _check_score_signature(score)
+
+
+def _name(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def _check_score_signature(score: Callable) -> None:
+    """A ``TypeError`` when ``score`` cannot be called as ``score(params, X, y, sample_weight=w)``.
+
+    The usual slip is passing a scorer *factory* (``neg_mse_scorer``) instead of the scorer it
+    builds (``neg_mse_scorer(predict)``); without this check the error surfaces inside the
+    traced program as an unrelated message about ``sample_weight``.
+    """
+    try:
+        signature = inspect.signature(score)
+    except (TypeError, ValueError):  # builtins and the like: nothing to check
+        return
+    try:
+        signature.bind(None, None, None, sample_weight=None)
+        return
+    except TypeError as exc:
+        problem = str(exc)
+    from jaxclassic.model_selection import scoring
+
+    if getattr(scoring, getattr(score, "__name__", ""), None) is score:
+        raise TypeError(
+            f"score is the scorer factory {score.__name__}, not a scorer: call it with the "
+            f"model's response function, e.g. score={score.__name__}(jaxclassic.linear.predict)"
+        )
+    raise TypeError(
+        f"score must be callable as score(params, X, y, *, sample_weight), but "
+        f"{_name(score)}{signature} does not accept that ({problem})"
+    )
+
+
+#: what JAX raises when a traced value meets Python control flow or int()/bool()
+_TRACER_ERRORS = (
+    jax.errors.TracerBoolConversionError,
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.ConcretizationTypeError,
+)
+
+
+def _concrete_points(hyperparameters: dict, grid: dict) -> list[dict]:
+    """Concrete points covering the extremes of every traced value: the smallest and largest
+    entry of each scalar grid column (each distinct row of a non-scalar one), and the fixed
+    hyperparameters. Tracers (an outer ``jit``) are left out."""
+    candidates = {}
+    for name, value in hyperparameters.items():
+        if not is_traced(value):
+            candidates[name] = [value]
+    for name, column in grid.items():
+        if is_traced(column):
+            continue
+        values = np.asarray(column)
+        if values.ndim == 1 and values.dtype.kind in "fiu":
+            rows = sorted({int(np.argmin(values)), int(np.argmax(values))})
+        else:
+            rows = list(np.unique(values.reshape(len(values), -1), axis=0, return_index=True)[1])
+        candidates[name] = [column[i] for i in rows]
+    if not candidates:
+        return []
+    n_points = max(len(v) for v in candidates.values())
+    return [
+        {name: _concrete(values[min(i, len(values) - 1)]) for name, values in candidates.items()}
+        for i in range(n_points)
+    ]
+
+
+def _concrete(value: Any) -> Any:
+    """A float scalar as a Python float (what a user passes, so the fit's error message shows
+    ``-1.0``); anything else unchanged."""
+    if np.ndim(value) == 0 and np.asarray(value).dtype.kind == "f":
+        return float(value)
+    return value
+
+
+def _check_concrete_values(fit, X, y, sample_weight, hyperparameters, grid, fit_kwargs) -> None:
+    """Run ``fit``'s own argument checks on concrete hyperparameter values.
+
+    Inside the compiled program the hyperparameters are tracers, and the fits skip their value
+    checks on tracers, so a negative ``alpha`` in a grid would give silently wrong scores. The
+    fit is traced abstractly (``jax.eval_shape``: no computation, no compilation) at the
+    extreme values of the grid (:func:`_concrete_points`), which reach it concrete.
+    """
+    for point in _concrete_points(hyperparameters, grid):
+        def at_point(X, y, w, point=point):
+            return fit(X, y, sample_weight=w, **point, **dict(fit_kwargs))
+
+        try:
+            jax.eval_shape(at_point, X, y, sample_weight)
+        except _TRACER_ERRORS:
+            return  # data-dependent Python control flow: the program explains it below
+
+
+def _run_program(X, y, train_w, val_w, hyperparameters, grid, *, fit, score, fit_kwargs, has_grid,
+                 return_train_score, return_params, static_hint="fit_kwargs"):
+    """:func:`_fit_score_program` after :func:`_check_concrete_values`, with JAX's tracer
+    errors explained (``static_hint``: where the caller takes static values)."""
+    _check_concrete_values(fit, X, y, train_w[0], hyperparameters, grid, fit_kwargs)
+    try:
+        return _fit_score_program(
+            X, y, train_w, val_w, hyperparameters, grid, fit=fit, score=score,
+            fit_kwargs=fit_kwargs, has_grid=has_grid, return_train_score=return_train_score,
+            return_params=return_params,
+        )
+    except _TRACER_ERRORS as exc:
+        traced = {**hyperparameters, **grid}
+        booleans = [n for n, v in traced.items() if jnp.result_type(v) == jnp.bool_]
+        names = booleans or sorted(traced)
+        detail = str(exc).splitlines()[0]
+        if not names:
+            raise TypeError(
+                f"{_name(fit)} or {_name(score)} converted a traced array to a Python value "
+                f"({detail}); the data and weights are traced inside the compiled "
+                "cross-validation program, so the fit must not branch on their values in Python"
+            ) from exc
+        kind = "boolean " if booleans else ""
+        raise TypeError(
+            f"{_name(fit)} used the traced {kind}hyperparameter(s) {names} in Python control "
+            f"flow ({detail}). Traced hyperparameters are arrays inside the compiled program; "
+            f"a value that changes the program's structure (a flag such as fit_intercept, a "
+            f"count such as max_iter) is static: put it in {static_hint}"
+        ) from exc
 
 
 def _summary(scores: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -303,7 +429,7 @@ def cross_validate(
     _check_callables(fit, score)
     X, y, train_w, val_w, dtype = _prepare(X, y, weights, sample_weight, allow_nan)
     hp = _check_hyperparameters(hyperparameters, dtype)
-    params, val, train = _fit_score_program(
+    params, val, train = _run_program(
         X, y, train_w, val_w, hp, {},
         fit=fit, score=score, fit_kwargs=_static_kwargs(fit_kwargs), has_grid=False,
         return_train_score=bool(return_train_score), return_params=bool(return_params),

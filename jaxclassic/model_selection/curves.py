@@ -28,7 +28,7 @@ import numpy as np
 from jaxclassic.model_selection.cross_validation import (
     _check_callables,
     _check_hyperparameters,
-    _fit_score_program,
+    _run_program,
     _prepare,
     _static_kwargs,
 )
@@ -164,7 +164,7 @@ def learning_curve(
     subset = (rank[None] <= jnp.asarray(sizes)[:, None, None]) & (train_w[None] > 0)
     sub_w = jnp.where(subset, train_w[None], jnp.zeros((), dtype)).reshape(-1, n)
     rep_val = jnp.broadcast_to(val_w[None], (len(sizes), n_folds, n)).reshape(-1, n)
-    _, val, train = _fit_score_program(
+    _, val, train = _run_program(
         X, y, sub_w, rep_val, hp, {},
         fit=fit, score=score, fit_kwargs=_static_kwargs(fit_kwargs), has_grid=False,
         return_train_score=True, return_params=False,
@@ -229,7 +229,7 @@ def validation_curve(
             raise ValueError("param_range is empty; give at least one value")
         vals, trains = [], []
         for value in values:
-            _, val, train = _fit_score_program(
+            _, val, train = _run_program(
                 X, y, train_w, val_w, hp, {},
                 fit=fit, score=score, fit_kwargs=_static_kwargs({**base_kwargs, param_name: value}),
                 has_grid=False, return_train_score=True, return_params=False,
@@ -240,10 +240,11 @@ def validation_curve(
     grid = _check_hyperparameters({param_name: param_range}, dtype, name="param_range")
     if grid[param_name].ndim == 0 or grid[param_name].shape[0] == 0:
         raise ValueError(f"param_range must be a non-empty 1-d sequence, got {param_range!r}")
-    _, val, train = _fit_score_program(
+    _, val, train = _run_program(
         X, y, train_w, val_w, hp, grid,
         fit=fit, score=score, fit_kwargs=_static_kwargs(base_kwargs), has_grid=True,
         return_train_score=True, return_params=False,
+        static_hint="static=True (validation_curve) or fit_kwargs",
     )
     return ValidationCurveResult(grid[param_name], train, val)
 

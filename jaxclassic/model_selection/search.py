@@ -33,8 +33,8 @@ import numpy as np
 from jaxclassic.model_selection.cross_validation import (
     _check_callables,
     _check_hyperparameters,
-    _fit_score_program,
     _prepare,
+    _run_program,
     _static_kwargs,
 )
 
@@ -219,16 +219,18 @@ def grid_search(
     for combo in combos:
         static = _static_kwargs({**base_kwargs, **combo})
         if columns:
-            _, val, train = _fit_score_program(
+            _, val, train = _run_program(
                 X, y, train_w, val_w, fixed, columns,
                 fit=fit, score=score, fit_kwargs=static, has_grid=True,
                 return_train_score=bool(return_train_score), return_params=False,
+                static_hint="static_grid",
             )
         else:
-            _, val, train = _fit_score_program(
+            _, val, train = _run_program(
                 X, y, train_w, val_w, fixed, {},
                 fit=fit, score=score, fit_kwargs=static, has_grid=False,
                 return_train_score=bool(return_train_score), return_params=False,
+                static_hint="static_grid (or fit_kwargs)",
             )
             val = val[None]
             train = None if train is None else train[None]

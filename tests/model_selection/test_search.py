@@ -61,11 +61,18 @@ def test_table_rows_equal_cross_validate_at_each_point_and_product_order():
 
 
 def test_whole_grid_is_one_trace_of_the_fit():
+    from jaxclassic.model_selection.cross_validation import _fit_score_program
+
+    # besides the program, each call traces the fit abstractly (jax.eval_shape, no
+    # computation) at the smallest and the largest alpha, to run its checks on concrete values
+    checks = 2
     before = _fits.TRACES["ridge"]
     grid_search(ridge_fit, neg_mse, X, Y, {"alpha": np.linspace(0.5, 5.0, 9)}, FOLDS, refit=False)
-    assert _fits.TRACES["ridge"] - before <= 1  # 9 points x 5 folds, traced once (0 if cached)
+    assert _fits.TRACES["ridge"] - before <= 1 + checks  # 9 points x 5 folds, traced once (0 if cached)
+    middle, programs = _fits.TRACES["ridge"], _fit_score_program._cache_size()
     grid_search(ridge_fit, neg_mse, X, Y, {"alpha": np.linspace(1.0, 9.0, 9)}, FOLDS, refit=False)
-    assert _fits.TRACES["ridge"] - before <= 1  # new values, same shapes: no retrace
+    assert _fits.TRACES["ridge"] - middle == checks  # new values, same shapes: no retrace
+    assert _fit_score_program._cache_size() == programs
 
 
 def _poly_score(params, X, y, *, sample_weight):  # params of the polynomial features
@@ -154,3 +161,68 @@ def test_every_point_nan():
 
     with pytest.raises(ValueError, match="every grid point scored NaN"):
         grid_search(ridge_fit, nan_score, X, Y, {"alpha": [1.0]}, FOLDS)
+
+
+# --------------------------------------------------------------------------- the fit's own checks
+def test_negative_alpha_raises_the_fits_error():
+    """fit_ridge rejects alpha < 0 eagerly; inside the vmapped program alpha is a tracer and
+    that check is skipped, so the grid's values are checked concretely first."""
+    from jaxclassic.linear import fit_ridge, predict
+    from jaxclassic.model_selection import neg_mse_scorer
+
+    with pytest.raises(ValueError, match=r"alpha must be >= 0.0, got -1.0") as grid_error:
+        grid_search(fit_ridge, neg_mse_scorer(predict), X, Y, {"alpha": [1.0, 0.5, -1.0, 2.0]}, FOLDS)
+    with pytest.raises(ValueError) as eager_error:  # the same message as the eager fit
+        fit_ridge(X, Y, alpha=-1.0)
+    assert str(grid_error.value) == str(eager_error.value)
+
+
+def test_negative_fixed_alpha_in_cross_validate_raises():
+    from jaxclassic.linear import fit_ridge, predict
+    from jaxclassic.model_selection import neg_mse_scorer
+
+    with pytest.raises(ValueError, match=r"alpha must be >= 0.0, got -0.5"):
+        cross_validate(fit_ridge, neg_mse_scorer(predict), X, Y, FOLDS, hyperparameters={"alpha": -0.5})
+
+
+def test_a_grid_checked_only_at_its_extremes_still_finds_the_bad_value():
+    # the check visits the smallest and largest value of every axis (range checks); a second
+    # axis of another length is padded with its own extremes
+    from jaxclassic.linear import fit_lasso, predict
+    from jaxclassic.model_selection import neg_mse_scorer
+
+    grid = {"alpha": [0.1, 1.0, 3.0], "tol": [1e-4, -1e-3]}
+    with pytest.raises(ValueError, match="tol"):
+        grid_search(fit_lasso, neg_mse_scorer(predict), X, Y, grid, FOLDS)
+
+
+def test_boolean_in_traced_grid_says_static_grid():
+    from jaxclassic.linear import fit_ridge, predict
+    from jaxclassic.model_selection import neg_mse_scorer
+
+    with pytest.raises(TypeError, match=r"boolean hyperparameter\(s\) \['fit_intercept'\].*put it in static_grid"):
+        grid_search(fit_ridge, neg_mse_scorer(predict), X, Y,
+                    {"alpha": [1.0], "fit_intercept": [True, False]}, FOLDS)
+    # the advice works: the same grid with the flag in static_grid runs
+    res = grid_search(fit_ridge, neg_mse_scorer(predict), X, Y, {"alpha": [1.0]}, FOLDS,
+                      static_grid={"fit_intercept": [True, False]}, refit=False)
+    assert res.scores.shape == (2, N_FOLDS)
+
+
+def test_uncalled_scorer_factory_is_explained():
+    from jaxclassic.linear import fit_ridge
+    from jaxclassic.model_selection import neg_mse_scorer
+
+    with pytest.raises(TypeError, match=r"score is the scorer factory neg_mse_scorer, not a scorer: "
+                                        r"call it .*neg_mse_scorer\(jaxclassic.linear.predict\)"):
+        grid_search(fit_ridge, neg_mse_scorer, X, Y, {"alpha": [1.0]}, FOLDS)
+    with pytest.raises(TypeError, match="score is the scorer factory"):
+        cross_validate(fit_ridge, neg_mse_scorer, X, Y, FOLDS, hyperparameters={"alpha": 1.0})
+
+
+def test_score_with_a_wrong_signature_is_explained():
+    def score(params, X):  # no y, no sample_weight
+        return 0.0
+
+    with pytest.raises(TypeError, match=r"score must be callable as score\(params, X, y, \*, sample_weight\)"):
+        grid_search(ridge_fit, score, X, Y, {"alpha": [1.0]}, FOLDS)
