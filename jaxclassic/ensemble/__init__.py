@@ -6,3 +6,6 @@ from jaxclassic.ensemble._api import decision_function
 from jaxclassic.ensemble._api import feature_importances
 from jaxclassic.ensemble._api import predict
 from jaxclassic.ensemble._api import predict_proba
+from jaxclassic.ensemble.xgboost import XGBoostClassifierParams
+from jaxclassic.ensemble.xgboost import XGBoostParams
+from jaxclassic.ensemble.xgboost import fit_xgboost

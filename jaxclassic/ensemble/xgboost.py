@@ -1,0 +1,517 @@
+r"""XGBoost: second-order gradient boosting of histogram trees (Chen & Guestrin 2016).
+
+Round :math:`t` adds :math:`K` regression trees (one per output of the score, ``K = 1``
+except for the softmax) to the raw scores :math:`F`. With the per-row gradient and Hessian
+of the loss at the current scores,
+
+.. math:: g_i = \partial_F \ell(y_i, F_i), \qquad h_i = \partial_F^2 \ell(y_i, F_i)
+
+(autodiff of the shared loss, :func:`jaxclassic.losses.grad_hess`; any differentiable
+``loss(y, f)`` works) and the summed, sample-weighted :math:`G = \sum w_i g_i`,
+:math:`H = \sum w_i h_i` of a node, the second-order objective gives the leaf weight and the
+split gain (Chen & Guestrin, eqs. 5-7, with XGBoost's :math:`L_1` term :math:`\alpha`)
+
+.. math::
+    w^\star = -\frac{T_\alpha(G)}{H + \lambda}, \quad T_\alpha(G) = \operatorname{sign}(G)\max(|G| - \alpha, 0),
+    \qquad
+    \mathrm{gain} = \frac{T_\alpha(G_L)^2}{H_L + \lambda} + \frac{T_\alpha(G_R)^2}{H_R + \lambda}
+                  - \frac{T_\alpha(G)^2}{H + \lambda}.
+
+``gain`` is what the xgboost package reports (``Gain`` of ``trees_to_dataframe``): twice the
+paper's :math:`\tfrac12[\dots]`. A node splits at its best (feature, bin, missing side) when
+``gain > 0`` (xgboost: above ``1e-6``), ``gain >= gamma`` (``gamma`` is xgboost's
+``min_split_loss``, compared with this un-halved gain, as the package does) and both
+children have :math:`H \ge` ``min_child_weight``; the leaf values are :math:`\eta w^\star`
+(stored shrunk, as xgboost's dump). The trees grow level-wise to ``max_depth`` on features
+binned once (``max_bin`` quantile bins, exact when a feature has at most ``max_bin``
+values; NaN in the missing bin, sent to the learned side of each split) by the histogram
+engine (:mod:`jaxclassic.tree._engine`: per level one pass over the rows of the smaller
+children, siblings by subtraction). The whole boosting loop is one compiled program: a
+``lax.scan`` over the rounds; the ``K`` trees of a round are one ``vmap`` of the growth.
+
+Losses. ``"squared"`` (:math:`\tfrac12(y-f)^2`: ``reg:squarederror``), ``"log_loss"``
+(``binary:logistic``, ``y`` in {0, 1}), ``"softmax"`` (``multi:softprob``,
+:math:`K` = ``n_classes``; the diagonal of the softmax Hessian **doubled**,
+:math:`h_k = 2p_k(1-p_k)`, as xgboost does so that the :math:`K` simultaneous per-class
+Newton steps do not overshoot), or a callable ``loss(y_i, f_i)`` (scalar score, or with
+``n_classes`` a ``(K,)`` score vector). A Hessian :math:`\le 0` at a row (a non-convex loss)
+is raised to ``HESSIAN_FLOOR = 1e-6`` with a :class:`HessianClampedWarning`.
+
+Intercept. ``base_score=None`` estimates it from the data as xgboost >= 2.0 does for these
+objectives: the weighted mean of ``y`` (squared), the log-odds of the weighted mean
+(log-loss; xgboost stores ``base_score`` as that probability). Departure: for the softmax
+we take the exact constant minimiser, the centred log class frequencies; xgboost 3.2
+estimates a vector of margins close to it (within ~1e-3). A given ``base_score`` is a
+probability for ``log_loss`` (as xgboost), a margin otherwise. A callable loss starts at 0.
+
+Randomness (from ``key``): ``subsample`` keeps each row of a round with that probability;
+``colsample_bytree`` draws ``max(1, floor(colsample_bytree · F))`` features per tree.
+
+Early stopping: with ``eval_set`` and ``early_stopping_rounds`` the rule of
+:mod:`jaxclassic._early_stopping` runs on the eval loss (the mean loss, monotone in
+xgboost's default metrics rmse / logloss / mlogloss, so the same best iteration); the
+rounds after the stop are skipped (empty trees), ``best_iteration`` is kept and predictions
+use the trees up to it (as xgboost's sklearn API).
+
+Cost per round: ``max_depth`` levels, each one pass over the rows of the smaller children
+(``F`` scatters of ``(g, h, count)``) and a cumulative sum over ``max_bin`` bins per
+(node, feature); :math:`O(n)` for ``g``, ``h`` and the score update (a gather of the leaf).
+
+References
+----------
+T. Chen, C. Guestrin, "XGBoost: A Scalable Tree Boosting System", KDD 2016.
+J. Friedman, "Greedy Function Approximation: A Gradient Boosting Machine", Ann. Stat. 2001.
+G. Ke et al., "LightGBM: A Highly Efficient Gradient Boosting Decision Tree", NeurIPS 2017.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxclassic import losses
+from jaxclassic._early_stopping import early_stopping_init, early_stopping_update
+from jaxclassic.ensemble import _boosting as B
+from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
+from jaxclassic.tree._engine import GradientPair, grow
+from jaxclassic.tree._params import TreeParams
+from jaxclassic.tree.binning import apply_bins, bin_features
+from jaxclassic.validation import (
+    check_array,
+    check_choice,
+    check_classification_targets,
+    check_consistent_length,
+    check_int,
+    check_key,
+    check_predict_X,
+    check_sample_weight,
+    check_scalar,
+    is_traced,
+)
+
+__all__ = ["XGBoostParams", "XGBoostClassifierParams", "fit_xgboost"]
+
+_LOSSES = {"squared": losses.squared, "log_loss": losses.log_loss, "softmax": losses.softmax_cross_entropy}
+#: xgboost's kRtEps: a split needs a gain above it
+_MIN_GAIN = 1e-6
+
+
+class XGBoostParams(NamedTuple):
+    """A fitted XGBoost model (regression or a callable loss: ``predict`` is the raw score).
+
+    Attributes
+    ----------
+    trees : TreeParams, every field with leading axes ``(n_estimators, K)``
+        The trees; ``value (T, K, M, 1)`` holds the shrunk leaf weights :math:`\\eta w^\\star`
+        (every node), ``weighted_n_node_samples`` the cover :math:`H = \\sum w h` of each node,
+        ``bin_edges`` an empty ``(F, 0)`` placeholder. Rounds skipped after an early stop
+        hold one-leaf trees of value 0.
+    base_score : (K,) float
+        The initial raw score (margin).
+    split_gain : (T, K, M) float
+        xgboost's gain of each split (0 at leaves).
+    train_loss, eval_loss : (T,) float
+        Mean (weighted) loss after each round on the training rows and on ``eval_set``
+        (NaN without one, or after the stop).
+    best_iteration : () int32
+        Last round used by predictions (``n_iter - 1`` without early stopping).
+    n_iter : () int32
+        Rounds run.
+    bin_edges : (F, E) float
+        The binning's edges.
+    """
+
+    trees: TreeParams
+    base_score: jax.Array
+    split_gain: jax.Array
+    train_loss: jax.Array
+    eval_loss: jax.Array
+    best_iteration: jax.Array
+    n_iter: jax.Array
+    bin_edges: jax.Array
+
+
+class XGBoostClassifierParams(XGBoostParams):
+    """A fitted XGBoost classifier (``log_loss``: ``K = 1``, sigmoid; ``softmax``: ``K`` classes)."""
+
+
+@dataclass(frozen=True)
+class _L1GradientPair(GradientPair):
+    """The engine's gradient-pair criterion with xgboost's :math:`L_1` term: params
+    ``(reg_lambda, penalty, reg_alpha)``, node loss :math:`-\\tfrac12 T_\\alpha(G)^2/(H+\\lambda)`."""
+
+    def plane_loss(self, p, params=(1.0, 0.0, 0.0)):
+        g = _soft_threshold(p[0], params[2])
+        return -0.5 * g * g / (p[1] + params[0])
+
+    def node_loss(self, s, params=(1.0, 0.0, 0.0)):
+        return self.plane_loss([s[..., 0], s[..., 1]], params)
+
+
+def _soft_threshold(g, alpha):
+    return jnp.sign(g) * jnp.maximum(jnp.abs(g) - alpha, 0)
+
+
+_CRITERION = _L1GradientPair()
+
+
+# --------------------------------------------------------------------------- loss plumbing
+def _row_losses(loss, y, f, vector):
+    """Per-row loss of scores ``f (n, K)``."""
+    return jax.vmap(loss)(y, f) if vector else jax.vmap(loss)(y, f[:, 0])
+
+
+def _grad_hess(loss, y, f, vector, doubled):
+    if vector:
+        g, h = losses.grad_hess(loss, y, f)
+        return g, (2 * h if doubled else h)
+    g, h = losses.grad_hess(loss, y, f[:, 0])
+    return g[:, None], h[:, None]
+
+
+def _mean(v, w):
+    return jnp.sum(w * v) / jnp.sum(w)
+
+
+def _default_base_score(loss_name, y, sw, n_outputs, dtype):
+    w = sw / jnp.sum(sw)
+    if loss_name == "squared":
+        return jnp.sum(w * y)[None]
+    eps = jnp.finfo(dtype).eps
+    if loss_name == "log_loss":
+        p = jnp.clip(jnp.sum(w * y), eps, 1 - eps)
+        return (jnp.log(p) - jnp.log1p(-p))[None]
+    if loss_name == "softmax":
+        freq = jnp.clip(jnp.zeros((n_outputs,), dtype).at[y].add(w), eps, 1)
+        return jnp.log(freq) - jnp.mean(jnp.log(freq))
+    return jnp.zeros((n_outputs,), dtype)
+
+
+# --------------------------------------------------------------------------- the program
+@partial(jax.jit, static_argnames=(
+    "loss", "vector", "doubled", "n_outputs", "n_estimators", "max_depth", "n_bins", "n_colsample",
+    "use_subsample", "has_eval", "patience"))
+def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss, vector, doubled,
+             n_outputs, n_estimators, max_depth, n_bins, n_colsample, use_subsample, has_eval, patience):
+    dtype = edges.dtype
+    n_features, n = codes_T.shape
+    K = n_outputs
+    M = 2 ** (max_depth + 1) - 1
+    W = min(2 ** (max_depth - 1), 256)
+    lam, alpha, gamma = hyper["reg_lambda"], hyper["reg_alpha"], hyper["gamma"]
+    eta = hyper["learning_rate"]
+    # split iff gain >= max(gamma, 1e-6): the engine's gain is (gain - gamma) / 2 and it
+    # splits when that + eps >= min_impurity_decrease
+    crit_params = (lam, gamma / 2, alpha)
+    mid = jnp.maximum(0.0, (_MIN_GAIN - gamma) / 2) + jnp.finfo(dtype).eps
+
+    def grow_one(stats, count, fmask):
+        return grow(codes_T, stats, count, criterion=_CRITERION, n_bins=n_bins, max_nodes=M, max_width=W,
+                    max_depth=max_depth, criterion_params=crit_params, min_samples_split=2,
+                    min_samples_leaf=1, min_weight_leaf=hyper["min_child_weight"],
+                    min_impurity_decrease=mid, feature_mask=fmask)
+
+    def new_trees(t, f, fe):
+        k_sub, k_col = jax.random.split(jax.random.fold_in(key, t))
+        w = B.subsample_weights(k_sub, sw, hyper["subsample"], use_subsample)
+        g, h = _grad_hess(loss, y, f, vector, doubled)
+        h, clamped = B.clamp_hessian(h, w)
+        stats = jnp.stack([g * w[:, None], h * w[:, None]], -1).transpose(1, 0, 2)  # (K, n, 2)
+        count = (w > 0).astype(dtype)
+        if n_colsample < n_features:
+            u = jax.random.uniform(k_col, (K, n_features))
+            kth = jnp.sort(u, axis=1)[:, n_features - n_colsample][:, None]
+            fmask = u >= kth
+        else:
+            fmask = jnp.ones((K, n_features), bool)
+        grown = jax.vmap(grow_one, in_axes=(0, None, 0))(stats, count, fmask)
+        G, H = grown.node_stats[..., 0], grown.node_stats[..., 1]  # (K, M)
+        value = -_soft_threshold(G, alpha) / (H + lam) * eta
+        score = _soft_threshold(G, alpha) ** 2 / (H + lam)
+        left, right = jnp.maximum(grown.children_left, 0), jnp.maximum(grown.children_right, 0)
+        take = lambda a, i: jnp.take_along_axis(a, i, axis=1)
+        gain = jnp.where(grown.children_left >= 0, take(score, left) + take(score, right) - score, 0)
+        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0))(grown, value, edges, n_features, H)
+        f = f + take(trees.value[..., 0], grown.row_node).T
+        if has_eval:
+            leaf = jax.vmap(lambda tr: B.route_codes(tr, ecodes_T, max_depth, n_bins))(trees)
+            fe = fe + take(trees.value[..., 0], leaf).T
+        return trees, gain, f, fe, clamped
+
+    def body(carry, t):
+        f, fe, es, clamped = carry
+        if patience is None:
+            trees, gain, f, fe, c = new_trees(t, f, fe)
+            run = jnp.asarray(True)
+        else:
+            def skip(t, f, fe):
+                trees, gain, _, _, _ = jax.eval_shape(new_trees, t, f, fe)
+                trees = B.empty_tree_like(jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), trees))
+                return trees, jnp.zeros(gain.shape, gain.dtype), f, fe, jnp.asarray(False)
+
+            run = ~es.stop
+            trees, gain, f, fe, c = jax.lax.cond(run, new_trees, skip, t, f, fe)
+        train = _mean(_row_losses(loss, y, f, vector), sw)
+        ev = _mean(_row_losses(loss, ey, fe, vector), ew) if has_eval else jnp.asarray(jnp.nan, dtype)
+        nan = jnp.asarray(jnp.nan, dtype)
+        out = (trees, gain, jnp.where(run, train, nan), jnp.where(run, ev, nan))
+        if patience is not None:
+            es = early_stopping_update(es, ev, patience=patience)
+        return (f, fe, es, clamped | c), out
+
+    f0 = jnp.broadcast_to(base, (n, K)).astype(dtype)
+    fe0 = jnp.broadcast_to(base, (ecodes_T.shape[1], K)).astype(dtype)
+    carry0 = (f0, fe0, early_stopping_init(dtype), jnp.asarray(False))
+    (_, _, es, clamped), (trees, gain, train_loss, eval_loss) = jax.lax.scan(
+        body, carry0, jnp.arange(n_estimators))
+    if patience is None:
+        n_iter = jnp.asarray(n_estimators, jnp.int32)
+        best = n_iter - 1
+    else:
+        n_iter = es.n_iter
+        best = jnp.maximum(es.best_iter, 0).astype(jnp.int32)
+    return (trees, base.astype(dtype), gain, train_loss, eval_loss, best, n_iter), clamped
+
+
+# --------------------------------------------------------------------------- checks
+def _check_loss(loss):
+    if callable(loss):
+        return loss, None
+    return _LOSSES[check_choice(loss, "loss", tuple(_LOSSES))], loss
+
+
+def _check_targets(y, loss_name, n_samples, sw, n_classes, dtype, name="y"):
+    if loss_name in ("log_loss", "softmax"):
+        if n_classes is not None:
+            n_classes = check_int(n_classes, "n_classes", low=2)
+        y, n_classes = check_classification_targets(y, name, min_classes=1, n_classes=n_classes, sample_weight=sw)
+        if loss_name == "log_loss" and n_classes != 2:
+            raise ValueError(f"loss='log_loss' needs {name} in {{0, 1}} (n_classes=2), got {n_classes} classes;"
+                             " use loss='softmax'")
+        y = y.astype(dtype) if loss_name == "log_loss" else y
+        n_outputs = 1 if loss_name == "log_loss" else n_classes
+    elif n_classes is not None:  # a callable vector loss: y as given (class codes)
+        n_outputs = check_int(n_classes, "n_classes", low=2)
+        y = jnp.asarray(check_array(y, name, ndim=(1, 2), numeric="any"))
+    else:
+        y = check_array(y, name, ndim=1, dtype=dtype)
+        n_outputs = 1
+    check_consistent_length(**{"X": np.empty((n_samples, 0)), name: y})
+    return y, n_outputs
+
+
+def _check_eval_set(eval_set):
+    if isinstance(eval_set, list):
+        if not eval_set:
+            raise ValueError("eval_set must be a tuple (X, y[, sample_weight]) or a non-empty list of them")
+        eval_set = eval_set[-1]  # as xgboost: early stopping on the last one
+    if not isinstance(eval_set, tuple) or len(eval_set) not in (2, 3):
+        raise ValueError(f"eval_set must be a tuple (X, y[, sample_weight]), got {type(eval_set).__name__}")
+    return eval_set if len(eval_set) == 3 else eval_set + (None,)
+
+
+def fit_xgboost(
+    X,
+    y,
+    *,
+    loss="squared",
+    n_estimators: int = 100,
+    learning_rate=0.3,
+    max_depth: int = 6,
+    reg_lambda=1.0,
+    reg_alpha=0.0,
+    gamma=0.0,
+    min_child_weight=1.0,
+    subsample=1.0,
+    colsample_bytree: float = 1.0,
+    max_bin: int = 256,
+    base_score=None,
+    n_classes: int | None = None,
+    eval_set=None,
+    early_stopping_rounds: int | None = None,
+    sample_weight=None,
+    key=None,
+) -> XGBoostParams:
+    r"""Fit an XGBoost model: second-order boosting of depth-limited histogram trees.
+
+    Objective, leaf weights, gains, losses, intercept and early stopping: module docstring.
+
+    Parameters
+    ----------
+    X : array-like (n_samples, n_features)
+        Raw features; NaN = missing.
+    y : array-like (n_samples,)
+        Real targets (``squared``), class codes 0/1 (``log_loss``) or 0..K-1 (``softmax``);
+        NaN is an error.
+    loss : {"squared", "log_loss", "softmax"} or callable (static)
+        A callable ``loss(y_i, f_i) -> scalar`` of one sample (g, h by autodiff).
+    n_estimators : int >= 1 (static)
+    learning_rate : float > 0 (traced)
+        :math:`\eta`.
+    max_depth : int >= 1 (static)
+    reg_lambda, reg_alpha, gamma, min_child_weight : float >= 0 (traced)
+        :math:`\lambda`, :math:`\alpha`, ``min_split_loss``, least :math:`H` per child.
+    subsample : float in (0, 1] (traced; 1 is static: no sampling)
+        Share of rows per round (drawn from ``key``).
+    colsample_bytree : float in (0, 1] (static)
+        Share of features per tree (drawn from ``key``).
+    max_bin : int in 2..256 (static)
+        Bins per feature (xgboost's ``max_bin``); 256 stores the codes as uint16.
+    base_score : float or (K,) array, optional
+        The intercept (module docstring); None: estimated from the data.
+    n_classes : int, optional (static)
+        ``softmax`` (inferred from ``y`` if not given), or the score length of a callable
+        vector loss.
+    eval_set : tuple ``(X, y)`` or ``(X, y, sample_weight)``, or a list of them (the last is used)
+        Monitored each round (``eval_loss``).
+    early_stopping_rounds : int >= 1, optional (static)
+        Patience on the eval loss (needs ``eval_set``).
+    sample_weight : array-like (n_samples,), optional
+        Rows of weight 0 have no influence.
+    key : jax.random key, optional
+        Needed for ``subsample < 1`` or ``colsample_bytree < 1``.
+
+    Returns
+    -------
+    XGBoostParams or XGBoostClassifierParams
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(8.0)[:, None]; y = np.array([0., 0, 0, 0, 1, 1, 1, 1])
+    >>> params = fit_xgboost(X, y, n_estimators=1, learning_rate=1.0, max_depth=1, reg_lambda=0.0,
+    ...                      min_child_weight=0.0, base_score=0.5)
+    >>> float(params.trees.threshold[0, 0, 0]), predict(params, X).tolist()
+    (3.5, [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+
+    References
+    ----------
+    Chen & Guestrin, KDD 2016 (eqs. 5-7); Friedman 2001.
+    """
+    loss_fn, loss_name = _check_loss(loss)
+    n_estimators, max_depth = B.check_boosting_args(n_estimators, learning_rate, max_depth, subsample)
+    for name, value in (("reg_lambda", reg_lambda), ("reg_alpha", reg_alpha), ("gamma", gamma),
+                        ("min_child_weight", min_child_weight)):
+        check_scalar(value, name, low=0.0)
+    check_scalar(colsample_bytree, "colsample_bytree", low=0.0, high=1.0, include_low=False)
+    max_bin = check_int(max_bin, "max_bin", low=2, high=256)
+    if early_stopping_rounds is not None:
+        early_stopping_rounds = check_int(early_stopping_rounds, "early_stopping_rounds", low=1)
+        if eval_set is None:
+            raise ValueError("early_stopping_rounds needs an eval_set")
+    Xc = check_array(X, "X", allow_nan=True)
+    n_samples, n_features = Xc.shape
+    dtype = Xc.dtype
+    sw = check_sample_weight(sample_weight, n_samples, dtype=dtype)
+    y, n_outputs = _check_targets(y, loss_name, n_samples, sw, n_classes, dtype)
+    n_colsample = max(1, math.floor(float(colsample_bytree) * n_features)) if not is_traced(colsample_bytree) else n_features
+    use_subsample = is_traced(subsample) or float(subsample) < 1.0
+    if use_subsample or n_colsample < n_features:
+        key = check_key(key)
+    elif key is None:
+        key = jax.random.key(0)
+    codes, edges = bin_features(Xc, max_bin, sample_weight=None if is_traced(sample_weight) else sample_weight)
+    if eval_set is not None:
+        Xe, ye, we = _check_eval_set(eval_set)
+        Xe = check_predict_X(Xe, dtype, n_features, name="eval_set X", allow_nan=True).astype(dtype)
+        we = check_sample_weight(we, Xe.shape[0], dtype=dtype)
+        ye, _ = _check_targets(ye, loss_name, Xe.shape[0], we, n_outputs if n_outputs > 1 else
+                               (2 if loss_name == "log_loss" else None), dtype, name="eval_set y")
+        ecodes = apply_bins(Xe, edges)
+    else:
+        ecodes, ye, we = codes[:1], y[:1], sw[:1]
+    if base_score is None:
+        base = _default_base_score(loss_name, y, sw, n_outputs, dtype)
+    else:
+        base = jnp.asarray(check_scalar(base_score, "base_score", allow_array=True), dtype)
+        if loss_name == "log_loss":
+            check_scalar(base_score, "base_score", low=0.0, high=1.0, include_low=False, include_high=False)
+            base = jnp.log(base) - jnp.log1p(-base)
+        base = jnp.broadcast_to(base.reshape(-1), (n_outputs,))
+    hyper = {k: jnp.asarray(v, dtype) for k, v in dict(
+        learning_rate=learning_rate, reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
+        min_child_weight=min_child_weight, subsample=subsample).items()}
+    out, clamped = _program(
+        codes.T, y, sw, ecodes.T, ye, we, edges, base, hyper, key,
+        loss=loss_fn, vector=n_outputs > 1, doubled=loss_name == "softmax", n_outputs=n_outputs,
+        n_estimators=n_estimators, max_depth=max_depth, n_bins=max_bin, n_colsample=n_colsample,
+        use_subsample=use_subsample, has_eval=eval_set is not None, patience=early_stopping_rounds)
+    B.warn_if_clamped(clamped)
+    cls = XGBoostClassifierParams if loss_name in ("log_loss", "softmax") else XGBoostParams
+    return cls(*out, bin_edges=edges)
+
+
+# --------------------------------------------------------------------------- prediction
+@jax.jit
+def _margin(params, X):
+    scores = B.tree_scores(params.trees, X, params.best_iteration + 1)
+    return params.base_score + scores
+
+
+def _decision_function(params, X):
+    """Raw scores (margins): ``(n,)`` for one output, ``(n, K)`` for a softmax / vector loss."""
+    X = check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0], allow_nan=True)
+    m = _margin(params, X)
+    return m[:, 0] if m.shape[1] == 1 else m
+
+
+def _predict_regression(params, X):
+    """The raw score (the prediction of a squared-error model)."""
+    return _decision_function(params, X)
+
+
+def _predict_proba(params, X):
+    """Class probabilities ``(n, C)``: ``[1 - σ(F), σ(F)]`` (log-loss) or ``softmax(F)``."""
+    m = _decision_function(params, X)
+    if m.ndim == 1:
+        p = jax.nn.sigmoid(m)
+        return jnp.stack([1 - p, p], axis=1)
+    return jax.nn.softmax(m, axis=1)
+
+
+def _predict_class(params, X):
+    """The class of largest probability (class codes, int32)."""
+    return jnp.argmax(_predict_proba(params, X), axis=1).astype(jnp.int32)
+
+
+def _feature_importances(params, importance_type="gain", normalize=True):
+    r"""xgboost's importances over the rounds run (``Booster.get_score``):
+
+    * ``"weight"``: number of splits on the feature;
+    * ``"gain"`` / ``"total_gain"``: average / total split gain;
+    * ``"cover"`` / ``"total_cover"``: average / total cover :math:`H` of the split nodes.
+
+    ``normalize`` (default) divides by the sum, as ``XGBRegressor.feature_importances_``;
+    unused features get 0.
+    """
+    check_choice(importance_type, "importance_type", ("weight", "gain", "total_gain", "cover", "total_cover"))
+    trees = params.trees
+    n_features = params.bin_edges.shape[0]
+    internal = trees.children_left >= 0
+    feat = jnp.where(internal, trees.feature, n_features).reshape(-1)
+    add = lambda v: jnp.zeros((n_features,), params.split_gain.dtype).at[feat].add(v.reshape(-1), mode="drop")
+    weight = add(internal.astype(params.split_gain.dtype))
+    if importance_type == "weight":
+        imp = weight
+    else:
+        src = params.split_gain if "gain" in importance_type else trees.weighted_n_node_samples
+        imp = add(jnp.where(internal, src, 0))
+        if not importance_type.startswith("total"):
+            imp = jnp.where(weight > 0, imp / jnp.where(weight > 0, weight, 1), 0)
+    if normalize:
+        total = jnp.sum(imp)
+        imp = jnp.where(total > 0, imp / jnp.where(total > 0, total, 1), 0)
+    return imp
+
+
+predict.register(XGBoostParams, _predict_regression)
+predict.register(XGBoostClassifierParams, _predict_class)
+predict_proba.register(XGBoostClassifierParams, _predict_proba)
+decision_function.register(XGBoostParams, _decision_function)
+feature_importances.register(XGBoostParams, _feature_importances)
