@@ -319,7 +319,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseCART):
 
     def predict(self, X):
         """The class of largest fraction in each row's leaf (first on ties, as scikit-learn)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class DecisionTreeRegressor(RegressorMixin, _BaseCART):
@@ -416,7 +417,8 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
     @staticmethod
     def _check_codes(X):
         if X.size and X.min() < 0:
-            raise ValueError(f"ID3Classifier needs category codes >= 0 in X, got {X.min()}")
+            raise ValueError("Negative values in data passed to ID3Classifier (input X): category "
+                             f"codes must be >= 0, got {X.min()}")
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
@@ -462,7 +464,8 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The class of largest fraction (first on ties)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def get_depth(self):
         """Depth of the tree (a single leaf: 0)."""
@@ -596,7 +599,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The most probable class (first on ties)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def get_depth(self):
         """Depth of the tree (a single leaf: 0)."""
