@@ -21,6 +21,15 @@ Softmax: multinomial ``fit_softmax`` on digits (1797 x 64, standardised, float32
 650), by Newton (the full 650 x 650 Hessian) and by L-BFGS, vs scikit-learn's multinomial
 ``LogisticRegression`` (lbfgs, default tol).
 
+Peak memory (full: 1,000,000 x 100; quick: 50,000 x 50; float32): each side fits in a fresh
+subprocess (``python -m benchmarks.bench_logistic --memory SIDE N D``) that builds ``X`` in
+chunks, then reports its peak resident set (``VmHWM``, reset through ``/proc/self/clear_refs``
+when the kernel allows, else the peak before the fit) minus its resident set just before the
+fit, in units of ``X.nbytes``: the memory a fit needs beyond the caller's ``X``. Sides: the
+functional ``fit_logistic`` on ``jax.device_put(X)``, the estimator
+``jaxclassic.estimators.LogisticRegression`` on the numpy ``X``, and scikit-learn's
+``LogisticRegression`` (lbfgs and newton-cholesky).
+
 On a shared machine run with ``OPENBLAS_NUM_THREADS=1``: multi-threaded OpenBLAS (scikit-learn's
 numpy / scipy, and jax's LAPACK Cholesky) spin-waits when the cores are oversubscribed and
 turns millisecond calls into seconds, on both sides.
@@ -138,5 +147,113 @@ def _softmax(quick: bool) -> list[Result]:
     return results
 
 
+def _rss_mb() -> dict:
+    with open("/proc/self/status") as f:
+        fields = dict(line.split(":", 1) for line in f if line.startswith(("VmRSS", "VmHWM")))
+    return {k: int(v.split()[0]) / 1024 for k, v in fields.items()}
+
+
+def _reset_peak() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # Linux >= 4.0: reset VmHWM to the current resident set
+        return True
+    except OSError:
+        return False
+
+
+def _problem(n: int, d: int, seed: int):
+    rng = np.random.default_rng(seed)
+    X = np.empty((n, d), np.float32)
+    for start in range(0, n, 65536):  # in chunks: no float64 temporary of the whole X
+        X[start:start + 65536] = rng.standard_normal((min(65536, n - start), d), dtype=np.float32)
+    w = np.linspace(-1.0, 1.0, d, dtype=np.float32)
+    y = (rng.random(n, dtype=np.float32) < 1 / (1 + np.exp(-(X @ w)))).astype(np.int32)
+    return X, y
+
+
+def _memory_child(side: str, n: int, d: int) -> None:
+    """Fit one side on a fresh n x d float32 problem; print a JSON line of its memory figures.
+
+    XLA's CPU client keeps the memory it freed, so a second fit of the same shapes shows no
+    growth at all; and the first call's peak includes the compiler's. So the process first
+    fits a problem of n / 16 rows (compiling a program of the same structure, whose heap the
+    compiler reuses), then the peak is reset and the n-row fit measured: its figure is the
+    memory of the fit itself plus the little extra its own compilation needs (an
+    underestimate by at most the n / 16 fit's data, which may be reused: <= 1/16).
+    """
+    import json
+    import time
+
+    import jax
+
+    if side == "functional":
+        from jaxclassic.linear import fit_logistic
+
+        def fit(X, y):
+            return jax.block_until_ready(fit_logistic(jax.device_put(X), jax.device_put(y), l2=1.0))
+    elif side == "estimator":
+        from jaxclassic.estimators import LogisticRegression
+
+        def fit(X, y):
+            return LogisticRegression(C=1.0).fit(X, y)
+    else:
+        from sklearn.linear_model import LogisticRegression as SkLogistic
+
+        def fit(X, y):
+            return SkLogistic(C=1.0, solver=side, max_iter=1000).fit(X, y)
+    fit(*_problem(max(n // 16, 2 * d), d, 1))  # warm-up: compile
+    X, y = _problem(n, d, 0)
+    before = _rss_mb()
+    reset = _reset_peak()
+    baseline = before["VmRSS"] if reset else before["VmHWM"]
+    t0 = time.perf_counter()
+    fit(X, y)
+    seconds = time.perf_counter() - t0
+    print(json.dumps({"side": side, "x_mb": X.nbytes / 2**20, "over_mb": _rss_mb()["VmHWM"] - baseline,
+                      "seconds": seconds, "peak_reset": reset}))
+
+
+def _measure_memory(side: str, n: int, d: int) -> dict:
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_logistic", "--memory", side,
+                          str(n), str(d)], capture_output=True, text=True, cwd=root, env=env,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _memory(quick: bool) -> list[Result]:
+    n, d = (50_000, 50) if quick else (1_000_000, 100)
+    est = _measure_memory("estimator", n, d)
+    fun = _measure_memory("functional", n, d)
+    x_mb = est["x_mb"]
+    results = []
+    for solver in ("lbfgs", "newton-cholesky"):
+        ref = _measure_memory(solver, n, d)
+        results.append(Result(
+            benchmark="logistic", case=f"peak memory beyond X, {n}x{d} f32 (X = {x_mb:.0f} MB)",
+            ours_s=est["seconds"], ref_s=ref["seconds"], metric="peak/X (estimator)",
+            ours_quality=est["over_mb"] / x_mb, ref_quality=ref["over_mb"] / x_mb,
+            reference=f"sklearn {solver}",
+            agreement=(f"estimator {est['over_mb']:.0f} MB, fit_logistic {fun['over_mb']:.0f} MB "
+                       f"({fun['over_mb'] / x_mb:.2f} X), sklearn {ref['over_mb']:.0f} MB"),
+            extra={"estimator": est, "functional": fun, "sklearn": ref}))
+    return results
+
+
 def run(quick: bool) -> list[Result]:
-    return _logistic(quick) + _softmax(quick)
+    return _logistic(quick) + _softmax(quick) + _memory(quick)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) == 5 and sys.argv[1] == "--memory":
+        _memory_child(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

@@ -33,3 +33,40 @@ def test_encode_labels_strings_and_single_class():
         _base.encode_labels(Dummy(), np.array([3, 3, 3]))
     with pytest.raises(ValueError, match="Unknown label type"):
         _base.encode_labels(Dummy(), np.array([0.5, 1.5, 2.25]))
+
+
+@pytest.mark.parametrize("n", [4097, 5000, 70_000, 600_000, 1_000_000])
+def test_large_buckets_pad_at_most_an_eighth(n):
+    # above 4096 rows a power of two could nearly double X (600,000 -> 1,048,576 rows)
+    bucket = _base.bucket_size(n)
+    assert n <= bucket <= n * 1.125
+    assert _base.bucket_size(bucket) == bucket  # a bucket is its own bucket: refits reuse it
+
+
+def test_no_padding_copy_of_a_large_X():
+    big = np.zeros((70_000, 300), np.float32)  # 21M values > MAX_PADDED_SIZE
+    assert _base._n_padded(big) == 70_000
+    small = np.zeros((100, 3), np.float32)
+    assert _base._n_padded(small) == 128
+
+
+def test_prepare_fit_keeps_a_contiguous_float32_X_uncopied(monkeypatch):
+    """The estimator layer's only copy of a large float32 X is the device buffer."""
+    import jax
+
+    from jaxclassic.estimators import LogisticRegression
+
+    seen = []
+    real_device_put = jax.device_put
+    monkeypatch.setattr(jax, "device_put", lambda a, *args, **kw: seen.append(a) or real_device_put(a, *args, **kw))
+    X = np.random.default_rng(0).standard_normal((70_000, 300)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    est = LogisticRegression()
+
+    @_base.dtype_scope
+    def prepare(self):
+        return _base.prepare_fit(self, X, y, classifier=True)
+
+    Xj, _, _, n = prepare(est)
+    assert n == 70_000 and Xj.shape == X.shape and Xj.dtype == np.float32
+    assert seen[0] is X  # validated and cast without a copy, not padded
