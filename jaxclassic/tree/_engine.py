@@ -26,7 +26,18 @@ learned default side, ``missing_left``) — the gains vectorised over
 histograms of the new children come from ONE pass over the rows of the *smaller* child of
 each split (a ``lax.scan`` over features of a ``segment_sum`` into ``W·B`` slots, codes
 feature-major ``(F, n)``: the measured fastest kernel, ``shared/notes/histogram-kernel.md``)
-and their siblings by subtraction from the parent's histogram.
+and their siblings by subtraction from the parent's histogram (no pass at all for the
+children of the last level: they are leaves).
+
+Layout and cost. Histograms are stored bins first, ``(B + 1, S + 1, F, C)``: the cumulative
+sum over the bins is a scan of whole ``(S + 1, F, C)`` planes and each statistic is one
+contiguous plane, and the criteria are written on lists of planes (``plane_loss``), so the
+gains of all (bin, side, feature, candidate) are one fused elementwise loop, the best split
+a max and a min-index reduction (10-20x faster than a stats-last layout with ``argmax``).
+Levels run in phases of fixed candidate width ``c = 4, 16, 64, ...`` then ``2W``: level
+``d`` (at most ``2^d`` candidates) runs in the first phase with ``2^(d+1) <= c``, so the split
+search costs at most 4x the live candidates while only ``log_4(2W) + 1`` level bodies are
+compiled (one ``while_loop`` per phase; the last phase runs until no candidate is left).
 
 scikit-learn's stopping rules: a node is a leaf when its depth is ``max_depth``, it has fewer
 than ``min_samples_split`` (or ``2·min_samples_leaf``) rows, weight below
@@ -51,6 +62,8 @@ T. Chen, C. Guestrin, "XGBoost: A Scalable Tree Boosting System", KDD 2016.
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -75,24 +88,45 @@ def _safe(w):
     return jnp.where(w > 0, w, 1)
 
 
+def _planes(s):
+    """The statistics of ``s`` (last axis) as a list of arrays: the criteria are written on
+    such lists so that XLA fuses them into plain elementwise loops (a reduction over a short
+    minor axis of 2-3 statistics is not vectorised: 10x slower in the split search)."""
+    return [s[..., k] for k in range(s.shape[-1])]
+
+
+def _total(planes):
+    return functools.reduce(operator.add, planes)
+
+
 # --------------------------------------------------------------------------- criteria
 @dataclass(frozen=True)
 class Gini:
-    """Gini impurity of weighted class counts: :math:`L = W - \\sum_k c_k^2 / W`."""
+    """Gini impurity of weighted class counts: :math:`L = W - \\sum_k c_k^2 / W`.
+
+    Every criterion defines its node loss and weight on a list of statistic arrays
+    (``plane_loss``, ``plane_weight``); ``node_loss`` and ``weight`` take the stacked ``s``.
+    """
 
     stop_when_pure: bool = True
     normalise: bool = True
 
-    def node_loss(self, s, params=()):
-        w = jnp.sum(s, -1)
-        return w - jnp.sum(s * s, -1) / _safe(w)
+    def plane_loss(self, p, params=()):
+        w = _total(p)
+        return w - _total([c * c for c in p]) / _safe(w)
 
-    def impurity(self, s, params=()):
-        w = jnp.sum(s, -1)
-        return jnp.where(w > 0, self.node_loss(s) / _safe(w), 0)
+    def plane_weight(self, p, params=()):
+        return _total(p)
+
+    def node_loss(self, s, params=()):
+        return self.plane_loss(_planes(s), params)
 
     def weight(self, s, params=()):
-        return jnp.sum(s, -1)
+        return self.plane_weight(_planes(s), params)
+
+    def impurity(self, s, params=()):
+        w = self.weight(s, params)
+        return jnp.where(w > 0, self.node_loss(s, params) / _safe(w), 0)
 
     def penalty(self, params=()):
         return 0.0
@@ -102,29 +136,29 @@ class Gini:
 class Entropy(Gini):
     """Shannon entropy in bits of weighted class counts: :math:`L = -\\sum_k c_k \\log_2(c_k/W)`."""
 
-    def node_loss(self, s, params=()):
-        s = jnp.maximum(s, 0)  # sibling subtraction can leave -1e-17 where a class is absent
-        w = jnp.sum(s, -1, keepdims=True)
-        return -jnp.sum(xlogy(s, s / _safe(w)), -1) / jnp.log(2.0).astype(s.dtype)
+    def plane_loss(self, p, params=()):
+        p = [jnp.maximum(c, 0) for c in p]  # sibling subtraction can leave -1e-17 where a class is absent
+        w = _safe(_total(p))
+        return -_total([xlogy(c, c / w) for c in p]) / jnp.log(2.0).astype(p[0].dtype)
 
 
 @dataclass(frozen=True)
 class Misclassification(Gini):
     """Misclassification rate of weighted class counts: :math:`L = W - \\max_k c_k`."""
 
-    def node_loss(self, s, params=()):
-        return jnp.sum(s, -1) - jnp.max(s, -1)
+    def plane_loss(self, p, params=()):
+        return _total(p) - functools.reduce(jnp.maximum, p)
 
 
 @dataclass(frozen=True)
 class SquaredError(Gini):
     """Within-node sum of squares of stats ``[w, w y, w y^2]``: :math:`L = \\sum wy^2 - (\\sum wy)^2/W`."""
 
-    def node_loss(self, s, params=()):
-        return s[..., 2] - s[..., 1] ** 2 / _safe(s[..., 0])
+    def plane_loss(self, p, params=()):
+        return p[2] - p[1] ** 2 / _safe(p[0])
 
-    def weight(self, s, params=()):
-        return s[..., 0]
+    def plane_weight(self, p, params=()):
+        return p[0]
 
     def impurity(self, s, params=()):
         w = s[..., 0]
@@ -132,7 +166,7 @@ class SquaredError(Gini):
 
 
 @dataclass(frozen=True)
-class GradientPair:
+class GradientPair(Gini):
     """Gradient-pair statistics ``[g, h]`` with ``params = (reg_lambda, gamma)``:
     :math:`L = -\\tfrac12 G^2/(H + \\lambda)`, split penalty :math:`\\gamma`, weight :math:`H`
     (so ``min_weight_leaf`` is XGBoost's ``min_child_weight``); impurity 0; gains not normalised."""
@@ -140,14 +174,17 @@ class GradientPair:
     stop_when_pure: bool = False
     normalise: bool = False
 
+    def plane_loss(self, p, params=(1.0, 0.0)):
+        return -0.5 * p[0] ** 2 / (p[1] + params[0])
+
+    def plane_weight(self, p, params=()):
+        return p[1]
+
     def node_loss(self, s, params=(1.0, 0.0)):
-        return -0.5 * s[..., 0] ** 2 / (s[..., 1] + params[0])
+        return self.plane_loss(_planes(s), params)
 
     def impurity(self, s, params=()):
         return jnp.zeros(s.shape[:-1], s.dtype)
-
-    def weight(self, s, params=()):
-        return s[..., 1]
 
     def penalty(self, params=(1.0, 0.0)):
         return params[1]
@@ -192,13 +229,24 @@ def histograms(codes_T, stats_count, slot, n_slots, n_codes):
     A ``lax.scan`` over the features of one ``segment_sum`` into ``n_slots·n_codes`` rows;
     rows with ``slot == n_slots`` are dropped (out of range).
     """
-    base = slot.astype(jnp.int32) * n_codes
+    hist = _hist(codes_T, stats_count, slot, n_slots, n_codes)  # (n_codes, S1, F, n_slots)
+    return hist.transpose(2, 3, 0, 1)
+
+
+def _hist(codes_T, stats_count, slot, n_slots, n_codes):
+    """The engine's layout of :func:`histograms`: ``(n_codes, S1, F, n_slots)``, bins first so
+    that the cumulative sum over bins is a scan of whole ``(S1, F, n_slots)`` planes and every
+    statistic is a contiguous plane for the gains."""
+    n_features = codes_T.shape[0]
+    n_out = n_codes * n_slots
+    # code-major ids code·n_slots + slot; a dropped row gets an id >= n_out whatever its code
+    base = jnp.where(slot < n_slots, slot.astype(jnp.int32), n_out)
 
     def step(_, codes):
-        return None, jax.ops.segment_sum(stats_count, base + codes.astype(jnp.int32), n_slots * n_codes)
+        return None, jax.ops.segment_sum(stats_count, codes.astype(jnp.int32) * n_slots + base, n_out)
 
-    _, out = jax.lax.scan(step, None, codes_T)
-    return out.reshape(codes_T.shape[0], n_slots, n_codes, stats_count.shape[1])
+    _, out = jax.lax.scan(step, None, codes_T)  # (F, n_codes·n_slots, S1)
+    return out.reshape(n_features, n_codes, n_slots, -1).transpose(1, 3, 0, 2)
 
 
 def _feature_choice(key, level, feature_mask, n_cand, max_features):
@@ -214,42 +262,57 @@ def _feature_choice(key, level, feature_mask, n_cand, max_features):
 
 
 def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok):
-    """Best split of each candidate from its histogram ``(F, C, B, S1)``.
+    """Best split of each candidate from its histogram ``(B + 1, S1, F, C)`` (:func:`_hist`).
 
+    The thresholds ``t < n_bins - 1`` ("code <= t" left) times the two sides of the missing
+    bin are scored at once; the first maximum in (feature, bin, NaN right before NaN left)
+    order wins, as a first-argmax over the features of per-feature first-argmaxes would.
     Returns gain (C,) (-inf when none is valid), feature, bin, missing_left, left stats (C, S1).
     """
-    n_stats = hist.shape[-1] - 1
-    cum = jnp.cumsum(hist[:, :, : n_bins - 1, :], axis=2)  # left of "code <= b", b < n_bins - 1
-    miss = hist[:, :, n_bins, :]  # (F, C, S1)
-    left = jnp.stack([cum, cum + miss[:, :, None, :]], axis=3)  # (F, C, T, side, S1); side 1: NaN left
-    right = pstats[None, :, None, None, :] - left
-    loss_p = criterion.node_loss(pstats[:, :n_stats], params)[None, :, None, None]
-    gain = (loss_p - criterion.node_loss(left[..., :n_stats], params)
-            - criterion.node_loss(right[..., :n_stats], params) - criterion.penalty(params))
-    n_left, n_right = left[..., n_stats], right[..., n_stats]
-    valid = (n_left >= msl) & (n_right >= msl)
-    valid &= (criterion.weight(left[..., :n_stats], params) >= mwl)
-    valid &= (criterion.weight(right[..., :n_stats], params) >= mwl)
-    # no missing value in the node: NaN goes to the child with more rows (scikit-learn)
-    no_miss = (miss[:, :, n_stats] == 0)[:, :, None]
-    nan_left = n_left[..., 0] > n_right[..., 0]
-    side_ok = jnp.stack([~no_miss | ~nan_left, ~no_miss | nan_left], axis=-1)
-    valid &= side_ok & feat_ok.T[:, :, None, None]
-    gain = jnp.where(valid, gain, -jnp.inf)
-    n_features, n_cand, n_thr = gain.shape[:3]
-    flat = gain.reshape(n_features, n_cand, n_thr * 2)
-    within = jnp.argmax(flat, axis=2)  # first max: lowest bin, then NaN right
-    best_in_f = jnp.take_along_axis(flat, within[:, :, None], axis=2)[:, :, 0]
-    feat = jnp.argmax(best_in_f, axis=0)  # (C,) first max: lowest feature
+    n_stats = hist.shape[1] - 1
+    n_thr = n_bins - 1
+    n_features, n_cand = hist.shape[2], hist.shape[3]
+
+    def step(acc, h):
+        acc = acc + h
+        return acc, acc
+
+    # cumulative sums over the bins: a scan of (S1, F, C) planes (jnp.cumsum over an axis of
+    # 255 is an associative scan here, 10x slower)
+    _, cum = jax.lax.scan(step, jnp.zeros(hist.shape[1:], hist.dtype), hist[:n_thr])  # (T, S1, F, C)
+    miss = hist[n_bins]  # (S1, F, C)
+    p_planes = [pstats[:, k] for k in range(n_stats + 1)]
+    loss_p = criterion.plane_loss(p_planes[:n_stats], params) - criterion.penalty(params)
+    no_miss = miss[n_stats] == 0  # (F, C)
+    gains = []
+    for side in (0, 1):  # 1: the missing bin goes left
+        lp = [cum[:, k] + miss[k] if side else cum[:, k] for k in range(n_stats + 1)]  # (T, F, C) each
+        rp = [p - l for p, l in zip(p_planes, lp)]
+        gain = loss_p - criterion.plane_loss(lp[:n_stats], params) - criterion.plane_loss(rp[:n_stats], params)
+        valid = (lp[n_stats] >= msl) & (rp[n_stats] >= msl)
+        valid &= criterion.plane_weight(lp[:n_stats], params) >= mwl
+        valid &= criterion.plane_weight(rp[:n_stats], params) >= mwl
+        # no missing value in the node: NaN goes to the child with more rows (scikit-learn)
+        nan_left = lp[n_stats] > rp[n_stats]
+        valid &= no_miss & (nan_left if side else ~nan_left) | ~no_miss
+        gains.append(jnp.where(valid & feat_ok.T, gain, -jnp.inf))
+    gain = jnp.stack(gains, axis=1)  # (T, 2, F, C)
+    best = jnp.max(gain, axis=(0, 1, 2))
+    order = (jax.lax.broadcasted_iota(jnp.int32, gain.shape, 2) * (2 * n_thr)
+             + jax.lax.broadcasted_iota(jnp.int32, gain.shape, 0) * 2
+             + jax.lax.broadcasted_iota(jnp.int32, gain.shape, 1))
+    first = jnp.min(jnp.where(gain == best, order, n_features * 2 * n_thr), axis=(0, 1, 2))
+    first = jnp.minimum(first, n_features * 2 * n_thr - 1)
+    feat, bin_, side = first // (2 * n_thr), (first // 2) % n_thr, first % 2
     cand = jnp.arange(n_cand)
-    pos = within[feat, cand]
-    best_gain = best_in_f[feat, cand]
-    bin_, side = pos // 2, pos % 2
-    left_stats = left[feat, cand, bin_, side]
-    return best_gain, feat.astype(jnp.int32), bin_.astype(jnp.int32), side == 1, left_stats
+    left_stats = (cum[bin_, :, feat, cand] + jnp.where(side[:, None] == 1, miss[:, feat, cand].T, 0))
+    return best, feat.astype(jnp.int32), bin_.astype(jnp.int32), side == 1, left_stats
 
 
 # --------------------------------------------------------------------------- growth
+_PHASE_GROWTH = 4  # width ratio of consecutive growth phases (see grow)
+
+
 def grow(
     codes_T,
     stats,
@@ -322,7 +385,6 @@ def grow(
     dtype = stats.dtype
     n_codes = n_bins + 1
     M, W = int(max_nodes), int(max_width)
-    C = 2 * W
     depth_cap = M if max_depth is None else int(max_depth)
     eps = jnp.finfo(dtype).eps
     if feature_mask is None:
@@ -338,31 +400,17 @@ def grow(
     total = jnp.sum(sc, axis=0)
     root_weight = criterion.weight(total[:n_stats], criterion_params)
     scale = 1 / _safe(root_weight) if criterion.normalise else jnp.asarray(1, dtype)
-
-    root_hist = histograms(codes_T, sc, jnp.zeros((n_rows,), jnp.int32), 1, n_codes)
-    cand_hist = jnp.zeros((n_features, C, n_codes, n_stats + 1), dtype).at[:, 0].set(root_hist[:, 0])
-    i32 = jnp.int32
-    state = dict(
-        level=jnp.asarray(0, i32),
-        row_node=jnp.zeros((n_rows,), i32),
-        left=jnp.full((M,), -1, i32),
-        right=jnp.full((M,), -1, i32),
-        feature=jnp.full((M,), -1, i32),
-        tbin=jnp.full((M,), -1, i32),
-        mleft=jnp.zeros((M,), bool),
-        node_stats=jnp.zeros((M, n_stats + 1), dtype).at[0].set(total),
-        impurity=jnp.zeros((M,), dtype).at[0].set(criterion.impurity(total[:n_stats], criterion_params)),
-        depth=jnp.zeros((M,), i32),
-        n_nodes=jnp.asarray(1, i32),
-        cand_ids=jnp.zeros((C,), i32),
-        cand_valid=jnp.arange(C) == 0,
-        cand_hist=cand_hist,
-        truncated=jnp.asarray(False),
-    )
+    positive = sc[:, n_stats] > 0
     flat_codes = codes_T.reshape(-1)
     rows = jnp.arange(n_rows)
+    i32 = jnp.int32
 
-    def body(st):
+    def level(st, hist):
+        """Split the candidates of one level (histograms ``(B+1, S1, F, c)``, at most
+        ``s = min(c/2, W)`` splits); returns the state and the children's histograms
+        ``(B+1, S1, F, 2s)``: the same shape, a while_loop body."""
+        n_cand = hist.shape[3]
+        n_slots = n_cand // 2 if n_cand < 2 * W else W
         ids = st["cand_ids"]
         pstats = st["node_stats"][ids]
         pcount = pstats[:, n_stats]
@@ -371,12 +419,12 @@ def grow(
         open_ = st["cand_valid"] & (pdepth < depth_cap) & (pcount >= mss) & (pweight >= 2 * mwl)
         if criterion.stop_when_pure:
             open_ &= st["impurity"][ids] > eps
-        feat_ok = _feature_choice(key, st["level"], feature_mask, C, max_features)
+        feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits(
-            st["cand_hist"], pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok)
+            hist, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok)
         want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
-        rank = jnp.cumsum(want) - 1
-        fits = (rank < W) & (st["n_nodes"] + 2 * (rank + 1) <= M)
+        rank = (jnp.cumsum(want) - 1).astype(i32)
+        fits = (rank < n_slots) & (st["n_nodes"] + 2 * (rank + 1) <= M)
         split = want & fits
         n_split = jnp.sum(split).astype(i32)
         left_id = (st["n_nodes"] + 2 * rank).astype(i32)
@@ -409,21 +457,61 @@ def grow(
         # children's histograms: the smaller child of each split by one pass, its sibling by subtraction
         small_left = lstats[:, n_stats] <= rstats[:, n_stats]
         small_id = jnp.where(small_left, left_id, right_id)
-        slot_of_node = jnp.full((M + 1,), W, i32).at[jnp.where(split, small_id, M)].set(rank.astype(i32))
-        slot = jnp.where(sc[:, n_stats] > 0, slot_of_node[node], W)
-        small = histograms(codes_T, sc, slot, W, n_codes)
-        src = jnp.zeros((W,), i32).at[jnp.where(split, rank, W)].set(jnp.arange(C, dtype=i32), mode="drop")
-        small_left_r = jnp.zeros((W,), bool).at[jnp.where(split, rank, W)].set(small_left, mode="drop")
-        large = st["cand_hist"][:, src] - small
-        sl = small_left_r[None, :, None, None]
-        new["cand_hist"] = jnp.stack([jnp.where(sl, small, large), jnp.where(sl, large, small)], axis=2
-                                     ).reshape(n_features, C, n_codes, n_stats + 1)
-        new["cand_ids"] = (st["n_nodes"] + jnp.arange(C)).astype(i32)
-        new["cand_valid"] = jnp.arange(C) < 2 * n_split
+        slot_of_node = jnp.full((M + 1,), n_slots, i32).at[jnp.where(split, small_id, M)].set(rank)
+        slot = jnp.where(positive, slot_of_node[node], n_slots)
+        small_hist = lambda: _hist(codes_T, sc, slot, n_slots, n_codes)
+        if max_depth is None:
+            small = small_hist()
+        else:  # the children of the last level are leaves: no histogram pass for them
+            small = jax.lax.cond(st["level"] + 1 < depth_cap, small_hist,
+                                 lambda: jnp.zeros(hist.shape[:3] + (n_slots,), dtype))
+        at_rank = jnp.where(split, rank, n_slots)
+        src = jnp.zeros((n_slots,), i32).at[at_rank].set(jnp.arange(n_cand, dtype=i32), mode="drop")
+        small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
+        large = hist[..., src] - small
+        children = jnp.stack([jnp.where(small_left_r, small, large), jnp.where(small_left_r, large, small)], -1)
+        new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
+        new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split
         new["level"] = st["level"] + 1
-        return new
+        return new, children.reshape(hist.shape[:3] + (2 * n_slots,))
 
-    st = jax.lax.while_loop(lambda s: jnp.any(s["cand_valid"]) & (s["level"] < depth_cap), body, state)
+    st = dict(
+        level=jnp.asarray(0, i32),
+        row_node=jnp.zeros((n_rows,), i32),
+        left=jnp.full((M,), -1, i32),
+        right=jnp.full((M,), -1, i32),
+        feature=jnp.full((M,), -1, i32),
+        tbin=jnp.full((M,), -1, i32),
+        mleft=jnp.zeros((M,), bool),
+        node_stats=jnp.zeros((M, n_stats + 1), dtype).at[0].set(total),
+        impurity=jnp.zeros((M,), dtype).at[0].set(criterion.impurity(total[:n_stats], criterion_params)),
+        depth=jnp.zeros((M,), i32),
+        n_nodes=jnp.asarray(1, i32),
+        cand_ids=jnp.zeros((1,), i32),
+        cand_valid=jnp.ones((1,), bool),
+        truncated=jnp.asarray(False),
+    )
+    hist = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
+    # Phases of fixed width c = 4, 16, 64, ... (then 2W): level d runs in the first phase
+    # with 2^(d+1) <= c (it has at most 2^d candidates), so the split search costs at most
+    # 4x the live candidates while only a few level bodies are compiled (every distinct
+    # width is one more body: compile time); the last phase (c = 2W) runs to the end.
+    phase_widths = []
+    width = _PHASE_GROWTH
+    while width < 2 * W:
+        phase_widths.append(width)
+        width *= _PHASE_GROWTH
+    phase_widths.append(2 * W)
+    for width in phase_widths:
+        pad = width - hist.shape[3]
+        hist = jnp.pad(hist, ((0, 0),) * 3 + ((0, pad),))
+        st["cand_ids"] = jnp.pad(st["cand_ids"], (0, pad))
+        st["cand_valid"] = jnp.pad(st["cand_valid"], (0, pad))
+        end = depth_cap if width == 2 * W else min(depth_cap, width.bit_length() - 1)
+        st, hist = jax.lax.while_loop(lambda c, end=end: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < end),
+                                      lambda c: level(*c), (st, hist))
+        if end >= depth_cap:
+            break
     used = jnp.arange(M) < st["n_nodes"]
     return Grown(
         children_left=st["left"],
