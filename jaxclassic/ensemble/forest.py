@@ -1,0 +1,363 @@
+r"""Random forests: bagged CART trees with features drawn at every node, grown in one ``vmap``.
+
+Breiman (2001): tree :math:`e` is a CART tree (:mod:`jaxclassic.tree.cart`) fitted with the
+bootstrap count weights :math:`c_e \odot w` (:mod:`jaxclassic.ensemble.bagging`: a
+multinomial draw over the positive-weight rows) where every node searches only
+``max_features`` features drawn afresh from the tree's key; the forest averages its trees
+
+.. math:: \hat p(k \mid x) = \frac1E \sum_e \hat p_e(k \mid x)
+          \quad(\text{the trees' leaf class fractions, as scikit-learn}),\qquad
+          \hat f(x) = \frac1E \sum_e \hat f_e(x).
+
+Why it works (ESL §15.2): with trees of variance :math:`\sigma^2` and pairwise correlation
+:math:`\rho` (through the shared training set) the mean of :math:`E` has variance
+:math:`\rho\sigma^2 + (1-\rho)\sigma^2/E`; the feature draws lower :math:`\rho`.
+
+Algorithm. ``X`` is binned ONCE (:func:`~jaxclassic.tree.binning.bin_features`, quantile
+edges of the positive-weight rows), then every tree is :func:`~jaxclassic.tree.fit_cart_binned`
+on the shared codes in one ``jax.vmap`` over (count weights, tree keys): the histogram engine
+grows all trees level by level together. Tree :math:`e`'s key is ``fold_in(fold_in(key, 1),
+e)`` and its bootstrap draw uses ``fold_in(key, 0)`` (prefix-stable: the first 10 trees of a
+forest of 100 are the forest of 10).
+
+Defaults. ``max_features``: ``"sqrt"`` (:math:`\lfloor\sqrt p\rfloor`) for classification,
+``"p/3"`` (:math:`\max(1, \lfloor p/3 \rfloor)`, Breiman's and ESL's choice; scikit-learn's
+regressor now uses all ``p``) for regression. ``max_depth=None``: each tree has the node
+budget :math:`M = 2n - 1` (room for any tree of ``n`` rows) and splits at most
+:math:`W = \min(n - 1, 256)` nodes per level (``cart.default_budget``): exact for small data;
+on large data a fully grown tree has wider levels and is truncated there (nodes past ``W``
+stay leaves: pass ``max_width`` or a ``max_depth`` with ``max_width = 2^{D-1}``).
+
+Memory (the batch of trees grown together): per tree about
+``itemsize·(6·(B+1)(S+1)·F·2W + n·(S+8) + M·(S+12))`` bytes (the histograms of a level's
+``2W`` children over ``B+1`` codes, ``S`` statistics — ``C`` classes or 3 for regression —
+and ``F`` features, kept in about six copies by the split search; the rows' statistics; the
+node arrays). ``chunk_size`` trees are grown per ``vmap`` batch; by default as many as fit
+:data:`~jaxclassic.ensemble.bagging.MEMORY_BUDGET_BYTES` (1 GiB), chunks in a Python loop.
+Prediction sums the trees in chunks of at most 256 MB of ``(trees, rows, C)`` outputs.
+
+Departures from scikit-learn: binned split points (255 quantile bins by default; exact when
+a feature has at most ``n_bins`` distinct values); features are drawn per node without
+scikit-learn's redraw of constant features; the out-of-bag score skips rows no tree left out
+(scikit-learn scores them as class 0 with a warning).
+
+References
+----------
+L. Breiman, "Random forests", *Machine Learning* 45 (2001) 5-32.
+T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, 2nd ed., ch. 15.
+G. Louppe, *Understanding Random Forests*, PhD thesis, Liège 2014 (importances).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxclassic import tree as _tree
+from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
+from jaxclassic.ensemble.bagging import (
+    MEMORY_BUDGET_BYTES,
+    _counts,
+    check_max_samples,
+    check_n_estimators,
+    check_targets,
+    default_chunk_size,
+    map_chunks,
+    oob_sums,
+)
+from jaxclassic.tree.cart import TASK_CRITERIA, default_budget
+from jaxclassic.validation import check_array, check_choice, check_int, check_key, check_sample_weight
+
+__all__ = ["ForestParams", "ClassificationForest", "RegressionForest", "fit_random_forest", "forest_keys", "forest_budget"]
+
+_PREDICT_CHUNK_BYTES = 256 << 20
+#: Node budget of each tree of a forest with ``max_depth=None`` (unless ``max_nodes`` is given).
+FOREST_MAX_NODES = 8191
+#: Splits per level of each tree of a forest with ``max_depth=None`` (unless ``max_width`` is given).
+FOREST_MAX_WIDTH = 64
+
+
+class ForestParams(NamedTuple):
+    """A fitted forest of ``E`` trees (``n`` training rows).
+
+    Attributes
+    ----------
+    trees : ClassificationTree or RegressionTree
+        The trees' params (:mod:`jaxclassic.tree._params`) stacked on a leading axis ``E``.
+    counts : (E, n) int32
+        Bootstrap counts of each tree (0: out of bag); with ``bootstrap=False``, 1 on every
+        positive-weight row (no row is out of bag).
+    sample_weight : (n,) float
+        The training weights (weights of the out-of-bag score).
+    """
+
+    trees: _tree.TreeParams
+    counts: jax.Array
+    sample_weight: jax.Array
+
+
+class ClassificationForest(ForestParams):
+    """A random-forest classifier: probabilities are the trees' mean class fractions."""
+
+
+class RegressionForest(ForestParams):
+    """A random-forest regressor: the prediction is the trees' mean."""
+
+
+def resolve_max_features(max_features, n_features: int, task: str) -> int | None:
+    """Features per node: ``None`` (all), an int, a float share in (0, 1], ``"sqrt"``,
+    ``"log2"``, ``"p/3"``, or ``"default"`` (``"sqrt"`` classification, ``"p/3"`` regression)."""
+    if max_features == "default":
+        max_features = "sqrt" if task == "classification" else "p/3"
+    if max_features is None:
+        return None
+    if isinstance(max_features, str):
+        rules = {"sqrt": math.sqrt, "log2": math.log2, "p/3": lambda p: p / 3}
+        if max_features not in rules:
+            raise ValueError(f"max_features must be None, an int in 1..{n_features}, a float in (0, 1], "
+                             f"'sqrt', 'log2' or 'p/3', got {max_features!r}")
+        k = max(1, int(rules[max_features](n_features)))
+    elif isinstance(max_features, bool) or not isinstance(max_features, numbers.Real):
+        raise ValueError(f"max_features must be None, an int, a float in (0, 1] or a string, got "
+                         f"{type(max_features).__name__} {max_features!r}")
+    elif isinstance(max_features, (numbers.Integral, np.integer)):
+        if not 1 <= max_features <= n_features:
+            raise ValueError(f"max_features must be an int in 1..{n_features}, got {max_features}")
+        k = int(max_features)
+    else:
+        if not 0.0 < float(max_features) <= 1.0:
+            raise ValueError(f"max_features must be a float in (0, 1], got {max_features!r}")
+        k = max(1, int(float(max_features) * n_features))
+    return None if k >= n_features else k
+
+
+def forest_keys(key, n_estimators: int):
+    """``(bootstrap_key, tree_keys (E,))`` of a forest: ``fold_in(key, 0)`` and
+    ``fold_in(fold_in(key, 1), e)`` for ``e < E``."""
+    tree_key = jax.random.fold_in(key, 1)
+    return jax.random.fold_in(key, 0), jax.vmap(lambda e: jax.random.fold_in(tree_key, e))(jnp.arange(n_estimators))
+
+
+def forest_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None):
+    """Each tree's ``(max_nodes, max_width)``: ``cart.default_budget``, and with
+    ``max_depth=None`` at most :data:`FOREST_MAX_NODES` slots and :data:`FOREST_MAX_WIDTH`
+    splits per level (a bootstrap tree of the bundled data sets is at most 40 nodes wide)."""
+    if max_depth is None:
+        if max_nodes is None:
+            max_nodes = min(2 * n_samples - 1, FOREST_MAX_NODES)
+        if max_width is None:
+            max_width = min(max(1, (max_nodes - 1) // 2), FOREST_MAX_WIDTH)
+    return default_budget(n_samples, max_depth, max_nodes, max_width)
+
+
+def _tree_bytes(n, n_features, n_bins, n_stats, max_nodes, max_width, itemsize):
+    return itemsize * (6 * (n_bins + 1) * (n_stats + 1) * n_features * 2 * max_width
+                       + n * (n_stats + 8) + max_nodes * (n_stats + 12))
+
+
+def fit_random_forest(
+    X,
+    y,
+    *,
+    task: str = "classification",
+    n_estimators: int = 100,
+    criterion: str | None = None,
+    max_features="default",
+    max_depth: int | None = None,
+    min_samples_split: int = 2,
+    min_samples_leaf: int = 1,
+    min_weight_fraction_leaf: float = 0.0,
+    min_impurity_decrease: float = 0.0,
+    bootstrap: bool = True,
+    max_samples: float | None = None,
+    n_bins: int = 255,
+    sample_weight=None,
+    key,
+    n_classes: int | None = None,
+    chunk_size: int | None = None,
+    max_nodes: int | None = None,
+    max_width: int | None = None,
+) -> ForestParams:
+    r"""Fit a random forest: bin once, grow every tree in one ``vmap`` over (bootstrap, key).
+
+    Tree :math:`e` is CART on weights :math:`c_e \odot w`, ``max_features`` features drawn
+    per node from its key (module docstring).
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) array-like
+        Raw features; NaN = missing (the trees learn a side for it).
+    y : (n_samples,) array-like
+        Class codes ``0..C-1`` (at least two classes) or real targets; finite.
+    task : {"classification", "regression"}
+    n_estimators : int >= 1 (static)
+    criterion : str, optional (static)
+        ``"gini"`` (default), ``"entropy"``, ``"misclassification"``; ``"squared_error"``.
+    max_features : "default", None, int, float in (0, 1], "sqrt", "log2", "p/3" (static)
+        Features searched per node; ``"default"``: ``"sqrt"`` / ``"p/3"``.
+    max_depth : int >= 1 or None (static)
+    min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease
+        As :func:`~jaxclassic.tree.fit_cart` (scikit-learn's rules; rows drawn several times
+        count once, as scikit-learn's).
+    bootstrap : bool
+        False: every tree sees every row (randomness from the feature draws only).
+    max_samples : float in (0, 1], optional
+        Share of the positive-weight rows drawn per tree (default all).
+    n_bins : int in 2..256 (static)
+    sample_weight : (n_samples,) array-like, optional
+        Rows of weight 0 have no influence (binning, draws, trees).
+    key : jax.random key
+    n_classes : int, optional (static)
+    chunk_size : int, optional
+        Trees per ``vmap`` batch (default: the memory budget, module docstring).
+    max_nodes, max_width : int, optional (static)
+        Node budget and level width of each tree (``cart.default_budget``).
+
+    Returns
+    -------
+    ClassificationForest or RegressionForest
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]); y = np.array([0, 0, 0, 1, 1, 1])
+    >>> forest = fit_random_forest(X, y, n_estimators=5, key=jax.random.key(0), n_bins=8)
+    >>> forest.counts.shape, predict(forest, np.array([[0.5], [4.5]])).tolist()
+    ((5, 6), [0, 1])
+
+    References
+    ----------
+    Breiman 2001; ESL ch. 15.
+    """
+    task = check_choice(task, "task", tuple(TASK_CRITERIA))
+    criterion = check_choice(criterion or TASK_CRITERIA[task][0], "criterion", TASK_CRITERIA[task])
+    n_estimators = check_n_estimators(n_estimators)
+    if not isinstance(bootstrap, (bool, np.bool_)):
+        raise TypeError(f"bootstrap must be a bool, got {type(bootstrap).__name__} {bootstrap!r}")
+    max_samples = 1.0 if max_samples is None else check_max_samples(max_samples)
+    key = check_key(key)
+    n_bins = check_int(n_bins, "n_bins", low=2, high=256)
+    if max_depth is not None:
+        max_depth = check_int(max_depth, "max_depth", low=1)
+    if chunk_size is not None:
+        chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    Xc = check_array(X, "X", allow_nan=True)
+    n_samples, n_features = Xc.shape
+    max_features = resolve_max_features(max_features, n_features, task)
+    sw = check_sample_weight(sample_weight, n_samples, dtype=Xc.dtype)
+    if np.shape(y) != (n_samples,):
+        raise ValueError(f"y must have shape ({n_samples},), got {np.shape(y)}")
+    if n_classes is not None:
+        n_classes = check_int(n_classes, "n_classes", low=2)
+    y, n_classes = check_targets(y, sw, classification=task == "classification", n_classes=n_classes)
+    y = jnp.asarray(y) if task == "classification" else check_array(y, "y", ndim=1, dtype=Xc.dtype)
+    max_nodes, max_width = forest_budget(n_samples, max_depth, max_nodes, max_width)
+
+    codes, edges = _tree.bin_features(Xc, n_bins, sample_weight=sw)
+    boot_key, tree_keys = forest_keys(key, n_estimators)
+    positive = sw > 0
+    if bootstrap:
+        counts = _counts(boot_key, positive, max_samples, n_estimators)
+    else:
+        counts = jnp.broadcast_to(positive.astype(jnp.int32), (n_estimators, n_samples))
+    weights = counts.astype(sw.dtype) * sw
+    if chunk_size is None:
+        n_stats = n_classes if task == "classification" else 3
+        per_tree = _tree_bytes(n_samples, n_features, n_bins, n_stats, max_nodes, max_width, sw.dtype.itemsize)
+        chunk_size = default_chunk_size(n_estimators, per_tree, MEMORY_BUDGET_BYTES)
+
+    def one(w, k):
+        return _tree.fit_cart_binned(
+            codes, edges, y, task=task, criterion=criterion, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
+            max_features=max_features, sample_weight=w, key=k, n_classes=n_classes,
+            max_nodes=max_nodes, max_width=max_width)
+
+    trees = map_chunks(one, (weights, tree_keys), n_estimators, chunk_size)
+    cls = ClassificationForest if task == "classification" else RegressionForest
+    return cls(trees, counts, sw)
+
+
+# --------------------------------------------------------------------------- prediction
+@partial(jax.jit, static_argnames=("chunk",))
+def _sum_trees(trees, X, mask, chunk):
+    """``(sum_e mask[e, i] * out_e(x_i), sum_e mask[e, i])``: the trees' class fractions
+    ``(n, C)`` or values ``(n,)``, summed ``chunk`` trees at a time (a scan over chunks of a
+    vmap); ``mask`` is ``(E, n)`` or ``(E, 1)``."""
+    classification = isinstance(trees, _tree.ClassificationTree)
+    n_trees = mask.shape[0]
+    n_chunks = -(-n_trees // chunk)
+    pad = n_chunks * chunk - n_trees
+
+    def blocks(a):
+        a = jnp.concatenate([a, jnp.repeat(a[-1:], pad, axis=0)]) if pad else a
+        return a.reshape((n_chunks, chunk) + a.shape[1:])
+
+    mask_b = blocks(mask).at[n_chunks - 1, chunk - pad:].set(0) if pad else blocks(mask)
+    trees_b = jax.tree.map(blocks, trees)
+
+    def member(t):
+        return _tree.predict_proba(t, X) if classification else _tree.predict(t, X)
+
+    def body(acc, tm):
+        t, m = tm
+        out = jax.vmap(member)(t)
+        m = m.astype(out.dtype)
+        return acc + jnp.sum((m[..., None] if classification else m) * out, axis=0), None
+
+    proto = jax.eval_shape(member, jax.tree.map(lambda a: a[0], trees))
+    total, _ = jax.lax.scan(body, jnp.zeros(proto.shape, proto.dtype), (trees_b, mask_b))
+    return total, jnp.sum(jnp.broadcast_to(mask, (n_trees, X.shape[0])), axis=0)
+
+
+def _forest_sums(params, X, mask):
+    n_trees = params.counts.shape[0]
+    X = check_array(X, "X", allow_nan=True)
+    n_out = params.trees.value.shape[-1] if isinstance(params, ClassificationForest) else 1
+    per_tree = max(1, X.shape[0] * n_out * X.dtype.itemsize)
+    chunk = int(max(1, min(n_trees, _PREDICT_CHUNK_BYTES // per_tree)))
+    return _sum_trees(params.trees, X, mask, chunk)
+
+
+def _proba(params, X):
+    total, n = _forest_sums(params, X, jnp.ones((params.counts.shape[0], 1), jnp.int32))
+    return total / n[:, None]
+
+
+def _predict_class(params, X):
+    return jnp.argmax(_proba(params, X), axis=1).astype(jnp.int32)
+
+
+def _predict_value(params, X):
+    total, n = _forest_sums(params, X, jnp.ones((params.counts.shape[0], 1), jnp.int32))
+    return total / n
+
+
+def _oob_sums(params, X):
+    return _forest_sums(params, X, params.counts == 0)
+
+
+@jax.jit
+def _importances(params):
+    r"""scikit-learn's ``feature_importances_``: the mean of the trees' normalised impurity
+    decreases over the trees with a split, renormalised to sum 1."""
+    imp = jax.vmap(_tree.feature_importances)(params.trees)  # (E, F)
+    has_split = (params.trees.n_nodes > 1).astype(imp.dtype)
+    mean = jnp.sum(has_split[:, None] * imp, axis=0) / jnp.maximum(jnp.sum(has_split), 1)
+    total = jnp.sum(mean)
+    return jnp.where(total > 0, mean / jnp.where(total > 0, total, 1), 0)
+
+
+predict.register(ClassificationForest, _predict_class)
+predict.register(RegressionForest, _predict_value)
+predict_proba.register(ClassificationForest, _proba)
+decision_function.register(ClassificationForest, _proba)
+feature_importances.register(ForestParams, _importances)
+oob_sums.register(ForestParams, _oob_sums)
