@@ -29,3 +29,8 @@ from jaxclassic.ensemble.adaboost import fit_adaboost
 from jaxclassic.ensemble.adaboost import staged_decision_function
 from jaxclassic.ensemble.adaboost import staged_predict
 from jaxclassic.ensemble.adaboost import training_error_bound
+from jaxclassic.ensemble.voting import ClassificationVoting
+from jaxclassic.ensemble.voting import RegressionVoting
+from jaxclassic.ensemble.voting import VotingParams
+from jaxclassic.ensemble.voting import fit_voting
+from jaxclassic.ensemble.voting import fit_voting_regressor
