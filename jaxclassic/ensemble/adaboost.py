@@ -60,7 +60,9 @@ no better than chance the fit raises ``ValueError`` (outside ``jit`` / ``vmap``)
 scikit-learn does. As scikit-learn (its issue #20320) each round first raises positive
 weights below :math:`2.2\cdot10^{-16}` (float64 epsilon) to it, so no row's weight underflows
 to zero; that keeps the bound (raising weights only increases the left side of the
-identity above). Rows of weight 0 stay 0: they never influence a tree, an error or a bin edge.
+identity above). Rows of weight 0 stay 0: they never influence a tree, an error or (with a
+concrete ``sample_weight``) a bin edge; traced weights (inside ``vmap``) bin every row, as
+:func:`~jaxclassic.tree.fit_cart` does.
 
 Equality with scikit-learn: when every feature has at most ``n_bins`` distinct values the
 binning is exact and the stumps, :math:`\alpha`, :math:`\varepsilon` and the decision
@@ -229,7 +231,8 @@ def fit_adaboost(
     learning_rate : float > 0 (traced)
         :math:`\eta` (a grid of them is a ``vmap``).
     n_classes : int >= 2, optional (static)
-        ``K``; inferred as ``max(y) + 1`` when not given.
+        ``K``; inferred as ``max(y) + 1`` when not given. A class absent from ``y`` still
+        counts in :math:`\log(K-1)` (scikit-learn's ``K`` is the number of labels present).
     algorithm : {"SAMME"}
         The only algorithm (scikit-learn >= 1.6 dropped SAMME.R); SAMME with ``K = 2`` is
         discrete AdaBoost.
