@@ -34,10 +34,13 @@ sum over the bins is a scan of whole ``(S + 1, F, C)`` planes and each statistic
 contiguous plane, and the criteria are written on lists of planes (``plane_loss``), so the
 gains of all (bin, side, feature, candidate) are one fused elementwise loop, the best split
 a max and a min-index reduction (10-20x faster than a stats-last layout with ``argmax``).
-Levels run in phases of fixed candidate width ``c = 4, 16, 64, ...`` then ``2W``: level
-``d`` (at most ``2^d`` candidates) runs in the first phase with ``2^(d+1) <= c``, so the split
-search costs at most 4x the live candidates while only ``log_4(2W) + 1`` level bodies are
-compiled (one ``while_loop`` per phase; the last phase runs until no candidate is left).
+Levels run in phases of fixed candidate width ``c = g, g^2, ...`` then ``2W`` (``g =
+_PHASE_GROWTH = 16``): level ``d`` (at most ``2^d`` candidates) runs in the first phase with
+``2^(d+1) <= c``, so the split search costs at most ``g`` x the live candidates while only
+``log_g(2W) + 1`` level bodies are compiled (one ``while_loop`` per phase; the last phase runs
+until no candidate is left). Measured at depth 8 on 4,000 x 8 (loaded 2-core CPU): g = 4
+compiled in 27 s and ran in 93 ms, g = 16 in 15 s and 44 ms, one phase (g = inf) 9 s and
+236 ms.
 
 scikit-learn's stopping rules: a node is a leaf when its depth is ``max_depth``, it has fewer
 than ``min_samples_split`` (or ``2·min_samples_leaf``) rows, weight below
@@ -310,7 +313,7 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok):
 
 
 # --------------------------------------------------------------------------- growth
-_PHASE_GROWTH = 4  # width ratio of consecutive growth phases (see grow)
+_PHASE_GROWTH = 16  # width ratio of consecutive growth phases (see grow)
 
 
 def grow(
@@ -492,9 +495,9 @@ def grow(
         truncated=jnp.asarray(False),
     )
     hist = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
-    # Phases of fixed width c = 4, 16, 64, ... (then 2W): level d runs in the first phase
+    # Phases of fixed width c = g, g^2, ... (then 2W): level d runs in the first phase
     # with 2^(d+1) <= c (it has at most 2^d candidates), so the split search costs at most
-    # 4x the live candidates while only a few level bodies are compiled (every distinct
+    # g x the live candidates while only a few level bodies are compiled (every distinct
     # width is one more body: compile time); the last phase (c = 2W) runs to the end.
     phase_widths = []
     width = _PHASE_GROWTH
