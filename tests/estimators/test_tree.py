@@ -48,9 +48,10 @@ _ALL = [DecisionTreeClassifier(), DecisionTreeRegressor(), ID3Classifier(), C45C
 _UNREGISTERED = [e for e in _ALL if type(e).__name__ not in getattr(est, "__all__", ())]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def _x64_off():
-    """The checks run in the default configuration (x64 off), as test_sklearn_checks.py."""
+    """The checks run in the default configuration (x64 off), as test_sklearn_checks.py;
+    per test, so the other tests of this module keep the suite's x64."""
     old = jax.config.read("jax_enable_x64")
     jax.config.update("jax_enable_x64", False)
     yield
