@@ -34,3 +34,8 @@ from jaxclassic.ensemble.voting import RegressionVoting
 from jaxclassic.ensemble.voting import VotingParams
 from jaxclassic.ensemble.voting import fit_voting
 from jaxclassic.ensemble.voting import fit_voting_regressor
+from jaxclassic.ensemble.stacking import ClassificationStacking
+from jaxclassic.ensemble.stacking import RegressionStacking
+from jaxclassic.ensemble.stacking import StackingParams
+from jaxclassic.ensemble.stacking import fit_stacking
+from jaxclassic.ensemble.stacking import meta_features
