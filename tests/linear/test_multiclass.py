@@ -1,4 +1,6 @@
-"""Tests of jaxclassic.linear.multiclass (x64 on).
+"""Tests of jaxclassic.linear.multiclass (x64 on): the linear family's aliases of
+jaxclassic.multiclass (generic over any binary fit; tests over trees / LDA in
+tests/test_multiclass.py), reached through linear's dispatchers.
 
 References: scikit-learn's ``OneVsRestClassifier`` / ``OneVsOneClassifier`` around
 ``LogisticRegression(C=1)`` (same binary problems, same voting rule), on iris (150 x 4).
