@@ -364,7 +364,8 @@ oob_sums.register(BaggingParams, _bag_oob_sums)
 def _check_oob_X(params, X):
     n = params.counts.shape[1]
     if np.shape(X)[0] != n:
-        raise ValueError(f"X must be the training data ({n} rows) for out-of-bag predictions, got {np.shape(X)[0]} rows")
+        raise ValueError(f"X must be the training data ({n} rows) for out-of-bag predictions, "
+                         f"got {np.shape(X)[0]} rows")
     return X
 
 
@@ -394,7 +395,8 @@ def oob_predict(params, X) -> jax.Array:
     scores = oob_decision_function(params, X)
     if scores.ndim == 1:
         return scores
-    return jnp.where(jnp.isnan(scores[:, 0]), -1, jnp.argmax(jnp.nan_to_num(scores, nan=-1.0), axis=1)).astype(jnp.int32)
+    best = jnp.argmax(jnp.nan_to_num(scores, nan=-1.0), axis=1)
+    return jnp.where(jnp.isnan(scores[:, 0]), -1, best).astype(jnp.int32)
 
 
 def oob_score(params, X, y) -> jax.Array:

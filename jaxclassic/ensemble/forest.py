@@ -74,7 +74,8 @@ from jaxclassic.ensemble.bagging import (
 from jaxclassic.tree.cart import TASK_CRITERIA, default_budget
 from jaxclassic.validation import check_array, check_choice, check_int, check_key, check_sample_weight
 
-__all__ = ["ForestParams", "ClassificationForest", "RegressionForest", "fit_random_forest", "forest_keys", "forest_budget"]
+__all__ = ["ForestParams", "ClassificationForest", "RegressionForest", "fit_random_forest", "forest_keys",
+           "forest_budget", "FOREST_MAX_NODES", "FOREST_MAX_WIDTH"]
 
 _PREDICT_CHUNK_BYTES = 256 << 20
 #: Node budget of each tree of a forest with ``max_depth=None`` (unless ``max_nodes`` is given).

@@ -113,6 +113,14 @@ def test_zero_weight_rows_have_no_influence():
     np.testing.assert_allclose(ensemble.oob_score(pad, Xp, Yp), ensemble.oob_score(base, X, Y), rtol=1e-9)
 
 
+def test_vmap_over_keys_equals_a_loop():
+    keys = jax.random.split(jax.random.key(3), 3)
+    batched = jax.vmap(lambda k: _ridge_bag(key=k))(keys)
+    for i in range(3):
+        one = _ridge_bag(key=keys[i])
+        jax.tree.map(lambda a, b: np.testing.assert_allclose(a[i], b, rtol=1e-10, atol=1e-12), batched, one)
+
+
 def test_second_call_does_not_compile():
     _ridge_bag()
     assert _compiles(lambda: _ridge_bag(key=jax.random.key(99)).estimators.coef) == 0
