@@ -40,7 +40,7 @@ the rows with :math:`v_i > 0` are held out: SGD trains on the weights
 
     L_t = \frac{\sum_i w_i v_i\,\ell(y_i, x_i^\top\beta_t + b_t)}{\sum_i w_i v_i}
 
-is fed to :func:`jaxclassic.model_selection.early_stopping_update`. With
+is fed to :func:`jaxclassic._early_stopping.early_stopping_update`. With
 :math:`t^\star = \arg\min_{s \le t} L_s` (first minimiser), training stops at the first epoch
 :math:`t` with :math:`t - t^\star \ge P`, and the parameters of epoch :math:`t^\star` are
 returned (Prechelt's rule with patience; ESL §11.5.2). The epoch loop keeps its fixed count
@@ -232,7 +232,7 @@ def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
                                   jnp.int32(n_epochs - 1), jnp.asarray(False))
 
     # lazy: jaxclassic.model_selection imports jaxclassic.linear
-    from jaxclassic.model_selection.curves import early_stopping_init, early_stopping_update
+    from jaxclassic._early_stopping import early_stopping_init, early_stopping_update
 
     val_sum = jnp.sum(val_weight)
 
