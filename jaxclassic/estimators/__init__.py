@@ -28,6 +28,10 @@ from jaxclassic.estimators.linear_regression import SGDRegressor
 from jaxclassic.estimators.linear_classification import LogisticRegression
 from jaxclassic.estimators.linear_classification import PerceptronClassifier
 from jaxclassic.estimators.linear_classification import SoftmaxRegression
+from jaxclassic.estimators.tree import C45Classifier
+from jaxclassic.estimators.tree import DecisionTreeClassifier
+from jaxclassic.estimators.tree import DecisionTreeRegressor
+from jaxclassic.estimators.tree import ID3Classifier
 
 __all__ = [
     "config_context",
@@ -45,4 +49,8 @@ __all__ = [
     "GaussianNB",
     "LinearDiscriminantAnalysis",
     "QuadraticDiscriminantAnalysis",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ID3Classifier",
+    "C45Classifier",
 ]
