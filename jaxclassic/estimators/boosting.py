@@ -1,0 +1,623 @@
+"""scikit-learn-compatible boosting: AdaBoost, gradient boosting and XGBoost-style boosting.
+
+Thin wrappers over :mod:`jaxclassic.ensemble` (:func:`~jaxclassic.ensemble.fit_adaboost`,
+:func:`~jaxclassic.ensemble.fit_gradient_boosting`, :func:`~jaxclassic.ensemble.fit_xgboost`):
+they validate and encode the input, pad the rows to a shape bucket with zero weights (every
+boosting fit gives a zero-weight row no influence: bins, trees, intercept), call the functional
+fit in the input's dtype and store its params (``params_``) and scikit-learn's (or xgboost's)
+fitted attributes. The maths lives in the core.
+
+Departures, documented on each class:
+
+* Trees are grown on histogram bins (``n_bins`` / ``max_bin``): exact, and scikit-learn's
+  splits, when a feature has at most that many distinct values; quantile bins otherwise.
+* ``AdaBoostClassifier`` takes ``max_depth`` (depth of its gini trees; 1 = stumps, scikit-learn's
+  default base) instead of an ``estimator`` object; SAMME only. No NaN.
+* ``GradientBoostingClassifier`` with more than two classes fits one binary log-loss model per
+  class (one-vs-rest, each the same compiled program) and predicts the class of largest raw
+  score (probabilities: the sigmoids normalised to sum 1); scikit-learn fits ``K`` trees per
+  round on the multinomial deviance. No ``feature_importances_`` (the core keeps no per-node
+  impurities for boosted trees), ``max_features``, ``warm_start``, ``n_iter_no_change``,
+  ``huber`` / ``quantile`` losses, or ``init`` estimators (``None`` or ``"zero"``).
+* ``XGBoostClassifier`` / ``XGBoostRegressor`` follow xgboost's scikit-learn API names;
+  ``eval_set`` holds one ``(X, y)`` pair (the core monitors one set); no ``base_margin``,
+  callbacks or custom metrics.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import jax
+
+from jaxclassic import ensemble as E
+from jaxclassic.ensemble import adaboost as _adaboost
+from jaxclassic.estimators._base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    _n_padded,
+    check_is_fitted,
+    dtype_scope,
+    fitted_dtype,
+    pad_rows,
+    prepare_fit,
+    prepare_predict,
+    to_core,
+    to_host,
+    validate_data,
+)
+from jaxclassic.estimators.tree import (
+    _check_choice,
+    _count_or_fraction,
+    _prepare_fit_nan,
+    _prepare_predict_nan,
+)
+
+__all__ = [
+    "AdaBoostClassifier",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
+    "XGBoostClassifier",
+    "XGBoostRegressor",
+]
+
+
+def _key(random_state):
+    """A ``jax.random`` key drawn from scikit-learn's ``random_state``."""
+    from sklearn.utils import check_random_state
+
+    return jax.random.key(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def _check_int(value, name, low):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not value > 0:
+        raise ValueError(f"{name} must be a float > 0, got {value!r}")
+    return float(value)
+
+
+def _predict_classes(estimator, codes):
+    return estimator.classes_[np.asarray(codes)]
+
+
+def _log(p):
+    with np.errstate(divide="ignore"):
+        return np.log(p)
+
+
+# --------------------------------------------------------------------------- AdaBoost
+class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
+    """AdaBoost (SAMME; discrete AdaBoost for two classes) of weighted gini trees
+    (:func:`jaxclassic.ensemble.fit_adaboost`).
+
+    Equal to scikit-learn's ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=max_depth))``
+    (float64, up to ties in the split gains) when every feature has at most ``n_bins``
+    distinct values; otherwise the trees split on ``n_bins`` quantile bins.
+
+    Parameters
+    ----------
+    n_estimators : int >= 1, default=50
+        Boosting rounds (fewer are kept after scikit-learn's stop rules).
+    learning_rate : float > 0, default=1.0
+    max_depth : int >= 1, default=1
+        Depth of each tree; 1 = stumps, scikit-learn's default ``estimator``. Replaces
+        scikit-learn's ``estimator`` object (the core boosts its own gini trees).
+    n_bins : int in 2..256, default=255
+    random_state : None
+        Unused (the fit is deterministic); accepted for scikit-learn's signature.
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_, estimator_weights_,
+    estimator_errors_ (length ``n_estimators``: 0 / 1 for rounds not kept, as scikit-learn),
+    n_estimators_ (rounds kept), feature_importances_, params_
+    (:class:`~jaxclassic.ensemble.AdaBoostParams`)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]); y = np.array([0, 0, 1, 1, 0, 0])
+    >>> AdaBoostClassifier(n_estimators=3).fit(X, y).predict(X).tolist()
+    [0, 0, 1, 1, 0, 0]
+    """
+
+    def __init__(self, *, n_estimators=50, learning_rate=1.0, max_depth=1, n_bins=255, random_state=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.n_bins = n_bins
+        self.random_state = random_state
+
+    @dtype_scope
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` trees on ``(X, y)``; returns ``self``."""
+        n_estimators = _check_int(self.n_estimators, "n_estimators", 1)
+        max_depth = _check_int(self.max_depth, "max_depth", 1)
+        learning_rate = _check_positive(self.learning_rate, "learning_rate")
+        Xj, yj, swj, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        params = E.fit_adaboost(Xj, yj, n_estimators=n_estimators, max_depth=max_depth,
+                                learning_rate=learning_rate, n_classes=len(self.classes_),
+                                n_bins=int(self.n_bins), sample_weight=swj)
+        self.params_ = to_host(params)
+        self.n_classes_ = len(self.classes_)
+        self.estimator_weights_ = np.asarray(params.estimator_weights)
+        self.estimator_errors_ = np.asarray(params.estimator_errors)
+        self.n_estimators_ = int(params.n_estimators_used)
+        self.feature_importances_ = np.asarray(E.feature_importances(params))
+        return self
+
+    @dtype_scope
+    def decision_function(self, X):
+        """scikit-learn's SAMME decision function: ``(n,)`` for two classes, else ``(n, K)``."""
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(E.decision_function(self.params_, Xp))[:n]
+
+    @dtype_scope
+    def predict_proba(self, X):
+        """``softmax(f / (K - 1))`` ``(n, K)`` (scikit-learn's)."""
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(E.predict_proba(self.params_, Xp))[:n]
+
+    def predict_log_proba(self, X):
+        """``log(predict_proba(X))``."""
+        return _log(self.predict_proba(X))
+
+    @dtype_scope
+    def predict(self, X):
+        """The class of largest decision value."""
+        Xp, n = prepare_predict(self, X)
+        return _predict_classes(self, np.asarray(E.predict(self.params_, Xp))[:n])
+
+    @dtype_scope
+    def _staged(self, X):
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(_adaboost.staged_decision_function(self.params_, Xp))[: self.n_estimators_, :n]
+
+    def staged_decision_function(self, X):
+        """The decision function after each kept round (a generator, as scikit-learn)."""
+        yield from self._staged(X)
+
+    def staged_predict(self, X):
+        """Predicted classes after each kept round (a generator, as scikit-learn)."""
+        for d in self._staged(X):
+            codes = (d > 0).astype(int) if d.ndim == 1 else np.argmax(d, axis=1)
+            yield self.classes_[codes]
+
+
+# --------------------------------------------------------------------------- gradient boosting
+_GB_LOSSES = {"squared_error": "squared", "absolute_error": "absolute"}
+
+
+class _BaseGradientBoosting(BaseEstimator):
+    """Shared arguments of the gradient-boosting estimators."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _core_kwargs(self, n):
+        _check_choice(self.criterion, "criterion", {"friedman_mse", "squared_error"})
+        if self.init not in (None, "zero"):
+            raise ValueError(f"init must be None or 'zero', got {self.init!r}")
+        subsample = float(self.subsample)
+        if not 0.0 < subsample <= 1.0:
+            raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
+        return dict(
+            n_estimators=_check_int(self.n_estimators, "n_estimators", 1),
+            learning_rate=_check_positive(self.learning_rate, "learning_rate"),
+            max_depth=_check_int(self.max_depth, "max_depth", 1),
+            subsample=subsample,
+            min_samples_split=_count_or_fraction(self.min_samples_split, "min_samples_split", n, 2),
+            min_samples_leaf=_count_or_fraction(self.min_samples_leaf, "min_samples_leaf", n, 1),
+            min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            n_bins=int(self.n_bins), init=0.0 if self.init == "zero" else None,
+            key=_key(self.random_state) if subsample < 1.0 else None,
+        )
+
+
+_GB_DOC_PARAMS = """learning_rate : float > 0, default=0.1
+    n_estimators : int >= 1, default=100
+    subsample : float in (0, 1], default=1.0
+        Share of the rows per round (Bernoulli draws from ``random_state``).
+    criterion : {"friedman_mse", "squared_error"}, default="friedman_mse"
+        Both give the same splits (the engine's squared-error decrease).
+    min_samples_split : int >= 2 or float in (0, 1], default=2
+    min_samples_leaf : int >= 1 or float in (0, 1], default=1
+    min_weight_fraction_leaf : float, default=0.0
+    max_depth : int >= 1, default=3
+    min_impurity_decrease : float >= 0, default=0.0
+    init : None or "zero", default=None
+        None: the loss's constant minimiser; ``"zero"``: raw scores start at 0.
+    random_state : int, RandomState or None, default=None
+    n_bins : int in 2..256, default=255"""
+
+
+class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
+    """Friedman's gradient boosting of regression trees (:func:`jaxclassic.ensemble.fit_gradient_boosting`).
+
+    Equal to scikit-learn's ``GradientBoostingRegressor`` (float64) when every feature has at
+    most ``n_bins`` distinct values. NaN in ``X`` goes to the learned side of each split.
+
+    Parameters
+    ----------
+    loss : {"squared_error", "absolute_error"}, default="squared_error"
+    """ + _GB_DOC_PARAMS + """
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_, n_estimators_, init_ (the constant :math:`F_0`),
+    train_score_ (scikit-learn's: the mean squared error, or mean absolute error, after each
+    round, on all rows), params_ (:class:`~jaxclassic.ensemble.GradientBoostingParams`)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(6.0)[:, None]; y = np.array([0.0, 0, 0, 2, 2, 2])
+    >>> GradientBoostingRegressor(n_estimators=1, learning_rate=1.0, max_depth=1).fit(X, y).predict(X).tolist()
+    [0.0, 0.0, 0.0, 2.0, 2.0, 2.0]
+    """
+
+    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100, subsample=1.0,
+                 criterion="friedman_mse", min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0, init=None,
+                 random_state=None, n_bins=255):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.init = init
+        self.random_state = random_state
+        self.n_bins = n_bins
+
+    @dtype_scope
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` trees on ``(X, y)``; returns ``self``."""
+        loss = _GB_LOSSES[_check_choice(self.loss, "loss", _GB_LOSSES)]
+        X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=False)
+        kwargs = self._core_kwargs(n)
+        Xj, yj, swj = to_core(X, y, sw)
+        params = E.fit_gradient_boosting(Xj, yj, loss=loss, sample_weight=swj, **kwargs)
+        self.params_ = to_host(params)
+        self.n_estimators_ = kwargs["n_estimators"]
+        self.init_ = float(params.init[0])
+        # the core's mean loss: 1/2 squared error (scikit-learn reports the squared error)
+        self.train_score_ = np.asarray(params.train_loss) * (2 if loss == "squared" else 1)
+        return self
+
+    @dtype_scope
+    def predict(self, X):
+        """:math:`F_0 + \\eta \\sum_m \\text{tree}_m(x)` ``(n,)``."""
+        Xp, n = _prepare_predict_nan(self, X)
+        return np.asarray(E.predict(self.params_, Xp))[:n]
+
+
+class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
+    """Gradient boosting on the log-loss (:func:`jaxclassic.ensemble.fit_gradient_boosting`,
+    ``loss="log_loss"``).
+
+    Two classes: scikit-learn's binomial deviance model (equal to its
+    ``GradientBoostingClassifier`` in float64 when every feature has at most ``n_bins``
+    distinct values). More classes: one binary model per class (one-vs-rest, module
+    docstring). NaN in ``X`` goes to the learned side of each split.
+
+    Parameters
+    ----------
+    loss : {"log_loss"}, default="log_loss"
+    """ + _GB_DOC_PARAMS + """
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_, n_estimators_, train_score_
+    (binary: scikit-learn's deviance, twice the mean log-loss, after each round; one-vs-rest:
+    the mean of the binary models' deviances), params_ (one
+    :class:`~jaxclassic.ensemble.GradientBoostingClassifierParams`, or a tuple of ``K`` of them)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(8.0)[:, None]; y = np.array(["a"] * 4 + ["b"] * 4)
+    >>> GradientBoostingClassifier(n_estimators=5).fit(X, y).predict([[1.0], [6.0]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, subsample=1.0,
+                 criterion="friedman_mse", min_samples_split=2, min_samples_leaf=1,
+                 min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0, init=None,
+                 random_state=None, n_bins=255):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.init = init
+        self.random_state = random_state
+        self.n_bins = n_bins
+
+    @dtype_scope
+    def fit(self, X, y, sample_weight=None):
+        """Boost on ``(X, y)`` (one model, or one per class); returns ``self``."""
+        _check_choice(self.loss, "loss", {"log_loss"})
+        X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=True)
+        kwargs = self._core_kwargs(n)
+        self.n_classes_ = len(self.classes_)
+        targets = [y] if self.n_classes_ == 2 else [(y == k).astype(np.int32) for k in range(self.n_classes_)]
+        Xj, swj = to_core(X, sw)
+        fitted = [E.fit_gradient_boosting(Xj, jax.device_put(t), loss="log_loss", sample_weight=swj, **kwargs)
+                  for t in targets]
+        self.params_ = to_host(fitted[0] if self.n_classes_ == 2 else tuple(fitted))
+        self.n_estimators_ = kwargs["n_estimators"]
+        self.train_score_ = 2 * np.mean([np.asarray(p.train_loss) for p in fitted], axis=0)
+        return self
+
+    @dtype_scope
+    def decision_function(self, X):
+        """Raw scores: the log-odds ``(n,)`` (two classes) or one per class ``(n, K)``."""
+        Xp, n = _prepare_predict_nan(self, X)
+        if self.n_classes_ == 2:
+            return np.asarray(E.decision_function(self.params_, Xp))[:n]
+        return np.stack([np.asarray(E.decision_function(p, Xp))[:n] for p in self.params_], axis=1)
+
+    def predict_proba(self, X):
+        """``[1 - σ(F), σ(F)]``, or the per-class sigmoids normalised to sum 1."""
+        d = self.decision_function(X)
+        p = 1 / (1 + np.exp(-d))
+        if d.ndim == 1:
+            return np.stack([1 - p, p], axis=1)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        """``log(predict_proba(X))``."""
+        return _log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class of largest raw score."""
+        d = self.decision_function(X)
+        codes = (d > 0).astype(int) if d.ndim == 1 else np.argmax(d, axis=1)
+        return self.classes_[codes]
+
+
+# --------------------------------------------------------------------------- XGBoost
+_XGB_DOC_PARAMS = """n_estimators : int >= 1, default=100
+    learning_rate : float > 0, default=0.3
+    max_depth : int >= 1, default=6
+    reg_lambda, reg_alpha : float >= 0, default=1.0, 0.0
+        L2 and L1 penalties of the leaf weights.
+    gamma : float >= 0, default=0.0
+        ``min_split_loss``.
+    min_child_weight : float >= 0, default=1.0
+    subsample, colsample_bytree : float in (0, 1], default=1.0
+        Rows per round, features per tree (drawn from ``random_state``).
+    max_bin : int in 2..256, default=256
+    base_score : float, optional
+        Intercept (a probability for a binary classifier); None: estimated from the data.
+    early_stopping_rounds : int >= 1, optional
+        Patience on the loss of ``eval_set`` (passed to ``fit``).
+    importance_type : {"gain", "weight", "cover", "total_gain", "total_cover"}, default="gain"
+        What ``feature_importances_`` reports (normalised to sum 1).
+    random_state : int, RandomState or None, default=None"""
+
+
+class _BaseXGBoost(BaseEstimator):
+    """Shared fit of the XGBoost estimators."""
+
+    _metric: str
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _eval_data(self, eval_set, sample_weight_eval_set, classifier):
+        if eval_set is None:
+            return None
+        if isinstance(eval_set, tuple):
+            eval_set = [eval_set]
+        if len(eval_set) != 1:
+            raise ValueError(f"eval_set must hold one (X, y) pair (the core monitors one set), got {len(eval_set)}")
+        Xe, ye = eval_set[0]
+        Xe = validate_data(self, Xe, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan",
+                           reset=False).astype(fitted_dtype(self), copy=False)
+        ye = np.asarray(ye).reshape(-1)
+        if classifier:
+            codes = np.searchsorted(self.classes_, ye)
+            if (codes >= len(self.classes_)).any() or (self.classes_[np.minimum(codes, len(self.classes_) - 1)]
+                                                       != ye).any():
+                raise ValueError("eval_set y holds labels not seen in y")
+            ye = codes.astype(np.int32)
+        else:
+            ye = ye.astype(fitted_dtype(self))
+        we = None if sample_weight_eval_set is None else sample_weight_eval_set[0]
+        we = np.ones(len(ye), fitted_dtype(self)) if we is None else np.asarray(we, fitted_dtype(self))
+        Xe, ye, we = pad_rows(Xe, ye, we, _n_padded(Xe))
+        return to_core(Xe, ye, we)
+
+    def _fit(self, X, y, sample_weight, eval_set, sample_weight_eval_set, classifier):
+        X, y, sw, _ = _prepare_fit_nan(self, X, y, sample_weight, classifier=classifier)
+        if self.early_stopping_rounds is not None and eval_set is None:
+            raise ValueError("early_stopping_rounds needs an eval_set passed to fit")
+        if classifier:
+            self.n_classes_ = len(self.classes_)
+            loss = "log_loss" if self.n_classes_ == 2 else "softmax"
+            self._metric = "logloss" if self.n_classes_ == 2 else "mlogloss"
+        else:
+            loss = "squared"
+            self._metric = "rmse"
+        evals = self._eval_data(eval_set, sample_weight_eval_set, classifier)
+        subsample, colsample = float(self.subsample), float(self.colsample_bytree)
+        Xj, yj, swj = to_core(X, y, sw)
+        params = E.fit_xgboost(
+            Xj, yj, loss=loss, n_estimators=_check_int(self.n_estimators, "n_estimators", 1),
+            learning_rate=_check_positive(self.learning_rate, "learning_rate"),
+            max_depth=_check_int(self.max_depth, "max_depth", 1), reg_lambda=float(self.reg_lambda),
+            reg_alpha=float(self.reg_alpha), gamma=float(self.gamma),
+            min_child_weight=float(self.min_child_weight), subsample=subsample, colsample_bytree=colsample,
+            max_bin=int(self.max_bin), base_score=self.base_score,
+            n_classes=self.n_classes_ if classifier and self.n_classes_ > 2 else None,
+            eval_set=evals, early_stopping_rounds=self.early_stopping_rounds, sample_weight=swj,
+            key=_key(self.random_state) if subsample < 1 or colsample < 1 else None)
+        self.params_ = to_host(params)
+        self.n_iter_ = int(params.n_iter)
+        self.best_iteration_ = int(params.best_iteration)
+        self.feature_importances_ = np.asarray(E.feature_importances(params, importance_type=self.importance_type))
+        self._evals = None
+        if evals is not None:
+            loss_values = np.asarray(params.eval_loss)[: self.n_iter_]
+            # the core's mean loss: 1/2 squared error (rmse = sqrt(2 loss)), the log-loss as is
+            metric = np.sqrt(2 * loss_values) if self._metric == "rmse" else loss_values
+            self._evals = {"validation_0": {self._metric: metric.tolist()}}
+            self.best_score_ = float(metric[self.best_iteration_])
+        return self
+
+    @property
+    def best_iteration(self):
+        """Last round used by predictions (xgboost's name; ``best_iteration_``)."""
+        check_is_fitted(self)
+        return self.best_iteration_
+
+    def evals_result(self):
+        """xgboost's ``{"validation_0": {metric: [per round]}}`` of the ``eval_set`` (rmse, logloss
+        or mlogloss, for the rounds run)."""
+        check_is_fitted(self)
+        if self._evals is None:
+            raise ValueError("No evaluation result, `eval_set` is not used during training.")
+        return {k: {m: list(v) for m, v in d.items()} for k, d in self._evals.items()}
+
+    @dtype_scope
+    def _core(self, fn, X):
+        Xp, n = _prepare_predict_nan(self, X)
+        return np.asarray(fn(self.params_, Xp))[:n]
+
+
+class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
+    """XGBoost regression (squared error, :func:`jaxclassic.ensemble.fit_xgboost`) with
+    xgboost's scikit-learn API names (``XGBRegressor``).
+
+    Second-order boosting of level-wise histogram trees; NaN in ``X`` goes to the learned side
+    of each split.
+
+    Parameters
+    ----------
+    """ + _XGB_DOC_PARAMS + """
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_, n_iter_ (rounds run), best_iteration_ (also
+    ``best_iteration``), best_score_ (with an ``eval_set``), feature_importances_, params_
+    (:class:`~jaxclassic.ensemble.XGBoostParams`); ``evals_result()``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(8.0)[:, None]; y = np.array([0.0, 0, 0, 0, 1, 1, 1, 1])
+    >>> model = XGBoostRegressor(n_estimators=1, learning_rate=1.0, max_depth=1, reg_lambda=0.0,
+    ...                          min_child_weight=0.0, base_score=0.5).fit(X, y)
+    >>> model.predict(X).tolist()
+    [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+    """
+
+    def __init__(self, *, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0, reg_alpha=0.0,
+                 gamma=0.0, min_child_weight=1.0, subsample=1.0, colsample_bytree=1.0, max_bin=256,
+                 base_score=None, early_stopping_rounds=None, importance_type="gain", random_state=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.min_child_weight = min_child_weight
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.max_bin = max_bin
+        self.base_score = base_score
+        self.early_stopping_rounds = early_stopping_rounds
+        self.importance_type = importance_type
+        self.random_state = random_state
+
+    @dtype_scope
+    def fit(self, X, y, *, sample_weight=None, eval_set=None, sample_weight_eval_set=None, verbose=False):
+        """Boost on ``(X, y)``; ``eval_set=[(X_val, y_val)]`` is monitored (``evals_result()``)
+        and drives ``early_stopping_rounds``; ``verbose`` is ignored. Returns ``self``."""
+        return self._fit(X, y, sample_weight, eval_set, sample_weight_eval_set, classifier=False)
+
+    def predict(self, X):
+        """The raw score (trees up to ``best_iteration``), ``(n,)``."""
+        return self._core(E.predict, X)
+
+
+class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
+    """XGBoost classification (:func:`jaxclassic.ensemble.fit_xgboost`: ``binary:logistic``
+    for two classes, ``multi:softprob`` for more) with xgboost's scikit-learn API names
+    (``XGBClassifier``); labels of any type (``classes_``).
+
+    Parameters
+    ----------
+    """ + _XGB_DOC_PARAMS + """
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_, n_iter_, best_iteration_,
+    best_score_, feature_importances_, params_ (:class:`~jaxclassic.ensemble.XGBoostClassifierParams`);
+    ``evals_result()``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(8.0)[:, None]; y = np.array(["a"] * 4 + ["b"] * 4)
+    >>> XGBoostClassifier(n_estimators=3).fit(X, y).predict([[1.0], [6.0]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(self, *, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0, reg_alpha=0.0,
+                 gamma=0.0, min_child_weight=1.0, subsample=1.0, colsample_bytree=1.0, max_bin=256,
+                 base_score=None, early_stopping_rounds=None, importance_type="gain", random_state=None):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.min_child_weight = min_child_weight
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.max_bin = max_bin
+        self.base_score = base_score
+        self.early_stopping_rounds = early_stopping_rounds
+        self.importance_type = importance_type
+        self.random_state = random_state
+
+    @dtype_scope
+    def fit(self, X, y, *, sample_weight=None, eval_set=None, sample_weight_eval_set=None, verbose=False):
+        """Boost on ``(X, y)`` (``eval_set`` as :meth:`XGBoostRegressor.fit`); returns ``self``."""
+        return self._fit(X, y, sample_weight, eval_set, sample_weight_eval_set, classifier=True)
+
+    def predict_proba(self, X):
+        """Class probabilities ``(n, n_classes)`` in ``classes_`` order."""
+        return self._core(E.predict_proba, X)
+
+    def predict_log_proba(self, X):
+        """``log(predict_proba(X))``."""
+        return _log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class of largest probability."""
+        proba = self.predict_proba(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,739 @@
+"""scikit-learn-compatible bagging, random forests, voting and stacking.
+
+Bagging and forests are thin wrappers over :mod:`jaxclassic.ensemble`
+(:func:`~jaxclassic.ensemble.fit_random_forest`, :func:`~jaxclassic.ensemble.fit_bagging`,
+:func:`~jaxclassic.ensemble.oob_score`): they validate and encode the input, pad the rows to a
+shape bucket with zero weights (a zero-weight row is never drawn and never binned), call the
+functional fit in the input's dtype (every tree in one ``vmap``) and store its params.
+
+Members of bagging. ``BaggingClassifier`` / ``BaggingRegressor`` take as ``estimator``
+
+* ``None`` (default) or one of our :class:`~jaxclassic.estimators.tree.DecisionTreeClassifier` /
+  ``DecisionTreeRegressor`` instances: bagged CART trees, whose hyperparameters are read from
+  the instance. A bag of CART trees is a random forest that draws every feature at each node
+  (the tree's ``max_features``, default all), so it is fitted by ``fit_random_forest``
+  (binned once, all trees one ``vmap``);
+* or a functional fit ``fit(X, y, *, sample_weight) -> params`` of the package (hyperparameters
+  through ``functools.partial``), bagged by ``fit_bagging`` (one ``vmap`` over the bootstrap
+  weights: the fit must accept traced weights, as the package's fits do; classifiers get the
+  class codes ``0..C-1``).
+
+Other estimator objects are refused: the bag is one vmapped functional fit, and an estimator
+object's functional core is not reachable from its instance without a table of every class.
+
+Members of voting and stacking. ``VotingClassifier`` / ``VotingRegressor`` /
+``StackingClassifier`` / ``StackingRegressor`` take ``estimators=[(name, estimator)]`` of any
+scikit-learn-compatible estimators (ours, typically), fitted on the host through their own
+``fit`` (each member converts its input, pads to its own buckets and compiles its own program)
+and combined on the host with the rules of :func:`~jaxclassic.ensemble.fit_voting` and
+:func:`~jaxclassic.ensemble.fit_stacking` (weighted vote counts / mean probabilities / mean
+predictions; out-of-fold predictions by ``cross_val_predict`` on scikit-learn's ``cv``,
+``StratifiedKFold(5)`` for classifiers, the positive column of binary probabilities,
+``passthrough``). The functional ``fit_voting`` / ``fit_stacking`` take functional fits, not
+estimator objects; fitting the members through their own ``fit`` needs no table mapping a class
+to its core and gives scikit-learn's results by construction (same folds, same combination).
+
+Departures, documented on each class: trees split on ``n_bins`` histogram bins (exact when a
+feature has at most ``n_bins`` distinct values); no ``estimators_`` of tree objects (the
+stacked trees are ``params_.trees``), ``n_jobs``, ``warm_start``, ``class_weight``,
+``max_leaf_nodes``, ``monotonic_cst``, ``ccp_alpha``; bagging has no ``max_features`` /
+``bootstrap_features``; the out-of-bag decision function is NaN on rows no tree left out
+(scikit-learn: 0 with a warning) and the out-of-bag score skips them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jaxclassic import ensemble as E
+from jaxclassic.estimators._base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_is_fitted,
+    dtype_scope,
+    encode_labels,
+    to_core,
+    to_host,
+    validate_data,
+)
+from jaxclassic.estimators.boosting import _check_int, _key, _log
+from jaxclassic.estimators.tree import (
+    _CLASSIFICATION_CRITERIA,
+    _REGRESSION_CRITERIA,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    _check_choice,
+    _check_max_depth,
+    _count_or_fraction,
+    _prepare_fit_nan,
+    _prepare_predict_nan,
+)
+
+from sklearn.ensemble._base import _BaseHeterogeneousEnsemble  # names, 'drop', nested get/set_params
+from sklearn.utils.metaestimators import available_if
+
+__all__ = [
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "VotingClassifier",
+    "VotingRegressor",
+    "StackingClassifier",
+    "StackingRegressor",
+]
+
+
+# --------------------------------------------------------------------------- shared
+def _max_samples(max_samples, n_positive):
+    """scikit-learn's ``max_samples`` (None, an int count, a float share) as the core's share."""
+    if max_samples is None:
+        return 1.0
+    if isinstance(max_samples, (int, np.integer)) and not isinstance(max_samples, bool):
+        if not 1 <= max_samples <= n_positive:
+            raise ValueError(f"max_samples must be in [1, {n_positive}] (an int), got {max_samples}")
+        return max_samples / n_positive
+    if isinstance(max_samples, (float, np.floating)) and 0.0 < max_samples <= 1.0:
+        return float(max_samples)
+    raise ValueError(f"max_samples must be None, an int >= 1 or a float in (0, 1], got {max_samples!r}")
+
+
+class _BaseBootstrap(BaseEstimator):
+    """Fit, prediction and out-of-bag attributes shared by forests and bagging."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _core_fit(self, X, y, sw, n, classifier):  # returns the core's params
+        raise NotImplementedError
+
+    def _fit(self, X, y, sample_weight, classifier):
+        _check_int(self.n_estimators, "n_estimators", 1)
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("Out of bag estimation only available if bootstrap=True")
+        X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=classifier)
+        if classifier:
+            self.n_classes_ = len(self.classes_)
+        params = self._core_fit(X, y, sw, n, classifier)
+        self.params_ = to_host(params)
+        self.n_outputs_ = 1
+        if self.oob_score:
+            Xj, yj = to_core(X, y)
+            self.oob_score_ = float(E.oob_score(params, Xj, yj))
+            oob = np.asarray(E.oob_decision_function(params, Xj))[:n]
+            if classifier:
+                self.oob_decision_function_ = oob
+            else:
+                self.oob_prediction_ = oob
+        return self
+
+    @dtype_scope
+    def _core(self, fn, X):
+        Xp, n = _prepare_predict_nan(self, X)
+        return np.asarray(fn(self.params_, Xp))[:n]
+
+
+class _BootstrapClassifier(ClassifierMixin, _BaseBootstrap):
+    @dtype_scope
+    def fit(self, X, y, sample_weight=None):
+        """Fit the ensemble on ``(X, y)`` (rows weighted by ``sample_weight``); returns ``self``."""
+        return self._fit(X, y, sample_weight, classifier=True)
+
+    def predict_proba(self, X):
+        """Mean class probabilities of the members ``(n, n_classes)`` in ``classes_`` order."""
+        return self._core(E.predict_proba, X)
+
+    def predict_log_proba(self, X):
+        """``log(predict_proba(X))``."""
+        return _log(self.predict_proba(X))
+
+    def predict(self, X):
+        """The class of largest mean probability (first on ties, as scikit-learn)."""
+        proba = self.predict_proba(X)  # checks fitted before classes_ is read
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class _BootstrapRegressor(RegressorMixin, _BaseBootstrap):
+    @dtype_scope
+    def fit(self, X, y, sample_weight=None):
+        """Fit the ensemble on ``(X, y)`` (rows weighted by ``sample_weight``); returns ``self``."""
+        return self._fit(X, y, sample_weight, classifier=False)
+
+    def predict(self, X):
+        """The members' mean prediction ``(n,)``."""
+        return self._core(E.predict, X)
+
+
+# --------------------------------------------------------------------------- random forest
+def _forest_kwargs(est, n, n_positive, classifier):
+    """The core's hyperparameters from a forest (or a CART tree's) scikit-learn names."""
+    criteria = _CLASSIFICATION_CRITERIA if classifier else _REGRESSION_CRITERIA
+    return dict(
+        task="classification" if classifier else "regression",
+        criterion=criteria[_check_choice(est.criterion, "criterion", criteria)],
+        max_depth=_check_max_depth(est.max_depth, 1),
+        min_samples_split=_count_or_fraction(est.min_samples_split, "min_samples_split", n, 2),
+        min_samples_leaf=_count_or_fraction(est.min_samples_leaf, "min_samples_leaf", n, 1),
+        min_weight_fraction_leaf=float(est.min_weight_fraction_leaf),
+        min_impurity_decrease=float(est.min_impurity_decrease),
+        max_features=est.max_features, n_bins=int(est.n_bins))
+
+
+class _BaseForest(_BaseBootstrap):
+    def _core_fit(self, X, y, sw, n, classifier):
+        n_positive = int((sw > 0).sum())
+        kwargs = _forest_kwargs(self, n, n_positive, classifier)
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise ValueError(f"bootstrap must be a bool, got {self.bootstrap!r}")
+        Xj, yj, swj = to_core(X, y, sw)
+        params = E.fit_random_forest(
+            Xj, yj, n_estimators=int(self.n_estimators), bootstrap=bool(self.bootstrap),
+            max_samples=_max_samples(self.max_samples, n_positive) if self.bootstrap else None,
+            sample_weight=swj, key=_key(self.random_state),
+            n_classes=self.n_classes_ if classifier else None, **kwargs)
+        self.feature_importances_ = np.asarray(E.feature_importances(params))
+        return params
+
+
+_FOREST_DOC = """n_estimators : int >= 1, default=100
+    criterion : str
+        Classifier: {"gini", "entropy", "log_loss"} ("log_loss" is "entropy"); regressor:
+        {"squared_error"}.
+    max_depth : int >= 1 or None, default=None
+        None: grown until pure, within the core's budget (``forest_budget``: at most 8191
+        node slots and 64 splits per level).
+    min_samples_split : int >= 2 or float in (0, 1], default=2
+    min_samples_leaf : int >= 1 or float in (0, 1], default=1
+    min_weight_fraction_leaf : float, default=0.0
+    max_features : "sqrt", "log2", int, float or None
+        Features drawn per node (classifier default "sqrt", regressor 1.0: all).
+    min_impurity_decrease : float >= 0, default=0.0
+    bootstrap : bool, default=True
+    oob_score : bool, default=False
+        Out-of-bag accuracy / R^2 (``oob_score_``) and decision function / prediction.
+    random_state : int, RandomState or None, default=None
+        Seeds the ``jax.random`` key of the bootstrap and feature draws.
+    max_samples : None, int or float in (0, 1], default=None
+        Rows drawn per tree (a count, or a share of the positive-weight rows).
+    n_bins : int in 2..256, default=255
+        Histogram bins per feature (exact when a feature has at most ``n_bins`` values)."""
+
+
+class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
+    """Random forest of CART classification trees (:func:`jaxclassic.ensemble.fit_random_forest`).
+
+    Every tree grows on a bootstrap count-weight vector with ``max_features`` features drawn
+    per node; all trees are one ``vmap``. Probabilities are the trees' mean class fractions.
+    NaN in ``X`` goes to the learned side of each split.
+
+    Parameters
+    ----------
+    """ + _FOREST_DOC + """
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_, n_outputs_, feature_importances_,
+    oob_score_, oob_decision_function_ (NaN on rows no tree left out), params_
+    (:class:`~jaxclassic.ensemble.ClassificationForest`: ``params_.trees`` holds the trees
+    stacked, ``params_.counts`` the bootstrap counts; there is no ``estimators_`` list of
+    tree objects)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]); y = np.array(["a", "a", "a", "b", "b", "b"])
+    >>> RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y).predict([[0.5], [4.5]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features="sqrt",
+                 min_impurity_decrease=0.0, bootstrap=True, oob_score=False, random_state=None,
+                 max_samples=None, n_bins=255):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.random_state = random_state
+        self.max_samples = max_samples
+        self.n_bins = n_bins
+
+
+class RandomForestRegressor(_BaseForest, _BootstrapRegressor):
+    """Random forest of CART regression trees (:func:`jaxclassic.ensemble.fit_random_forest`).
+
+    Parameters
+    ----------
+    """ + _FOREST_DOC + """
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_, n_outputs_, feature_importances_, oob_score_ (R^2),
+    oob_prediction_ (NaN on rows no tree left out), params_
+    (:class:`~jaxclassic.ensemble.RegressionForest`)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(6.0)[:, None]; y = np.array([1.0, 1.0, 1.0, 5.0, 5.0, 5.0])
+    >>> RandomForestRegressor(n_estimators=5, bootstrap=False).fit(X, y).predict([[0.2], [4.8]]).tolist()
+    [1.0, 5.0]
+    """
+
+    def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=1.0,
+                 min_impurity_decrease=0.0, bootstrap=True, oob_score=False, random_state=None,
+                 max_samples=None, n_bins=255):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.random_state = random_state
+        self.max_samples = max_samples
+        self.n_bins = n_bins
+
+
+# --------------------------------------------------------------------------- bagging
+class _BaseBagging(_BaseBootstrap):
+    def _core_fit(self, X, y, sw, n, classifier):
+        n_positive = int((sw > 0).sum())
+        base = self.estimator
+        tree_class = DecisionTreeClassifier if classifier else DecisionTreeRegressor
+        if base is None:
+            base = tree_class()
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise ValueError(f"bootstrap must be a bool, got {self.bootstrap!r}")
+        max_samples = _max_samples(self.max_samples, n_positive)
+        Xj, yj, swj = to_core(X, y, sw)
+        key = _key(self.random_state)
+        if isinstance(base, tree_class):
+            # bagged CART = a forest drawing the tree's max_features (default all) per node
+            if not self.bootstrap and max_samples < 1.0:
+                raise ValueError("bootstrap=False draws no rows: max_samples must be 1.0 with it")
+            kwargs = _forest_kwargs(base, n, n_positive, classifier)
+            return E.fit_random_forest(
+                Xj, yj, n_estimators=int(self.n_estimators), bootstrap=bool(self.bootstrap),
+                max_samples=max_samples, sample_weight=swj, key=key,
+                n_classes=self.n_classes_ if classifier else None, **kwargs)
+        if callable(base) and not isinstance(base, BaseEstimator):
+            if not self.bootstrap:
+                raise ValueError("bootstrap=False is supported only for tree members")
+            return E.fit_bagging(base, Xj, yj, n_estimators=int(self.n_estimators), key=key,
+                                 sample_weight=swj, max_samples=max_samples)
+        raise ValueError(f"estimator must be None, a jaxclassic {tree_class.__name__} or a functional fit "
+                         f"fit(X, y, *, sample_weight) of the package, got {type(base).__name__} (see "
+                         "jaxclassic.estimators.ensemble)")
+
+
+_BAGGING_DOC = """n_estimators : int >= 1, default=10
+    max_samples : int or float in (0, 1], default=1.0
+        Rows drawn (with replacement) per member: a count, or a share of the positive-weight rows.
+    bootstrap : bool, default=True
+        False (tree members only): every member sees every row.
+    oob_score : bool, default=False
+    random_state : int, RandomState or None, default=None"""
+
+
+class BaggingClassifier(_BaseBagging, _BootstrapClassifier):
+    """Bagging (bootstrap aggregating) of CART trees or of a functional fit
+    (:func:`jaxclassic.ensemble.fit_random_forest` / :func:`~jaxclassic.ensemble.fit_bagging`).
+
+    Members are fitted on bootstrap count weights (scikit-learn's bagging with a base that
+    takes ``sample_weight``), all in one ``vmap``; probabilities are their mean.
+
+    Parameters
+    ----------
+    estimator : None, DecisionTreeClassifier or callable, default=None
+        None: ``DecisionTreeClassifier()``; one of our trees: its hyperparameters; a
+        functional fit ``fit(X, y, *, sample_weight)`` (module docstring).
+    """ + _BAGGING_DOC + """
+
+    Attributes
+    ----------
+    classes_, n_classes_, n_features_in_, feature_names_in_, n_outputs_, oob_score_,
+    oob_decision_function_, params_ (a :class:`~jaxclassic.ensemble.ClassificationForest` for
+    tree members, else a :class:`~jaxclassic.ensemble.ClassificationBagging`)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(6.0)[:, None]; y = np.array(["a", "a", "a", "b", "b", "b"])
+    >>> BaggingClassifier(n_estimators=5, random_state=0).fit(X, y).predict([[0.5], [4.5]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, bootstrap=True, oob_score=False,
+                 random_state=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.random_state = random_state
+
+
+class BaggingRegressor(_BaseBagging, _BootstrapRegressor):
+    """Bagging of CART regression trees or of a functional fit (the members' mean).
+
+    Parameters
+    ----------
+    estimator : None, DecisionTreeRegressor or callable, default=None
+        None: ``DecisionTreeRegressor()``; one of our trees: its hyperparameters; a functional
+        fit such as ``functools.partial(jaxclassic.linear.fit_ridge, alpha=1.0)``.
+    """ + _BAGGING_DOC + """
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_, n_outputs_, oob_score_, oob_prediction_, params_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(6.0)[:, None]; y = np.array([1.0, 1.0, 1.0, 5.0, 5.0, 5.0])
+    >>> BaggingRegressor(n_estimators=5, bootstrap=False).fit(X, y).predict([[0.2], [4.8]]).tolist()
+    [1.0, 5.0]
+    """
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, bootstrap=True, oob_score=False,
+                 random_state=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.random_state = random_state
+
+
+# --------------------------------------------------------------------------- voting / stacking
+class _BaseMembers(_BaseHeterogeneousEnsemble):
+    """Named members fitted on the host through their own ``fit`` (module docstring)."""
+
+    def _members(self):
+        names, members = self._validate_estimators()  # scikit-learn's checks of names and 'drop'
+        return names, members
+
+    def _validate(self, X, y=None, classifier=False):
+        if y is None:
+            check_is_fitted(self)
+            return validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=not classifier, reset=True)
+        return X, (encode_labels(self, y) if classifier else y)
+
+    @staticmethod
+    def _fit_member(member, X, y, sample_weight):
+        from sklearn.base import clone
+
+        if sample_weight is None:
+            return clone(member).fit(X, y)
+        return clone(member).fit(X, y, sample_weight=sample_weight)
+
+
+class VotingClassifier(ClassifierMixin, _BaseMembers):
+    """Weighted hard or soft voting of classifiers (the rule of
+    :func:`jaxclassic.ensemble.fit_voting`; scikit-learn's ``VotingClassifier``).
+
+    Members are fitted on the class codes ``0..C-1`` through their own ``fit`` (module
+    docstring); hard voting takes the class of largest weighted vote count (lowest on ties),
+    soft voting the class of largest weighted mean probability.
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+        Classifiers (``"drop"`` removes one).
+    voting : {"hard", "soft"}, default="hard"
+    weights : array-like of shape (n_estimators,), optional
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_, estimators_ (the fitted members),
+    named_estimators_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxclassic.estimators.tree import DecisionTreeClassifier
+    >>> from jaxclassic.estimators.boosting import AdaBoostClassifier
+    >>> X = np.arange(8.0)[:, None]; y = np.array(["a"] * 4 + ["b"] * 4)
+    >>> vote = VotingClassifier([("tree", DecisionTreeClassifier()), ("ada", AdaBoostClassifier(n_estimators=3))],
+    ...                         voting="soft").fit(X, y)
+    >>> vote.predict([[1.0], [6.0]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(self, estimators, *, voting="hard", weights=None):
+        super().__init__(estimators=estimators)
+        self.voting = voting
+        self.weights = weights
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit every member on ``(X, y)``; returns ``self``."""
+        _check_choice(self.voting, "voting", {"hard", "soft"})
+        X, codes = self._validate(X, y, classifier=True)
+        names, members = self._members()
+        if self.weights is not None and len(self.weights) != len(self.estimators):
+            raise ValueError(f"Number of `estimators` and weights must be equal; got {len(self.weights)} weights, "
+                             f"{len(self.estimators)} estimators")
+        fitted = [self._fit_member(m, X, codes, sample_weight) for m in members]
+        self.estimators_ = fitted
+        from sklearn.utils import Bunch
+
+        self.named_estimators_ = Bunch()
+        it = iter(fitted)
+        for name, est in self.estimators:
+            self.named_estimators_[name] = est if est == "drop" else next(it)
+        return self
+
+    def _weights(self):
+        if self.weights is None:
+            return None
+        return np.asarray([w for (_, est), w in zip(self.estimators, self.weights) if est != "drop"], float)
+
+    @available_if(lambda self: self.voting == "soft")
+    def predict_proba(self, X):
+        """Weighted mean of the members' probabilities ``(n, n_classes)`` (soft voting only)."""
+        X = self._validate(X)
+        proba = np.stack([m.predict_proba(X) for m in self.estimators_])
+        return np.average(proba, axis=0, weights=self._weights())
+
+    def predict(self, X):
+        """The class of largest weighted vote (hard) or mean probability (soft)."""
+        if self.voting == "soft":
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        X = self._validate(X)
+        votes = np.stack([np.asarray(m.predict(X)).astype(int) for m in self.estimators_], axis=1)
+        w = self._weights()
+        counts = np.stack([np.bincount(row, weights=w, minlength=len(self.classes_)) for row in votes])
+        return self.classes_[np.argmax(counts, axis=1)]
+
+
+class VotingRegressor(RegressorMixin, _BaseMembers):
+    """Weighted mean of regressors' predictions (the rule of
+    :func:`jaxclassic.ensemble.fit_voting_regressor`; scikit-learn's ``VotingRegressor``).
+
+    Parameters
+    ----------
+    estimators : list of (str, estimator)
+    weights : array-like of shape (n_estimators,), optional
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_, estimators_, named_estimators_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxclassic.estimators.tree import DecisionTreeRegressor
+    >>> X = np.arange(6.0)[:, None]; y = np.array([1.0, 1.0, 1.0, 5.0, 5.0, 5.0])
+    >>> vote = VotingRegressor([("a", DecisionTreeRegressor(max_depth=1)), ("b", DecisionTreeRegressor())]).fit(X, y)
+    >>> vote.predict([[0.2], [4.8]]).tolist()
+    [1.0, 5.0]
+    """
+
+    def __init__(self, estimators, *, weights=None):
+        super().__init__(estimators=estimators)
+        self.weights = weights
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit every member on ``(X, y)``; returns ``self``."""
+        X, y = self._validate(X, y)
+        names, members = self._members()
+        if self.weights is not None and len(self.weights) != len(self.estimators):
+            raise ValueError(f"Number of `estimators` and weights must be equal; got {len(self.weights)} weights, "
+                             f"{len(self.estimators)} estimators")
+        self.estimators_ = [self._fit_member(m, X, y, sample_weight) for m in members]
+        from sklearn.utils import Bunch
+
+        self.named_estimators_ = Bunch(**{n: e for n, e in zip(names, self.estimators_)})
+        return self
+
+    def predict(self, X):
+        """The weighted mean of the members' predictions ``(n,)``."""
+        X = self._validate(X)
+        preds = np.stack([m.predict(X) for m in self.estimators_])
+        w = None if self.weights is None else np.asarray(
+            [w for (_, est), w in zip(self.estimators, self.weights) if est != "drop"], float)
+        return np.average(preds, axis=0, weights=w)
+
+
+_STACK_METHODS = {"auto", "predict_proba", "decision_function", "predict"}
+
+
+class _BaseStacking(_BaseMembers):
+    def _fit_stack(self, X, y, sample_weight, classifier):
+        from sklearn.base import clone
+        from sklearn.model_selection import check_cv, cross_val_predict
+        from sklearn.utils import Bunch
+
+        X, y = self._validate(X, y, classifier=classifier)
+        _check_choice(self.stack_method, "stack_method", _STACK_METHODS)
+        if not isinstance(self.passthrough, (bool, np.bool_)):
+            raise ValueError(f"passthrough must be a bool, got {self.passthrough!r}")
+        names, members = self._members()
+        self.estimators_ = [self._fit_member(m, X, y, sample_weight) for m in members]
+        self.named_estimators_ = Bunch(**{n: e for n, e in zip(names, self.estimators_)})
+        self.stack_method_ = [self._method(m) for m in self.estimators_]
+        cv = check_cv(self.cv, y, classifier=classifier)
+        params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        preds = [cross_val_predict(clone(m), X, y, cv=cv, method=meth, params=params)
+                 for m, meth in zip(members, self.stack_method_)]
+        Z = self._concatenate(X, preds)
+        final = self.final_estimator if self.final_estimator is not None else self._default_final()
+        self.final_estimator_ = self._fit_member(final, Z, y, sample_weight)
+        return self
+
+    def _method(self, member):
+        if not isinstance(self, ClassifierMixin):
+            return "predict"
+        methods = ("predict_proba", "decision_function", "predict") if self.stack_method == "auto" else (
+            self.stack_method,)
+        for meth in methods:
+            if hasattr(member, meth):
+                return meth
+        raise ValueError(f"{type(member).__name__} has none of the methods {methods} (stack_method="
+                         f"{self.stack_method!r})")
+
+    def _concatenate(self, X, preds):
+        cols = []
+        for p, meth in zip(preds, self.stack_method_):
+            p = np.asarray(p, dtype=float)
+            if p.ndim == 1:
+                p = p[:, None]
+            elif meth == "predict_proba" and len(getattr(self, "classes_", ())) == 2:
+                p = p[:, 1:]  # the two columns are collinear (scikit-learn drops the first)
+            cols.append(p)
+        if self.passthrough:
+            cols.append(np.asarray(X, dtype=float))
+        return np.concatenate(cols, axis=1)
+
+    def transform(self, X):
+        """The meta-features of ``X``: the fitted members' outputs (then ``X`` with passthrough)."""
+        X = self._validate(X)
+        return self._concatenate(X, [getattr(m, meth)(X) for m, meth in zip(self.estimators_, self.stack_method_)])
+
+
+_STACKING_DOC = """estimators : list of (str, estimator)
+    cv : int, cross-validation generator or iterable, default=None
+        scikit-learn's ``cv`` (None: 5 folds, stratified for a classifier).
+    passthrough : bool, default=False
+        Append ``X`` to the meta-features."""
+
+
+class StackingClassifier(ClassifierMixin, _BaseStacking):
+    """Stacked generalisation of classifiers (the rule of :func:`jaxclassic.ensemble.fit_stacking`;
+    scikit-learn's ``StackingClassifier``).
+
+    The members are refitted on all rows; the final estimator is fitted on their out-of-fold
+    outputs (module docstring), on the class codes ``0..C-1``.
+
+    Parameters
+    ----------
+    """ + _STACKING_DOC + """
+    final_estimator : estimator, default=None
+        None: our :class:`~jaxclassic.estimators.LogisticRegression` (scikit-learn's default).
+    stack_method : {"auto", "predict_proba", "decision_function", "predict"}, default="auto"
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_, estimators_, named_estimators_,
+    final_estimator_, stack_method_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxclassic.estimators.tree import DecisionTreeClassifier
+    >>> X = np.arange(20.0)[:, None]; y = np.array(["a"] * 10 + ["b"] * 10)
+    >>> stack = StackingClassifier([("tree", DecisionTreeClassifier(max_depth=1))], cv=2).fit(X, y)
+    >>> stack.predict([[1.0], [18.0]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(self, estimators, final_estimator=None, *, cv=None, stack_method="auto", passthrough=False):
+        super().__init__(estimators=estimators)
+        self.final_estimator = final_estimator
+        self.cv = cv
+        self.stack_method = stack_method
+        self.passthrough = passthrough
+
+    @staticmethod
+    def _default_final():
+        from jaxclassic.estimators.linear_classification import LogisticRegression
+
+        return LogisticRegression()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the members, the out-of-fold meta-features and the final estimator; returns ``self``."""
+        return self._fit_stack(X, y, sample_weight, classifier=True)
+
+    def predict(self, X):
+        """The final estimator's class on the meta-features of ``X``."""
+        return self.classes_[np.asarray(self.final_estimator_.predict(self.transform(X))).astype(int)]
+
+    def predict_proba(self, X):
+        """The final estimator's probabilities ``(n, n_classes)``."""
+        return self.final_estimator_.predict_proba(self.transform(X))
+
+    def decision_function(self, X):
+        """The final estimator's decision function."""
+        return self.final_estimator_.decision_function(self.transform(X))
+
+
+class StackingRegressor(RegressorMixin, _BaseStacking):
+    """Stacked generalisation of regressors (the rule of :func:`jaxclassic.ensemble.fit_stacking`,
+    ``task="regression"``; scikit-learn's ``StackingRegressor``).
+
+    Parameters
+    ----------
+    """ + _STACKING_DOC + """
+    final_estimator : estimator, default=None
+        None: our :class:`~jaxclassic.estimators.Ridge` (scikit-learn's default is ``RidgeCV``).
+
+    Attributes
+    ----------
+    n_features_in_, feature_names_in_, estimators_, named_estimators_, final_estimator_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxclassic.estimators.tree import DecisionTreeRegressor
+    >>> X = np.arange(20.0)[:, None]; y = np.where(X[:, 0] < 10, 1.0, 5.0)
+    >>> stack = StackingRegressor([("tree", DecisionTreeRegressor(max_depth=1))], cv=2).fit(X, y)
+    >>> np.round(stack.predict([[1.0], [18.0]]), 1).tolist()
+    [1.0, 5.0]
+    """
+
+    stack_method = "predict"
+
+    def __init__(self, estimators, final_estimator=None, *, cv=None, passthrough=False):
+        super().__init__(estimators=estimators)
+        self.final_estimator = final_estimator
+        self.cv = cv
+        self.passthrough = passthrough
+
+    @staticmethod
+    def _default_final():
+        from jaxclassic.estimators.linear_regression import Ridge
+
+        return Ridge()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the members, the out-of-fold meta-features and the final estimator; returns ``self``."""
+        return self._fit_stack(X, y, sample_weight, classifier=False)
+
+    def predict(self, X):
+        """The final estimator's prediction on the meta-features of ``X``."""
+        return self.final_estimator_.predict(self.transform(X))
