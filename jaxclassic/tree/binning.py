@@ -26,6 +26,19 @@ fixed-seed sample of rows, as LightGBM's ``bin_construct_sample_cnt``, while fea
 most ``n_bins`` distinct values stay exact (their values are checked on every row). The
 codes are computed in JAX (:func:`apply_bins`, jittable).
 
+Traced input. When ``X`` or ``sample_weight`` is traced (inside ``jit`` / ``vmap``, e.g.
+``cross_validate`` over fold weights) the edges come from :func:`_traced_edges`, the same
+rule in JAX: one stable ``argsort`` per feature of the column with the rows of zero weight
+(and NaN) moved to the end as ``+inf``, the distinct values where the sorted column changes
+(at most ``n_bins`` of them: the exact midpoints, equal to the host's), else the first
+distinct value whose cumulative weight share reaches ``k / n_bins`` found by a
+``searchsorted`` of the running weight of the sorted rows. Rows of zero weight take no part,
+so a fit on fold weights bins as a fit on the sliced rows: exactly when the binning is
+exact or the weights are 0/1-counts, and up to the rounding of a different summation order
+of the cumulative weights otherwise (a quantile that falls exactly on a share boundary may
+pick the neighbouring value). No row sampling (``max_sample``) on this path: cost
+``O(n log n)`` per feature inside the compiled program.
+
 Edge cases: a constant feature has no edge (one bin, never split); an all-NaN feature has
 no edge and every row in the missing bin (never split).
 
@@ -39,11 +52,13 @@ L. Breiman, J. Friedman, R. Olshen, C. Stone, *Classification and Regression Tre
 
 from __future__ import annotations
 
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.validation import check_array, check_int, check_sample_weight
+from jaxclassic.validation import check_array, check_int, check_sample_weight, is_traced
 
 __all__ = ["bin_features", "apply_bins", "code_dtype"]
 
@@ -156,7 +171,9 @@ def bin_features(X, n_bins: int = 255, *, sample_weight=None, max_sample: int = 
         ``n_bins``. Departure from the issue's "256" default: 255 keeps the codes ``uint8``
         with the missing bin included (256 needs ``uint16``).
     sample_weight : array-like of shape (n_samples,), optional
-        Weights of the quantiles; rows of weight 0 are ignored.
+        Weights of the quantiles; rows of weight 0 are ignored. ``X`` or ``sample_weight``
+        traced (inside ``jit`` / ``vmap``): the edges are computed in JAX by the same rule
+        (module docstring, "Traced input").
     max_sample : int, default 200,000
         Above this many positive-weight rows the quantile edges come from a sample of this
         many rows (fixed seed; LightGBM's ``bin_construct_sample_cnt``). Features with at
@@ -182,6 +199,11 @@ def bin_features(X, n_bins: int = 255, *, sample_weight=None, max_sample: int = 
     """
     n_bins = check_int(n_bins, "n_bins", low=2, high=256)
     max_sample = check_int(max_sample, "max_sample", low=2)
+    if is_traced(X) or is_traced(sample_weight):
+        Xj = check_array(X, "X", allow_nan=True)
+        w = None if sample_weight is None else check_sample_weight(sample_weight, Xj.shape[0], dtype=Xj.dtype)
+        edges = _traced_edges(Xj, w, n_bins)
+        return apply_bins(Xj, edges), edges
     Xn = check_array(X, "X", allow_nan=True, _numpy=True)
     n_samples, n_features = Xn.shape
     w = None
@@ -189,6 +211,58 @@ def bin_features(X, n_bins: int = 255, *, sample_weight=None, max_sample: int = 
         w = np.asarray(check_sample_weight(sample_weight, n_samples), dtype=np.float64)
     edges = jnp.asarray(_edges(Xn, w, n_bins, max_sample))
     return apply_bins(jnp.asarray(Xn), edges), edges
+
+
+@partial(jax.jit, static_argnames="n_bins")
+def _traced_edges(X, w, n_bins):
+    """The edges of :func:`bin_features` in JAX (jit / vmap over ``X`` and ``w``): ``(F, n_bins - 1)``.
+
+    Per feature (a ``vmap``): a stable argsort of the column with NaN and the rows of zero
+    weight set to ``+inf`` (after every valid row); a sorted row starts a distinct value where
+    it differs from the row before. At most ``n_bins`` distinct values: their midpoints
+    (exact binning, as the host). Else LightGBM's quantile rule of :func:`_quantile_edges`:
+    for ``k = 1..n_bins-1`` the first row whose running weight share is
+    ``>= k/n_bins - 1e-12`` names the value (its distinct index clipped to the second to
+    last), the edge is the midpoint to the next distinct value, duplicates dropped.
+    """
+    n_rows = X.shape[0]
+    dtype = X.dtype
+    w = jnp.ones((n_rows,), dtype) if w is None else w.astype(dtype)
+
+    def one(x):
+        valid = (w > 0) & ~jnp.isnan(x)
+        key = jnp.where(valid, x, jnp.inf)
+        order = jnp.argsort(key, stable=True)
+        s = key[order]
+        ws = jnp.where(valid, w, 0)[order]
+        n_valid = jnp.sum(valid)
+        pos = jnp.arange(n_rows)
+        new = (pos < n_valid) & jnp.concatenate([jnp.ones((1,), bool), s[1:] != s[:-1]])
+        n_distinct = jnp.sum(new)
+        starts = jnp.nonzero(new, size=n_rows, fill_value=0)[0]
+        values = s[starts]  # distinct values in order (first n_distinct entries)
+        values = jnp.pad(values, (0, max(0, n_bins - n_rows)), constant_values=jnp.inf)
+        # exact: midpoints of consecutive distinct values
+        lo, hi = values[: n_bins - 1], values[1:n_bins]
+        exact = jnp.where(jnp.arange(n_bins - 1) < n_distinct - 1, _midpoints_jnp(lo, hi), jnp.inf)
+        # quantiles: the first row of running share >= k / n_bins names the distinct value
+        cw = jnp.cumsum(ws)
+        share = cw / jnp.where(cw[-1] > 0, cw[-1], 1)
+        targets = jnp.arange(1, n_bins, dtype=dtype) / n_bins - 1e-12
+        row = jnp.minimum(jnp.searchsorted(share, targets, side="left"), n_rows - 1)
+        idx = jnp.clip(jnp.cumsum(new)[row] - 1, 0, n_distinct - 2)
+        quant = _midpoints_jnp(values[idx], values[idx + 1])
+        quant = jnp.where(jnp.concatenate([jnp.ones((1,), bool), quant[1:] != quant[:-1]]), quant, jnp.inf)
+        quant = jnp.sort(quant)  # duplicates (now +inf) to the end
+        return jnp.where(n_distinct <= 1, jnp.inf, jnp.where(n_distinct <= n_bins, exact, quant))
+
+    return jax.vmap(one, in_axes=1)(X)
+
+
+def _midpoints_jnp(lo, hi):
+    """:func:`_midpoints` in JAX."""
+    mid = lo / 2 + hi / 2
+    return jnp.where(mid < hi, mid, lo)
 
 
 @jax.jit

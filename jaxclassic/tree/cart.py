@@ -256,9 +256,13 @@ def fit_cart(
     n_bins : int in 2..256 (static)
         Bins of non-missing values (:func:`~jaxclassic.tree.binning.bin_features`).
     sample_weight : array-like of shape (n_samples,), optional (traced)
-        Rows of weight 0 have no influence. Traced weights (inside ``vmap``) cannot shape
-        the host-side binning: then the edges use every row unweighted — bin once with
-        ``bin_features`` and call :func:`fit_cart_binned` for ensembles.
+        Rows of weight 0 have no influence, on the bin edges too. With ``X`` or the
+        weights traced (``jit``, ``vmap`` over folds or bootstrap weights) the edges are
+        computed inside the program by the same rule (:mod:`~jaxclassic.tree.binning`,
+        "Traced input"), so ``jit(fit_cart)`` and ``cross_validate(fit_cart, ...)`` work and a
+        fold fitted by its weights equals the fit on its sliced rows when the binning is
+        exact. For ensembles that share one binning, bin once with ``bin_features`` and call
+        :func:`fit_cart_binned`.
     key : jax.random key, optional
     n_classes : int, optional (static)
     max_nodes, max_width : int, optional (static)
@@ -286,8 +290,7 @@ def fit_cart(
     """
     check_int(n_bins, "n_bins", low=2, high=256)
     Xc = check_array(X, "X", allow_nan=True)
-    bin_weight = None if is_traced(sample_weight) else sample_weight
-    codes, edges = bin_features(Xc, n_bins, sample_weight=bin_weight)
+    codes, edges = bin_features(Xc, n_bins, sample_weight=sample_weight)
     return fit_cart_binned(
         codes, edges, y, task=task, criterion=criterion, max_depth=max_depth,
         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,

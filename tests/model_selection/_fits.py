@@ -119,15 +119,15 @@ FIT_CASES = [
             "log_loss_scorer", {}, {"n_classes": 3}, "multiclass"),
     FitCase("qda", "jaxclassic.discriminant:fit_qda", "jaxclassic.discriminant:predict_proba",
             "log_loss_scorer", {"reg_param": 0.1}, {"n_classes": 3}, "multiclass"),
-    # CART (fit_cart_binned on the integer codes with fixed exact edges: fit_cart bins on the
-    # host, outside jit); accuracy and squared error stay finite where a leaf's 0/1
+    # CART (fit_cart bins inside the program when X or the weights are traced: exact bins on
+    # these 3-category columns); accuracy and squared error stay finite where a leaf's 0/1
     # probabilities would not (log-loss)
-    FitCase("cart_classification", "tests.estimators.test_tree:fit_cart_codes",
+    FitCase("cart_classification", "jaxclassic.tree:fit_cart",
             "jaxclassic.tree:predict", "accuracy_scorer", {"min_impurity_decrease": 0.01},
-            {"task": "classification", "max_depth": 3, "n_classes": 2}, "categorical"),
-    FitCase("cart_regression", "tests.estimators.test_tree:fit_cart_codes",
+            {"task": "classification", "max_depth": 3, "n_classes": 2, "n_bins": 8}, "categorical"),
+    FitCase("cart_regression", "jaxclassic.tree:fit_cart",
             "jaxclassic.tree:predict", "neg_mse_scorer", {"min_impurity_decrease": 0.01},
-            {"task": "regression", "max_depth": 3}, "categorical"),
+            {"task": "regression", "max_depth": 3, "n_bins": 8}, "categorical"),
 ]
 
 

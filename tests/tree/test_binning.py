@@ -102,3 +102,33 @@ def test_n_bins_must_be_int():
 def test_inf_is_rejected():
     with pytest.raises(ValueError, match="inf"):
         bin_features(np.array([[0.0], [np.inf]]))
+
+
+# --------------------------------------------------------------------------- traced input
+@pytest.mark.parametrize("weights", ["none", "counts", "real"])
+def test_traced_edges_equal_the_host_edges(weights):
+    """Inside jit (X and weights traced) the edges are computed in JAX by the host's rule:
+    exact midpoints (<= n_bins distinct), weighted quantiles (more), zero-weight rows and NaN
+    left out, constant columns without edges; equal bit for bit on this data."""
+    rng = np.random.default_rng(3)
+    n = 90
+    X = np.c_[rng.integers(0, 5, n), rng.normal(size=n), np.full(n, 3.0), rng.integers(0, 40, n)].astype(float)
+    X[::9, 1] = np.nan
+    w = {"none": None, "counts": rng.integers(0, 4, n).astype(float),
+         "real": rng.uniform(0, 2, n) * (rng.random(n) > 0.3)}[weights]
+    codes, edges = bin_features(X, 16, sample_weight=w)
+    traced = jax.jit(lambda X, w: bin_features(X, 16, sample_weight=w))(jnp.asarray(X), None if w is None else jnp.asarray(w))
+    np.testing.assert_array_equal(np.asarray(traced[1]), np.asarray(edges))
+    np.testing.assert_array_equal(np.asarray(traced[0]), np.asarray(codes))
+
+
+def test_traced_edges_ignore_zero_weight_rows_like_slicing():
+    """vmap over 0/1 fold weights: each fold's edges are those of its sliced rows."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 2))
+    X[:, 1] = np.round(X[:, 1] * 2)  # a few distinct values: exact edges
+    folds = (rng.random((3, 60)) > 0.4).astype(float)
+    batched = jax.vmap(lambda w: bin_features(X, 8, sample_weight=w)[1])(jnp.asarray(folds))
+    for k in range(3):
+        _, ref = bin_features(X[folds[k] > 0], 8)
+        np.testing.assert_array_equal(np.asarray(batched[k]), np.asarray(ref))
