@@ -25,8 +25,9 @@ Differences from scikit-learn, documented on the classes:
   :class:`~jaxclassic.tree.ClassificationTree` / ``RegressionTree``) replaces ``tree_``;
   ``apply`` returns its node slots.
 * ``y`` with a single class is an error (scikit-learn fits a one-leaf tree).
-* ``ID3Classifier`` and ``C45Classifier`` have no scikit-learn counterpart; they have no
-  ``feature_importances_`` (the core defines none for multiway trees).
+* ``ID3Classifier`` and ``C45Classifier`` have no scikit-learn counterpart; their
+  ``feature_importances_`` are the normalised total weighted information gain of their splits
+  per feature (:func:`jaxclassic.tree.feature_importances`).
 """
 
 from __future__ import annotations
@@ -393,7 +394,8 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_, n_classes_, n_categories_, n_features_in_, params_ (:class:`~jaxclassic.tree.ID3Params`)
+    classes_, n_classes_, n_categories_, n_features_in_, feature_importances_ (normalised
+    total weighted information gain per feature), params_ (:class:`~jaxclassic.tree.ID3Params`)
 
     Examples
     --------
@@ -434,6 +436,7 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
         params = fit_id3(Xp, yp, n_classes=len(self.classes_), sample_weight=swp,
                          max_depth=max_depth, min_samples_split=self.min_samples_split)
         self.params_ = to_host(params)
+        self.feature_importances_ = np.asarray(_api.feature_importances(params))
         self.n_classes_ = len(self.classes_)
         self.n_categories_ = np.asarray(params.n_categories, dtype=np.int64)
         return self
@@ -537,6 +540,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_, n_classes_, n_features_in_, feature_names_in_, categorical_ (bool mask),
+    feature_importances_ (normalised total weighted gain of the kept splits per feature),
     params_ (:class:`~jaxclassic.tree.C45Params`)
 
     Examples
@@ -574,6 +578,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                          collapse=bool(self.collapse), sample_weight=sw,
                          n_classes=len(self.classes_), max_depth=max_depth)
         self.params_ = to_host(params)
+        self.feature_importances_ = np.asarray(_api.feature_importances(params))
         self.n_classes_ = len(self.classes_)
         return self
 

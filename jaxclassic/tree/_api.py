@@ -14,5 +14,6 @@ predict_proba = Dispatcher("predict_proba", "Class probabilities ``(n, n_classes
 apply = Dispatcher("apply", "Leaf node index ``(n,)`` of every row of ``X``: ``apply(params, X)``.")
 feature_importances = Dispatcher(
     "feature_importances",
-    "Normalised total weighted impurity decrease per feature ``(F,)``: ``feature_importances(params)``.",
+    "Normalised total weighted impurity decrease (CART) or information gain (ID3, C4.5) per "
+    "feature ``(F,)``: ``feature_importances(params)``.",
 )

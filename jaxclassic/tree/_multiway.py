@@ -210,6 +210,30 @@ def training_errors(params) -> tuple[np.ndarray, np.ndarray]:
     return n, n - counts.max(axis=1)
 
 
+@jax.jit
+def feature_importances(params) -> jax.Array:
+    r"""Normalised total weighted gain per feature of a multiway tree (ID3 / C4.5).
+
+    .. math:: I_j = \frac{\sum_{t:\, f_t = j} W_t\, \mathrm{gain}_t}
+                        {\sum_{t\ \mathrm{internal}} W_t\, \mathrm{gain}_t}
+
+    over the internal nodes :math:`t` (``W_t`` = ``weighted_n_node_samples``, ``gain_t`` = the
+    node's stored ``gain`` in bits). For ID3, :math:`W_t\,\mathrm{Gain}(S_t, A) = W_t H(S_t) -
+    \sum_v W_{t,v} H(S_{t,v})`: the weighted entropy decrease, scikit-learn's
+    ``feature_importances_`` with ``criterion="entropy"`` carried to multiway splits. For
+    C4.5, ``gain_t`` is the gain the split was chosen by: the known-weight factor
+    :math:`N_K/N` and, for a threshold, the :math:`\log_2(\#\mathrm{cuts})/N` charge
+    included. A tree without splits (or of zero total gain) gives zeros.
+    """
+    n_features = params.n_categories.shape[0]
+    internal = ~params.is_leaf & (params.feature >= 0) & (jnp.arange(params.feature.shape[0]) < params.n_nodes)
+    contrib = jnp.where(internal, params.weighted_n_node_samples * jnp.nan_to_num(params.gain), 0)
+    imp = jnp.zeros((n_features,), contrib.dtype).at[jnp.where(internal, params.feature, n_features)].add(
+        contrib, mode="drop")
+    total = jnp.sum(imp)
+    return jnp.where(total > 0, imp / jnp.where(total > 0, total, 1), 0)
+
+
 # --------------------------------------------------------------------------- prediction walks (JAX)
 def hard_walk(feature, children, is_leaf, n_categories, x):
     """Node where one row of codes ``x`` (F,) stops: a leaf, or the internal node whose

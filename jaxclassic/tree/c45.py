@@ -53,6 +53,10 @@ known row count); an empty branch holds its parent's class distribution (C4.5: t
 majority class). Reproduced exactly: J48's trees on weather.nominal, weather.numeric and iris,
 and Quinlan's unknown-value example of ch. 3 (see ``tests/tree/test_c45.py``).
 
+Feature importances (``jaxclassic.tree.feature_importances``): the total
+:math:`W_t\,\mathrm{gain}_t` of the splits kept after pruning on each feature (``gain`` as the
+split was chosen: known-weight factor and threshold charge included), normalised to sum 1.
+
 Growth runs on the host (a Python loop over nodes, pre-order); each node's statistics (for
 every feature: gain, split information, validity, and the best cut of a continuous feature)
 are one jitted JAX call on full-length weight vectors (sort orders computed once). Prediction
@@ -81,6 +85,7 @@ import numpy as np
 from jaxclassic.information import entropy
 from jaxclassic.tree import _api
 from jaxclassic.tree._multiway import (
+    feature_importances as _feature_importances,
     NodeStore,
     check_codes,
     check_confidence_factor,
@@ -580,3 +585,4 @@ def apply_c45(params: C45Params, X, *, unseen="missing") -> jax.Array:
 _api.predict.register(C45Params, predict_c45)
 _api.predict_proba.register(C45Params, predict_proba_c45)
 _api.apply.register(C45Params, apply_c45)
+_api.feature_importances.register(C45Params, _feature_importances)

@@ -29,6 +29,11 @@ stops the walk at that internal node, which then predicts its own training class
 distribution (``unseen="node"``, the default); ``unseen="error"`` raises a ``ValueError``
 before tracing instead. Negative codes are always an error.
 
+Feature importances (``jaxclassic.tree.feature_importances``): the total weighted
+information gain :math:`\sum_{t: f_t = j} W_t\,\mathrm{Gain}(S_t, A_j)` of the splits on each
+feature, normalised to sum 1 (the weighted entropy decrease: scikit-learn's definition with
+``criterion="entropy"``, for multiway splits).
+
 References
 ----------
 J. R. Quinlan, "Induction of decision trees", Machine Learning 1 (1986) 81-106.
@@ -47,6 +52,7 @@ import numpy as np
 
 from jaxclassic.tree import _api
 from jaxclassic.tree._multiway import (
+    feature_importances as _feature_importances,
     NodeStore,
     check_codes,
     contingency,
@@ -368,3 +374,4 @@ def predict_id3(params: ID3Params, X, *, unseen="node") -> jax.Array:
 _api.predict.register(ID3Params, predict_id3)
 _api.predict_proba.register(ID3Params, predict_proba_id3)
 _api.apply.register(ID3Params, apply_id3)
+_api.feature_importances.register(ID3Params, _feature_importances)

@@ -221,24 +221,6 @@ def test_refit_in_the_same_bucket_does_not_recompile():
     assert _fit_binned._cache_size() == size
 
 
-# --------------------------------------------------------------------------- cross-validation registry
-def fit_cart_codes(X, y, *, sample_weight=None, n_categories=3, **kwargs):
-    """CART on integer codes ``0..n_categories-1`` with the exact edges ``k + 1/2`` fixed in
-    advance (:func:`jaxclassic.tree.fit_cart_binned`), so it runs with a traced ``X``.
-
-    The fit of ``tests/model_selection/_fits.py``'s CART cases: ``fit_cart`` itself bins on
-    the host and cannot run inside ``cross_validate``'s jit.
-    """
-    import jax.numpy as jnp
-
-    from jaxclassic.tree import fit_cart_binned
-
-    X = jnp.asarray(X)
-    dtype = jnp.result_type(float)
-    edges = jnp.broadcast_to(jnp.arange(n_categories - 1, dtype=dtype) + 0.5, (X.shape[1], n_categories - 1))
-    return fit_cart_binned(X.astype(jnp.uint8), edges, y, sample_weight=sample_weight, **kwargs)
-
-
 # --------------------------------------------------------------------------- ID3 and C4.5
 def test_id3_reproduces_mitchells_play_tennis_tree():
     Xp, yp, names, cats = load_play_tennis(return_categories=True)
@@ -280,3 +262,15 @@ def test_c45_on_play_tennis_with_names_and_missing_values():
 def test_c45_categorical_names_need_feature_names():
     with pytest.raises(ValueError, match="no feature names"):
         C45Classifier(categorical_features=["outlook"]).fit(X, Y)
+
+
+def test_id3_and_c45_feature_importances_are_the_cores():
+    from jaxclassic.tree import feature_importances, fit_c45, fit_id3
+
+    Xp, yp, _ = load_play_tennis()
+    id3 = ID3Classifier().fit(Xp, yp)
+    np.testing.assert_allclose(id3.feature_importances_, np.asarray(feature_importances(fit_id3(Xp, yp))), rtol=1e-12)
+    c45 = C45Classifier(categorical_features=[0, 1, 2, 3]).fit(Xp, yp)
+    np.testing.assert_allclose(c45.feature_importances_,
+                               np.asarray(feature_importances(fit_c45(Xp, yp, categorical=True))), rtol=1e-12)
+    assert id3.feature_importances_[1] == 0.0 and np.isclose(id3.feature_importances_.sum(), 1.0)

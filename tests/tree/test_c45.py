@@ -317,3 +317,15 @@ def test_vmap_over_rows_equals_the_batch():
     batch = tree.predict_proba(params, X)
     rows = jax.vmap(lambda x: tree.predict_proba(params, x[None])[0])(jnp.asarray(X))
     np.testing.assert_allclose(rows, batch, rtol=1e-12)
+
+
+def test_feature_importances_by_hand_on_golf():
+    # W_t * gain_t per feature, the gains as the splits were chosen (test_golf_sunny_node_scores_by_hand):
+    # outlook at the root (14 rows), humidity <= 75 under sunny (5 rows, gain H(2,3) - log2(2)/5),
+    # windy under rain (5 rows, a perfect 3:2 split), temperature never used
+    outlook = 14 * (H(9, 5) - 5 / 14 * H(2, 3) - 4 / 14 * H(4, 0) - 5 / 14 * H(3, 2))
+    humidity = 5 * (H(2, 3) - 0.2)
+    windy = 5 * H(3, 2)
+    expect = np.array([outlook, 0.0, humidity, windy]) / (outlook + humidity + windy)
+    params = fit_c45(X_GOLF, Y_GOLF, categorical=GOLF_CATEGORICAL)
+    np.testing.assert_allclose(np.asarray(tree.feature_importances(params)), expect, rtol=1e-12)

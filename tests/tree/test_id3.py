@@ -194,3 +194,20 @@ def test_bad_hyperparameters_and_predict_input():
         tree.predict(params, X_TENNIS[:, :3])
     with pytest.raises(ValueError, match="unseen must be one of"):
         tree.predict(params, X_TENNIS, unseen="ignore")
+
+
+def test_feature_importances_by_hand_on_play_tennis():
+    # total weighted information gain per feature: outlook at the root (14 rows), humidity under
+    # sunny and wind under rain (5 rows each, perfect splits of 2:3), temperature never used
+    outlook = 14 * (H(9, 5) - 5 / 14 * H(2, 3) - 4 / 14 * H(4, 0) - 5 / 14 * H(3, 2))
+    humidity = wind = 5 * H(2, 3)
+    expect = np.array([outlook, 0.0, humidity, wind]) / (outlook + humidity + wind)
+    params = fit_id3(X_TENNIS, Y_TENNIS)
+    np.testing.assert_allclose(np.asarray(tree.feature_importances(params)), expect, rtol=1e-12)
+    # a one-leaf tree has none
+    stump = fit_id3(X_TENNIS, Y_TENNIS, max_depth=0)
+    np.testing.assert_array_equal(np.asarray(tree.feature_importances(stump)), 0.0)
+
+
+def H(*counts):
+    return scipy_entropy(counts, base=2)
