@@ -26,6 +26,16 @@ Covariance conventions (those of scikit-learn 1.9, matched so that probabilities
   ``svd`` solver of scikit-learn applies exactly this to the eigenvalues of :math:`S_k`).
   scikit-learn before 1.8 divided by :math:`N_k - 1`; 1.9 uses the biased estimate.
 
+Centring (LDA). The discriminant is formed from the class offsets :math:`c_k = \mu_k - \bar x`,
+:math:`\bar x = \sum_k \pi_k\mu_k`: :math:`w_k = \Sigma^{-1}c_k`,
+:math:`b_k = -\tfrac12 c_k^\top w_k - \bar x^\top w_k + \log\pi_k`, which differs from ESL's
+:math:`w_k = \Sigma^{-1}\mu_k` by terms common to all classes (same posteriors) and is the
+``coef_`` / ``intercept_`` of scikit-learn's default ``svd`` solver. ESL's form has intercepts
+of order :math:`\mu^\top\Sigma^{-1}\mu`: a column of mean :math:`10^3` and sd 1 gives
+:math:`5\cdot10^5`, whose float32 rounding (0.03) was the size of the differences between
+classes (probabilities 0.04 off the float64 fit before; :math:`10^{-4}` now). The class means
+are likewise formed from :math:`X - \text{(weighted column mean)}`.
+
 Sample weights (scikit-learn's LDA / QDA take none): every statistic is a weighted sum,
 :math:`N_k = \sum_i w_i[y_i{=}k]`, :math:`\mu_k = \sum_i w_i[y_i{=}k]\,x_i / N_k`,
 :math:`S_k = \sum_i w_i[y_i{=}k](x_i-\mu_k)(x_i-\mu_k)^\top / N_k`, :math:`\pi_k = N_k/\sum_c N_c`:
@@ -72,9 +82,11 @@ class LDAParams(NamedTuple):
 
     Attributes
     ----------
-    coef : (C, d) :math:`\\Sigma^{-1}\\mu_k` per class (scikit-learn stores the difference of
-        the two rows for a binary problem; here every class keeps its row).
-    intercept : (C,) :math:`-\\tfrac12\\mu_k^\\top\\Sigma^{-1}\\mu_k + \\log\\pi_k`.
+    coef : (C, d) :math:`\\Sigma^{-1}(\\mu_k - \\bar x)` per class, :math:`\\bar x = \\sum_k\\pi_k\\mu_k`
+        (scikit-learn's ``svd`` solver's ``coef_``; it stores the difference of the two rows
+        for a binary problem; here every class keeps its row).
+    intercept : (C,) :math:`-\\tfrac12 c_k^\\top w_k - \\bar x^\\top w_k + \\log\\pi_k`,
+        :math:`c_k = \\mu_k - \\bar x` (module notes, "Centring").
     means : (C, d) class means.
     covariance : (d, d) the (shrunk) within-class covariance :math:`\\Sigma`.
     priors : (C,) class priors.
@@ -124,9 +136,17 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver):
     n_features = X.shape[1]
     resp = weighted_one_hot(y, sample_weight, n_classes, dtype)
     class_count = resp.sum(0)
-    means = class_means(X, resp, class_count)
     prior = class_prior(class_count, priors)
-    centred = X - means[y]
+    # centre first (module notes, "Centring"): class means of X - shift are the small
+    # differences c_k, computed without the cancellation of a large column mean
+    shift = _precision.matmul(sample_weight.astype(dtype), X) / jnp.sum(sample_weight)
+    Xc = X - shift
+    c0 = class_means(Xc, resp, class_count)
+    xbar_c = _precision.matmul(prior, c0)  # prior-weighted mean of the class means (- shift)
+    offsets = c0 - xbar_c[None, :]  # c_k = mu_k - xbar
+    xbar = shift + xbar_c
+    means = offsets + xbar[None, :]
+    centred = Xc - c0[y]
     # sum_k pi_k S_k = Z^T diag(pi_{y_i} w_i / N_{y_i}) Z  (one pass over the rows)
     row_scale = safe_divide(prior, class_count)[y] * sample_weight
     pooled = _precision.matmul((centred * row_scale[:, None]).T, centred)
@@ -142,9 +162,16 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver):
     # resolve; C has a unit diagonal (Jacobi preconditioning).
     scale = _feature_scale(jnp.diagonal(cov))
     corr = cov / scale[:, None] / scale[None, :]
-    scaled_means = means / scale[None, :]
+    scaled_means = offsets / scale[None, :]
     if solver == "cholesky":
-        coef = jsl.cho_solve(jsl.cho_factor(corr, lower=True), scaled_means.T).T
+        chol, _ = jsl.cho_factor(corr, lower=True)
+        coef = jsl.cho_solve((chol, True), scaled_means.T).T
+        # a pivot of the unit-diagonal corr at the rounding level (1 - R_j^2 <= d eps) means
+        # Sigma is singular to working precision: NaN, which the public fit turns into an error
+        # (a merely tiny pivot would give huge finite coefficients from rounding alone)
+        pivots = jnp.square(jnp.diagonal(chol))
+        singular = ~jnp.all(pivots > jnp.finfo(dtype).eps * n_features)
+        coef = jnp.where(singular, jnp.nan, coef)
     else:
         # pseudo-inverse through eigh: a minimum-norm solution when Sigma is singular, like
         # the least-squares solve of scikit-learn's 'lsqr' solver
@@ -153,7 +180,10 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver):
         inv = jnp.where(evals > cutoff, 1.0 / jnp.where(evals > cutoff, evals, 1.0), 0.0)
         coef = _precision.matmul(_precision.matmul(scaled_means, evecs) * inv[None, :], evecs.T)
     coef = coef / scale[None, :]
-    intercept = -0.5 * jnp.sum(means * coef, axis=1) + log_prior(prior, class_count)
+    # delta_k(x) = (x - xbar)^T Sigma^{-1} c_k - c_k^T Sigma^{-1} c_k / 2 + log pi_k, which differs
+    # from ESL's form (coef Sigma^{-1} mu_k) by terms common to all classes
+    intercept = (-0.5 * jnp.sum(offsets * coef, axis=1) - _precision.matmul(coef, xbar)
+                 + log_prior(prior, class_count))
     return LDAParams(coef, intercept, means, cov, prior, class_count)
 
 
@@ -219,9 +249,12 @@ def fit_lda(
     .. math::
 
         \Sigma = \sum_k \pi_k\big[(1-s) S_k + s\,\tfrac{\operatorname{tr}S_k}{d} I\big],\qquad
-        w_k = \Sigma^{-1}\mu_k,\qquad b_k = -\tfrac12\mu_k^\top w_k + \log\pi_k,
+        w_k = \Sigma^{-1}(\mu_k - \bar x),\qquad
+        b_k = -\tfrac12(\mu_k - \bar x)^\top w_k - \bar x^\top w_k + \log\pi_k,
 
-    with :math:`S_k` the weighted biased class covariance (see the module notes);
+    with :math:`S_k` the weighted biased class covariance and :math:`\bar x = \sum_k\pi_k\mu_k`
+    (centred: the same posteriors as :math:`w_k = \Sigma^{-1}\mu_k`, without the cancellation
+    of a large column mean in float32; see the module notes);
     :math:`p(k\mid x) = \operatorname{softmax}_k(w_k^\top x + b_k)`.
 
     Parameters
@@ -237,7 +270,8 @@ def fit_lda(
         ``"eigh"`` solves through the eigendecomposition of :math:`\Sigma` (pseudo-inverse, so a
         singular :math:`\Sigma` gives the minimum-norm solution, like scikit-learn's
         ``lstsq``); ``"cholesky"`` is faster but needs :math:`\Sigma` positive definite (a
-        concrete fit raises ``LinAlgError`` otherwise).
+        concrete fit raises ``LinAlgError`` when a Cholesky pivot of the correlation form of
+        :math:`\Sigma` is at most :math:`d\,\mathrm{eps}`; under ``jit`` the coefficients are NaN).
     sample_weight : (n,) array, optional
 
     Returns

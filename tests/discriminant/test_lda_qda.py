@@ -263,3 +263,50 @@ def test_reg_param_out_of_range_raises():
 def test_negative_priors_raise():
     with pytest.raises(ValueError, match="priors must be non-negative"):
         D.fit_qda(X_IRIS, Y_IRIS, priors=[1.5, -0.25, -0.25])
+
+
+# ----------------------------------------------------------------------------- raw, badly scaled columns
+def _raw_columns(n=400, seed=0):
+    """Columns in units 1e-3 .. 1e4 and one of mean 1e3 and sd 1 (three classes), as float32."""
+    rng = np.random.default_rng(seed)
+    scales = np.array([1e-3, 1e-1, 1.0, 1e2, 1e4])
+    y = rng.integers(0, 3, n)
+    X = (rng.normal(size=(n, 5)) + 1.4 * np.eye(3, 5)[y]) * scales
+    X[:, 2] += 1e3
+    return X.astype(np.float32), y, scales
+
+
+def test_lda_qda_float32_on_raw_columns_match_float64_and_sklearn():
+    # the same (float32-representable) data in both precisions: only the arithmetic differs.
+    # Before LDA was centred its intercepts were ~5e5 (mu^T Sigma^-1 mu with a column mean of
+    # 1e3) and float32 probabilities were 0.036 off the float64 fit; now ~3e-5.
+    # The reference is scikit-learn fitted on the standardised columns (the posteriors of LDA and
+    # QDA are invariant to an affine map of each column); its lsqr solve on the raw columns
+    # (covariance condition ~1e14) is itself 2e-5 off in float64.
+    X32, y, scales = _raw_columns()
+    X64 = X32.astype(np.float64)
+    Xs = (X64 - X64.mean(0)) / X64.std(0)
+    for fit, ref in ((D.fit_lda, sk_da.LinearDiscriminantAnalysis(solver="lsqr")),
+                     (D.fit_qda, sk_da.QuadraticDiscriminantAnalysis())):
+        p32, p64 = fit(X32, y), fit(X64, y)
+        proba32 = D.predict_proba(p32, X32)
+        assert proba32.dtype == jnp.float32
+        assert _maxdiff(proba32, D.predict_proba(p64, X64)) < 5e-4
+        assert _maxdiff(D.predict_proba(p64, X64), ref.fit(Xs, y).predict_proba(Xs)) < PROBA_TOL
+    lda32, lda64 = D.fit_lda(X32, y), D.fit_lda(X64, y)
+    scaled = np.asarray(lda64.coef) * scales
+    assert _maxdiff(np.asarray(lda32.coef) * scales, scaled) < 1e-5 * np.abs(scaled).max()
+
+
+def test_lda_coef_is_centred_and_differs_from_sklearn_lsqr_by_a_common_term():
+    # scikit-learn's lsqr: coef_k = Sigma^-1 mu_k, intercept_k = -mu_k^T Sigma^-1 mu_k / 2 + log pi_k.
+    # Ours: Sigma^-1 (mu_k - xbar) with xbar = sum_k pi_k mu_k; the difference is common to the classes.
+    priors = np.array([0.2, 0.3, 0.5])
+    for pr in (None, priors):
+        ours = D.fit_lda(X_WINE, Y_WINE, priors=pr)
+        ref = sk_da.LinearDiscriminantAnalysis(solver="lsqr", priors=pr).fit(X_WINE, Y_WINE)
+        common = np.linalg.solve(ref.covariance_, ref.priors_ @ ref.means_)
+        np.testing.assert_allclose(ours.coef, ref.coef_ - common[None, :], rtol=1e-7,
+                                   atol=1e-9 * np.abs(ref.coef_).max())
+        shift = np.asarray(ours.intercept) - ref.intercept_
+        np.testing.assert_allclose(shift - shift[0], 0.0, atol=1e-8 * np.abs(ref.intercept_).max())
