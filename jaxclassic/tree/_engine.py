@@ -44,11 +44,23 @@ compiled in 27 s and ran in 93 ms, g = 16 in 15 s and 44 ms, one phase (g = inf)
 
 scikit-learn's stopping rules: a node is a leaf when its depth is ``max_depth``, it has fewer
 than ``min_samples_split`` (or ``2·min_samples_leaf``) rows, weight below
-``2·min_weight_leaf``, it is pure (impurity :math:`\le \varepsilon`, impurity criteria), no
+``2·min_weight_leaf``, it is pure (impurity criteria: see below), no
 split leaves ``min_samples_leaf`` rows and ``min_weight_leaf`` weight on each side, or the
 best gain divided by the root's weight (``normalise``) is below ``min_impurity_decrease``
 (:math:`\frac{N_t}{N}(i_t - \frac{N_L}{N_t} i_L - \frac{N_R}{N_t} i_R)`). Rows are counted
 when their ``count`` is positive (rows of weight 0 have none: no influence at all).
+
+Purity. The statistics of the larger child are its parent's minus its sibling's, so a class
+absent from a node can hold :math:`\pm 10^{-16}` of weight (non-integer weights) and the
+impurity of a pure node comes out :math:`\sim 10^{-15} > \varepsilon`: scikit-learn's rule
+(impurity :math:`\le \varepsilon`) then splits pure nodes with zero gain (it does so itself).
+The class-count criteria call a node pure when at most one class has weight above half the
+least positive row weight :math:`w_{min}` (a class present has at least :math:`w_{min}`; the
+subtraction noise is ~:math:`\varepsilon` times the ancestors' weights, far below
+:math:`w_{min}/2` unless the weights span ~:math:`1/\varepsilon`), or impurity
+:math:`\le \varepsilon`; with integer weights the sums are exact and this is scikit-learn's
+rule. ``squared_error`` keeps impurity :math:`\le \varepsilon`. Splits of zero gain in
+impure nodes are kept (scikit-learn and XOR need them).
 
 Width: at most ``W`` nodes split per level (static). When more would, the first ``W`` in node
 order split and the others stay leaves (``truncated``); likewise when the node budget ``M``
@@ -134,6 +146,15 @@ class Gini:
     def penalty(self, params=()):
         return 0.0
 
+    def is_pure(self, s, impurity, w_min, eps):
+        """Pure node: at most one class of weight above ``w_min / 2`` (``w_min``: the least
+        positive row weight), or impurity ``<= eps``. A class absent from the node can hold
+        ``±1e-16`` after sibling subtraction (``parent - sibling``), so ``impurity <= eps``
+        alone misses pure nodes of non-integer weights; a class present holds at least
+        ``w_min``."""
+        present = jnp.sum(s > w_min / 2, axis=-1)
+        return (present <= 1) | (impurity <= eps)
+
 
 @dataclass(frozen=True)
 class Entropy(Gini):
@@ -166,6 +187,10 @@ class SquaredError(Gini):
     def impurity(self, s, params=()):
         w = s[..., 0]
         return jnp.where(w > 0, jnp.maximum(self.node_loss(s), 0) / _safe(w), 0)
+
+    def is_pure(self, s, impurity, w_min, eps):
+        """Pure node: impurity ``<= eps`` (scikit-learn's rule)."""
+        return impurity <= eps
 
 
 @dataclass(frozen=True)
@@ -404,6 +429,8 @@ def grow(
     root_weight = criterion.weight(total[:n_stats], criterion_params)
     scale = 1 / _safe(root_weight) if criterion.normalise else jnp.asarray(1, dtype)
     positive = sc[:, n_stats] > 0
+    # the least positive row weight: the purity rule of class-count criteria (is_pure)
+    w_min = jnp.min(jnp.where(positive, criterion.weight(stats, criterion_params), jnp.inf))
     flat_codes = codes_T.reshape(-1)
     rows = jnp.arange(n_rows)
     i32 = jnp.int32
@@ -421,7 +448,7 @@ def grow(
         pdepth = st["depth"][ids]
         open_ = st["cand_valid"] & (pdepth < depth_cap) & (pcount >= mss) & (pweight >= 2 * mwl)
         if criterion.stop_when_pure:
-            open_ &= st["impurity"][ids] > eps
+            open_ &= ~criterion.is_pure(pstats[:, :n_stats], st["impurity"][ids], w_min, eps)
         feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits(
             hist, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok)

@@ -356,3 +356,38 @@ def test_vmap_over_fold_weights_equals_fits_on_the_sliced_rows():
         for name in _FIELDS:
             np.testing.assert_allclose(np.asarray(getattr(batched, name)[k]), np.asarray(getattr(ref, name)),
                                        rtol=1e-12, err_msg=name)
+
+
+# --------------------------------------------------------------------------- pure nodes
+def test_pure_nodes_are_not_split_with_real_weights():
+    """Non-integer weights: sibling subtraction leaves +-1e-16 of an absent class, the impurity
+    of a pure node comes out ~1e-15 > eps, and scikit-learn (impurity <= eps) splits such
+    nodes with zero gain. Ours does not: no internal node holds a single class (numpy on the
+    rows reaching it), and the leaves are scikit-learn's with its pure-node splits merged."""
+    rng = np.random.default_rng(0)
+    Xp = rng.integers(0, 30, size=(300, 3)).astype(float)
+    yp = ((Xp[:, 0] + Xp[:, 1]) > 30).astype(int) + (Xp[:, 2] > 20)
+    wp = rng.uniform(0.1, 1.0, 300) * 0.1
+    tree = fit_cart(Xp, yp, sample_weight=wp, n_bins=32, n_classes=3)
+    leaf = np.asarray(apply(tree, Xp))
+    m = int(tree.n_nodes)
+    for node in np.flatnonzero(np.asarray(tree.children_left[:m]) >= 0):
+        # rows through the node: those whose leaf is in its subtree
+        sub, stack = set(), [int(node)]
+        while stack:
+            t = stack.pop()
+            sub.add(t)
+            if int(tree.children_left[t]) >= 0:
+                stack += [int(tree.children_left[t]), int(tree.children_right[t])]
+        assert np.unique(yp[np.isin(leaf, list(sub))]).size >= 2, f"pure node {node} was split"
+    sk = DecisionTreeClassifier(random_state=0).fit(Xp, yp, sample_weight=wp)
+    t = sk.tree_
+    pure_split = (t.children_left >= 0) & (t.value[:, 0, :].max(1) > 1 - 1e-12)
+    assert pure_split.sum() >= 1  # the reference does split pure nodes on this data
+    # merge scikit-learn's pure-node subtrees: a row's leaf is its first pure ancestor (or its leaf)
+    paths = sk.decision_path(Xp).toarray().astype(bool)
+    sk_leaf = np.array([np.flatnonzero(p & pure_split)[0] if (p & pure_split).any() else np.flatnonzero(p)[-1]
+                        for p in paths])
+    part = lambda lab: {frozenset(np.flatnonzero(lab == v)) for v in np.unique(lab)}  # noqa: E731
+    assert part(leaf) == part(sk_leaf)
+    assert m == t.node_count - 2 * pure_split.sum()
