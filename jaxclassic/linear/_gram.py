@@ -75,6 +75,10 @@ __all__ = [
     "split_gram",
     "weighted_outer_sums",
     "gram_with_ones",
+    "blocked_sum",
+    "blocked_rows",
+    "standardized_matmul",
+    "standardized_rmatmul",
     "equilibrate",
     "graded",
     "min_norm_solve",
@@ -219,9 +223,78 @@ def _with_ones(X):
     return jnp.concatenate([X, jnp.ones((X.shape[0], 1), X.dtype)], axis=1)
 
 
-def weighted_outer_sums(X, S):
+def _standardized(Xb, mean, scale):
+    r"""A block of rows of :math:`(X - \bar x)/\sigma` (``mean``/``scale`` None: ``Xb`` itself)."""
+    if mean is None:
+        return Xb
+    return (Xb - mean) / scale
+
+
+def blocked_sum(fn, arrays, width: int):
+    r""":math:`\sum_b` ``fn(*blocks_b)`` over blocks of rows of ``arrays`` (same leading length).
+
+    The blocks are ``dynamic_slice``-d in a ``lax.scan`` (``width``: the columns a block's
+    temporaries have, which sets the rows per block), so a transformed copy of ``X`` made
+    inside ``fn`` exists one block at a time, never whole.
+    """
+    n = arrays[0].shape[0]
+    rows = _block_rows(n, width)
+    n_blocks = n // rows
+    if n_blocks <= 1:
+        return fn(*arrays)
+
+    def body(acc, i):
+        block = [jax.lax.dynamic_slice_in_dim(a, i * rows, rows) for a in arrays]
+        return jax.tree.map(jnp.add, acc, fn(*block)), None
+
+    shapes = jax.eval_shape(fn, *[jax.ShapeDtypeStruct((rows,) + a.shape[1:], a.dtype) for a in arrays])
+    init = jax.tree.map(lambda t: jnp.zeros(t.shape, t.dtype), shapes)
+    acc, _ = jax.lax.scan(body, init, jnp.arange(n_blocks))
+    tail = n_blocks * rows
+    if tail < n:
+        acc = jax.tree.map(jnp.add, acc, fn(*[a[tail:] for a in arrays]))
+    return acc
+
+
+def blocked_rows(fn, arrays, width: int):
+    """``fn`` applied to blocks of rows of ``arrays`` (a ``lax.map``), the results stacked back
+    along the rows: for row-wise ``fn`` (a block's scores), the same as ``fn(*arrays)``
+    without ``fn``'s temporaries ever being whole."""
+    n = arrays[0].shape[0]
+    rows = _block_rows(n, width)
+    n_blocks = n // rows
+    if n_blocks <= 1:
+        return fn(*arrays)
+    head = jax.lax.map(
+        lambda i: fn(*[jax.lax.dynamic_slice_in_dim(a, i * rows, rows) for a in arrays]),
+        jnp.arange(n_blocks))
+    head = head.reshape((n_blocks * rows,) + head.shape[2:])
+    tail = n_blocks * rows
+    if tail == n:
+        return head
+    return jnp.concatenate([head, fn(*[a[tail:] for a in arrays])], axis=0)
+
+
+def standardized_matmul(X, mean, scale, V):
+    r""":math:`Z V` for :math:`Z = (X - \bar x)/\sigma` (``V`` of shape (d,) or (d, k)), block by
+    block of rows: the same rounding as forming :math:`Z` first, without the n x d copy."""
+    return blocked_rows(lambda Xb: _precision.matmul(_standardized(Xb, mean, scale), V), (X,),
+                        X.shape[1])
+
+
+def standardized_rmatmul(U, X, mean, scale):
+    r""":math:`U^\top Z` for :math:`Z = (X - \bar x)/\sigma` and ``U`` of shape (n,) or (n, k)
+    — (d,) or (k, d) — accumulated over blocks of rows (no n x d copy of ``X``)."""
+    def block(Ub, Xb):
+        Zb = _standardized(Xb, mean, scale)
+        return _precision.matmul(Ub, Zb) if Ub.ndim == 1 else _precision.matmul(Ub.T, Zb)
+    return blocked_sum(block, (U, X), X.shape[1])
+
+
+def weighted_outer_sums(X, S, mean=None, scale=None):
     r"""For each row :math:`s_m` of ``S`` (M, n): :math:`\tilde X^\top \operatorname{diag}(s_m)\tilde X`,
-    :math:`\tilde X = [X, 1]` — (M, d+1, d+1); weights of any sign.
+    :math:`\tilde X = [X, 1]` — (M, d+1, d+1); weights of any sign. With ``mean`` and ``scale``,
+    :math:`X` is replaced by :math:`(X - \bar x)/\sigma`, formed block by block.
 
     All M weightings are ONE matrix product per block of rows: with
     :math:`P_i = \operatorname{triu}(\tilde x_i\tilde x_i^\top)` packed in a row of
@@ -242,13 +315,13 @@ def weighted_outer_sums(X, S):
                 start = i * rows
                 Xb = jax.lax.dynamic_slice_in_dim(X, start, rows)
                 sb = jax.lax.dynamic_slice_in_dim(s, start, rows)
-                Zb = _with_ones(Xb)
+                Zb = _with_ones(_standardized(Xb, mean, scale))
                 return acc + t_dot(Zb * sb[:, None], Zb), None
             n_blocks = n // rows
             M, _ = jax.lax.scan(body, jnp.zeros((k, k), dtype), jnp.arange(n_blocks))
             tail = n_blocks * rows
             if tail < n:
-                Zt = _with_ones(X[tail:])
+                Zt = _with_ones(_standardized(X[tail:], mean, scale))
                 M = M + t_dot(Zt * s[tail:, None], Zt)
             return M
 
@@ -258,7 +331,7 @@ def weighted_outer_sums(X, S):
     n_blocks = n // rows
 
     def product(Xb, Sb):
-        return _precision.matmul(Sb, _packed_outer(_with_ones(Xb)))
+        return _precision.matmul(Sb, _packed_outer(_with_ones(_standardized(Xb, mean, scale))))
 
     if n_blocks <= 1:
         packed = product(X, S)
@@ -276,51 +349,61 @@ def weighted_outer_sums(X, S):
     return _unpack(packed, k)
 
 
-def _gram_with_ones_direct(X, s):
+def _gram_with_ones_direct(X, s, mean, scale):
     def block(Xb, sb):
-        return _with_ones(Xb) * jnp.sqrt(sb)[:, None]
+        return _with_ones(_standardized(Xb, mean, scale)) * jnp.sqrt(sb)[:, None]
     return blocked_gram(block, (X, s), X.shape[1] + 1, X.dtype)
 
 
 @jax.custom_batching.custom_vmap
-def _gram_with_ones_fast(X, s):
-    return _gram_with_ones_direct(X, s)
+def _gram_with_ones_fast(X, s, mean, scale):
+    return _gram_with_ones_direct(X, s, mean, scale)
 
 
 @_gram_with_ones_fast.def_vmap
-def _gram_with_ones_vmap(axis_size, in_batched, X, s):
-    x_batched, s_batched = in_batched
+def _gram_with_ones_vmap(axis_size, in_batched, X, s, mean, scale):
+    x_batched, s_batched, m_batched, c_batched = in_batched
     k = X.shape[-1] + 1
-    if x_batched or not s_batched or k * (k + 1) // 2 > MAX_PACKED:
-        in_axes = (0 if x_batched else None, 0 if s_batched else None)
-        return jax.vmap(_gram_with_ones_direct, in_axes=in_axes)(X, s), True
-    return weighted_outer_sums(X, s), True
+    if x_batched or m_batched or c_batched or not s_batched or k * (k + 1) // 2 > MAX_PACKED:
+        in_axes = tuple(0 if b else None for b in in_batched)
+        return jax.vmap(_gram_with_ones_direct, in_axes=in_axes)(X, s, mean, scale), True
+    return weighted_outer_sums(X, s, mean, scale), True
 
 
-def _gram_with_ones_plain(X, s):
-    Z = _with_ones(X)
+def _gram_with_ones_plain(X, s, mean, scale):
+    Z = _with_ones(_standardized(X, mean, scale))
     return t_dot(Z * s[:, None], Z)
 
 
 @jax.custom_jvp
-def gram_with_ones(X, s):
-    r""":math:`\tilde X^\top\operatorname{diag}(s)\tilde X`, :math:`\tilde X = [X, 1]`, for weights
-    :math:`s \ge 0` — (d+1, d+1); the Hessian of a GLM with a linear score.
-
-    Unbatched: :func:`blocked_gram` of :math:`Z = \tilde X \odot \sqrt s` (one read of ``X``).
-    Under ``jax.vmap`` over ``s`` with ``X`` shared (cross-validation folds, a grid of
-    penalties), the batch of weights is contracted at once by :func:`weighted_outer_sums`
-    (one GEMM of the (B, n) weights with the packed row outer products). Differentiable
-    (forward and reverse): the derivative is that of the plain product
-    :math:`(\tilde X \odot s)^\top\tilde X`.
-    """
-    return _gram_with_ones_fast(X, s)
+def _gram_with_ones(X, s, mean, scale):
+    return _gram_with_ones_fast(X, s, mean, scale)
 
 
-@gram_with_ones.defjvp
+@_gram_with_ones.defjvp
 def _gram_with_ones_jvp(primals, tangents):
     _, tangent = jax.jvp(_gram_with_ones_plain, primals, tangents)
     return _gram_with_ones_fast(*primals), tangent
+
+
+def gram_with_ones(X, s, mean=None, scale=None):
+    r""":math:`\tilde X^\top\operatorname{diag}(s)\tilde X`, :math:`\tilde X = [X, 1]`, for weights
+    :math:`s \ge 0` — (d+1, d+1); the Hessian of a GLM with a linear score. With ``mean`` and
+    ``scale`` (d,), :math:`X` is replaced by :math:`(X - \bar x)/\sigma`, formed block by block
+    inside the product (never as a whole n x d copy).
+
+    Unbatched: :func:`blocked_gram` of :math:`Z = \tilde X \odot \sqrt s` (one read of ``X``).
+    Under ``jax.vmap`` over ``s`` with ``X`` (and ``mean``, ``scale``) shared (a grid of
+    penalties), the batch of weights is contracted at once by :func:`weighted_outer_sums`
+    (one GEMM of the (B, n) weights with the packed row outer products); with batched
+    ``mean``/``scale`` (cross-validation folds) each fit's product is blocked on its own.
+    Differentiable (forward and reverse): the derivative is that of the plain product
+    :math:`(\tilde X \odot s)^\top\tilde X`.
+    """
+    if mean is None:
+        mean = jnp.zeros(X.shape[1], X.dtype)
+        scale = jnp.ones(X.shape[1], X.dtype)
+    return _gram_with_ones(X, s, mean, scale)
 
 
 def weighted_gram(X, y, sample_weight, fit_intercept: bool) -> WeightedGram:

@@ -13,7 +13,11 @@ the line search an :math:`O(n)` evaluation instead of a pass over ``X``.
 **Standardised basis.** The fits run on :math:`Z = (X - \bar x)/\sigma` (weighted column
 means :math:`\bar x`, 0 without an intercept; weighted standard deviations :math:`\sigma`,
 root mean squares without an intercept; 1 for a constant column), see
-:func:`standardize_columns`. The objective is unchanged: with :math:`w = w_Z/\sigma` and
+:func:`column_scaling`. :math:`Z` is never written out: the scores, the gradient and the
+Hessian form it block by block of rows inside their products
+(:func:`jaxclassic.linear._gram.standardized_matmul`, ``standardized_rmatmul``,
+``gram_with_ones(X, s, mean, scale)``), so the fit needs no n x d copy of ``X``, with the
+rounding of the standardised products. The objective is unchanged: with :math:`w = w_Z/\sigma` and
 :math:`b = b_Z - \bar x^\top w` the scores are identical and the penalty becomes
 :math:`\tfrac12\sum_j (\lambda/\sigma_j^2) w_{Z,j}^2`. Centring removes the
 cancellation of raw columns with a large mean (float32 keeps about 7 digits: a column of
@@ -55,6 +59,7 @@ from jax.scipy.linalg import cho_factor, cho_solve
 
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
+from jaxclassic.linear._gram import blocked_sum
 from jaxclassic.exceptions import ConvergenceWarning, PerfectSeparationWarning
 
 __all__ = [
@@ -64,6 +69,7 @@ __all__ = [
     "NewtonProblem",
     "NewtonResult",
     "default_tol",
+    "column_scaling",
     "standardize_columns",
     "newton_direction",
     "newton_solve",
@@ -97,27 +103,44 @@ def default_tol(dtype) -> float:
     return 1e-8 if jnp.dtype(dtype) == jnp.float64 else 1e-6
 
 
-def standardize_columns(X, sample_weight, fit_intercept: bool):
-    r"""``(Z, mean, scale)`` with :math:`Z = (X - \bar x)/\sigma`, from positive-weight rows only.
+def column_scaling(X, sample_weight, fit_intercept: bool):
+    r"""``(mean, scale)`` of the standardised basis :math:`Z = (X - \bar x)/\sigma`, from
+    positive-weight rows only; :math:`Z` itself is never formed (the fits fold it into their
+    products block by block: :func:`jaxclassic.linear._gram.standardized_matmul`,
+    :func:`~jaxclassic.linear._gram.standardized_rmatmul`,
+    :func:`~jaxclassic.linear._gram.gram_with_ones`).
 
     :math:`\bar x = \sum_i s_i x_i/\sum_i s_i` (0 without an intercept: there is nothing to
     absorb the shift), :math:`\sigma_j^2 = \sum_i s_i (x_{ij} - \bar x_j)^2/\sum_i s_i`; a
     constant column (variance within the rounding of its values, or 0) keeps
-    :math:`\sigma_j = 1`. Rows of weight 0 enter neither statistic.
+    :math:`\sigma_j = 1`. Rows of weight 0 enter neither statistic. Both are blocked row
+    sums (two reads of ``X``, no n x d temporary).
     """
     positive = sample_weight > 0
     w = jnp.where(positive, sample_weight, 0).astype(X.dtype)
     total = jnp.sum(w)
-    Xp = jnp.where(positive[:, None], X, 0)
+    d = X.shape[1]
     if fit_intercept:
-        mean = _precision.matmul(w, Xp) / total
+        mean = blocked_sum(lambda wb, pb, Xb: _precision.matmul(wb, jnp.where(pb[:, None], Xb, 0)),
+                           (w, positive, X), d) / total
     else:
-        mean = jnp.zeros(X.shape[1], X.dtype)
-    centred = jnp.where(positive[:, None], X - mean, 0)
-    variance = _precision.matmul(w, centred * centred) / total
+        mean = jnp.zeros(d, X.dtype)
+
+    def squares(wb, pb, Xb):
+        centred = jnp.where(pb[:, None], Xb - mean, 0)
+        return _precision.matmul(wb, centred * centred)
+
+    variance = blocked_sum(squares, (w, positive, X), d) / total
     eps = jnp.finfo(X.dtype).eps
     constant = (variance <= jnp.square(10 * eps * mean)) | (variance <= 0)
     scale = jnp.where(constant, 1, jnp.sqrt(jnp.where(constant, 1, variance))).astype(X.dtype)
+    return mean, scale
+
+
+def standardize_columns(X, sample_weight, fit_intercept: bool):
+    r"""``(Z, mean, scale)`` with :math:`Z = (X - \bar x)/\sigma` materialised (an n x d copy;
+    the fits use :func:`column_scaling` and never form it)."""
+    mean, scale = column_scaling(X, sample_weight, fit_intercept)
     return (X - mean) / scale, mean, scale
 
 

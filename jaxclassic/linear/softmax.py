@@ -72,13 +72,13 @@ import optax
 from jaxclassic import _precision, losses
 from jaxclassic._solver import minimize_optax
 from jaxclassic.linear._api import decision_function, predict, predict_proba
-from jaxclassic.linear._gram import weighted_outer_sums
+from jaxclassic.linear._gram import standardized_matmul, standardized_rmatmul, weighted_outer_sums
 from jaxclassic.linear._newton import (
     HISTORY_SIZE,
     NewtonProblem,
     default_tol,
     newton_solve,
-    standardize_columns,
+    column_scaling,
     warn_after_fit,
     weighted_sum,
 )
@@ -142,18 +142,22 @@ def _pairs(n_classes: int):
     return ia.astype(np.int32), ib.astype(np.int32)
 
 
-def _gradient(B, scores, X, y, sw, penalty, fit_intercept):
+def _gradient(B, scores, X, y, sw, penalty, fit_intercept, mean=None, scale=None):
     """Gradient ``(C, d+1)`` of J at ``B = [W, b]`` given the scores: one pass over X.
     ``penalty``: the L2 weight of each feature's coefficients (a scalar or (d,))."""
     d = X.shape[1]
     G, _ = losses.grad_hess(losses.softmax_cross_entropy, y, scores)  # autodiff, (n, C)
     sG = jnp.where((sw > 0)[:, None], sw[:, None] * G, 0)
     fi = jnp.asarray(fit_intercept, X.dtype)
-    return jnp.concatenate([_precision.matmul(sG.T, X) + penalty * B[:, :d],
+    if mean is None:
+        product = _precision.matmul(sG.T, X)
+    else:  # the standardised basis Z = (X - mean) / scale, formed block by block
+        product = standardized_rmatmul(sG, X, mean, scale)
+    return jnp.concatenate([product + penalty * B[:, :d],
                             fi * jnp.sum(sG, axis=0)[:, None]], axis=1)
 
 
-def _hessian(scores, X, y, sw, penalty, fit_intercept):
+def _hessian(scores, X, y, sw, penalty, fit_intercept, mean=None, scale=None):
     """Hessian ``(C(d+1), C(d+1))`` of J given the scores (without the null-space term)."""
     n, d = X.shape
     n_classes = scores.shape[1]
@@ -163,7 +167,7 @@ def _hessian(scores, X, y, sw, penalty, fit_intercept):
     ia, ib = _pairs(n_classes)
     # every class pair's (d+1) x (d+1) block [X, 1]^T diag(s A_ab) [X, 1] in ONE matrix
     # product of the (pairs, n) weights with the packed row outer products of [X, 1]
-    upper = weighted_outer_sums(X, sA[:, ia, ib].T)  # (P, d+1, d+1)
+    upper = weighted_outer_sums(X, sA[:, ia, ib].T, mean, scale)  # (P, d+1, d+1)
     keep = jnp.concatenate([jnp.ones((d,), X.dtype), fi[None]])  # no intercept: zero it
     upper = upper * keep[:, None] * keep[None, :]
     blocks = jnp.zeros((n_classes, n_classes, d + 1, d + 1), X.dtype)
@@ -213,22 +217,22 @@ def _fit_newton(X, y, sw, l2, tol, b0, max_iter, *, fit_intercept):
     ``Z = (X - mean) / scale``; returns ``B = [W, b]`` on the input scale and the report."""
     n, d = X.shape
     n_classes = b0.shape[0]
-    Z, mean, scale = standardize_columns(X, sw, fit_intercept)
+    mean, scale = column_scaling(X, sw, fit_intercept)  # Z is never formed (_newton)
     penalty = l2 / jnp.square(scale)  # lambda/2 |W|^2 with W = W_Z / scale
     fi = jnp.asarray(fit_intercept, X.dtype)
 
     def scores(B):
-        return _precision.matmul(Z, B[:, :d].T) + fi * B[:, d]
+        return standardized_matmul(X, mean, scale, B[:, :d].T) + fi * B[:, d]
 
     def objective(B, F):
         data = weighted_sum(sw, losses.softmax_cross_entropy(y, F))
         return data + 0.5 * jnp.sum(penalty * B[:, :d] ** 2)
 
     def derivatives(B, F):
-        return _gradient(B, F, Z, y, sw, penalty, fit_intercept), F
+        return _gradient(B, F, X, y, sw, penalty, fit_intercept, mean, scale), F
 
     def hessian(F):
-        hess = _hessian(F, Z, y, sw, penalty, fit_intercept)
+        hess = _hessian(F, X, y, sw, penalty, fit_intercept, mean, scale)
         return _regularise_null_space(hess, fit_intercept, n_classes, d)
 
     problem = NewtonProblem(scores, objective, derivatives, hessian,

@@ -375,3 +375,24 @@ def test_inconsistent_lengths_raise(cancer):
     X, y = cancer
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         fit_logistic(X, y[:-1])
+
+
+def test_newton_does_not_materialise_the_standardised_copy_of_X():
+    # Newton works in the standardised basis Z = (X - mean) / scale; Z was an n x d array of the
+    # compiled program (200,000 x 100 float32: 86.6 MB of temporaries for X = 76.3 MB; 1e6 x 100:
+    # 821 MB peak beyond X, against 450 MB before the standardised basis). Now each product forms
+    # Z a block of rows at a time: 11.9 MB there. Checked on XLA's buffer assignment (no run).
+    from jaxclassic.linear import logistic
+
+    n, d = 131072, 64
+    X = jax.ShapeDtypeStruct((n, d), jnp.float32)
+    vec = lambda dt: jax.ShapeDtypeStruct((n,), dt)  # noqa: E731
+    scalar = jax.ShapeDtypeStruct((), jnp.float32)
+    compiled = logistic._fit_logistic.lower(
+        X, vec(jnp.int32), vec(jnp.float32), scalar, scalar, scalar, jax.random.key(0),
+        jax.ShapeDtypeStruct((), jnp.int32), method="newton", fit_intercept=True,
+        batch_size=32).compile()
+    analysis = compiled.memory_analysis()
+    if analysis is None:
+        pytest.skip("no memory analysis on this backend")
+    assert analysis.temp_size_in_bytes < 0.5 * n * d * 4
