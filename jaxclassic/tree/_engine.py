@@ -59,8 +59,10 @@ least positive row weight :math:`w_{min}` (a class present has at least :math:`w
 subtraction noise is ~:math:`\varepsilon` times the ancestors' weights, far below
 :math:`w_{min}/2` unless the weights span ~:math:`1/\varepsilon`), or impurity
 :math:`\le \varepsilon`; with integer weights the sums are exact and this is scikit-learn's
-rule. ``squared_error`` keeps impurity :math:`\le \varepsilon`. Splits of zero gain in
-impure nodes are kept (scikit-learn and XOR need them).
+rule. ``squared_error`` calls a node pure when its within-node sum of squares is at most
+:math:`4\varepsilon` times the root's (a scale-free rule: scikit-learn's absolute
+:math:`i \le \varepsilon` makes a one-leaf tree of any target of scale :math:`10^{-9}`).
+Splits of zero gain in impure nodes are kept (scikit-learn and XOR need them).
 
 Width: at most ``W`` nodes split per level (static). When more would, the first ``W`` in node
 order split and the others stay leaves (``truncated``); likewise when the node budget ``M``
@@ -146,13 +148,17 @@ class Gini:
     def penalty(self, params=()):
         return 0.0
 
-    def is_pure(self, s, impurity, w_min, eps):
-        """Pure node: at most one class of weight above ``w_min / 2`` (``w_min``: the least
+    def purity_reference(self, stats, positive, params=()):
+        """The scale of :meth:`is_pure`: the least positive row weight ``w_min``."""
+        return jnp.min(jnp.where(positive, self.weight(stats, params), jnp.inf))
+
+    def is_pure(self, s, impurity, ref, eps):
+        """Pure node: at most one class of weight above ``ref / 2`` (``ref = w_min``, the least
         positive row weight), or impurity ``<= eps``. A class absent from the node can hold
         ``±1e-16`` after sibling subtraction (``parent - sibling``), so ``impurity <= eps``
         alone misses pure nodes of non-integer weights; a class present holds at least
         ``w_min``."""
-        present = jnp.sum(s > w_min / 2, axis=-1)
+        present = jnp.sum(s > ref / 2, axis=-1)
         return (present <= 1) | (impurity <= eps)
 
 
@@ -188,9 +194,15 @@ class SquaredError(Gini):
         w = s[..., 0]
         return jnp.where(w > 0, jnp.maximum(self.node_loss(s), 0) / _safe(w), 0)
 
-    def is_pure(self, s, impurity, w_min, eps):
-        """Pure node: impurity ``<= eps`` (scikit-learn's rule)."""
-        return impurity <= eps
+    def purity_reference(self, stats, positive, params=()):
+        """The scale of :meth:`is_pure`: the root's :math:`\\sum_i w_i y_i^2` (y centred)."""
+        return jnp.sum(jnp.where(positive, stats[:, 2], 0))
+
+    def is_pure(self, s, impurity, ref, eps):
+        """Pure node: within-node sum of squares :math:`\\le 4\\varepsilon` times the root's
+        (``ref``): scale-free, where scikit-learn's impurity :math:`\\le \\varepsilon` calls a
+        root with targets of scale 1e-9 pure (a one-leaf tree)."""
+        return self.node_loss(s) <= 4 * eps * ref
 
 
 @dataclass(frozen=True)
@@ -429,8 +441,7 @@ def grow(
     root_weight = criterion.weight(total[:n_stats], criterion_params)
     scale = 1 / _safe(root_weight) if criterion.normalise else jnp.asarray(1, dtype)
     positive = sc[:, n_stats] > 0
-    # the least positive row weight: the purity rule of class-count criteria (is_pure)
-    w_min = jnp.min(jnp.where(positive, criterion.weight(stats, criterion_params), jnp.inf))
+    purity_ref = criterion.purity_reference(stats, positive, criterion_params) if criterion.stop_when_pure else None
     flat_codes = codes_T.reshape(-1)
     rows = jnp.arange(n_rows)
     i32 = jnp.int32
@@ -448,7 +459,7 @@ def grow(
         pdepth = st["depth"][ids]
         open_ = st["cand_valid"] & (pdepth < depth_cap) & (pcount >= mss) & (pweight >= 2 * mwl)
         if criterion.stop_when_pure:
-            open_ &= ~criterion.is_pure(pstats[:, :n_stats], st["impurity"][ids], w_min, eps)
+            open_ &= ~criterion.is_pure(pstats[:, :n_stats], st["impurity"][ids], purity_ref, eps)
         feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits(
             hist, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok)

@@ -23,7 +23,10 @@ the gain: same splits, partitions, values, impurities and feature importances (t
 departures: a raw threshold is the bin edge above the split's highest left bin (the
 midpoint to the next value *of the whole training set*, scikit-learn: *of the node*), which
 routes the training rows alike; and ``max_features`` draws its features per node from
-``key`` without scikit-learn's redraw of constant features.
+``key`` without scikit-learn's redraw of constant features. Purity is scale-aware
+(:mod:`jaxclassic.tree._engine`, "Purity"): with non-integer weights scikit-learn splits some
+pure nodes with zero gain (sibling-subtraction noise), and with targets of scale 1e-9 it
+grows a one-leaf regression tree; this engine does neither (tested).
 
 Params layout: :mod:`jaxclassic.tree._params` (``value`` holds class fractions or the mean
 at every node; ``impurity`` the criterion's impurity, entropy in bits as scikit-learn).
