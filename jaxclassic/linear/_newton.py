@@ -59,7 +59,7 @@ from jax.scipy.linalg import cho_factor, cho_solve
 
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
-from jaxclassic.linear._gram import blocked_sum
+from jaxclassic.linear._gram import blocked_sum, constant_columns
 from jaxclassic.exceptions import ConvergenceWarning, PerfectSeparationWarning
 
 __all__ = [
@@ -131,8 +131,7 @@ def column_scaling(X, sample_weight, fit_intercept: bool):
         return _precision.matmul(wb, centred * centred)
 
     variance = blocked_sum(squares, (w, positive, X), d) / total
-    eps = jnp.finfo(X.dtype).eps
-    constant = (variance <= jnp.square(10 * eps * mean)) | (variance <= 0)
+    constant = constant_columns(variance, mean) | (variance <= 0)
     scale = jnp.where(constant, 1, jnp.sqrt(jnp.where(constant, 1, variance))).astype(X.dtype)
     return mean, scale
 

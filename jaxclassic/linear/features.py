@@ -130,7 +130,7 @@ def weighted_mean_scale(X, sample_weight, ddof=0):
     :math:`s_j^2 = \sum_i w_i (x_{ij} - m_j)^2 / (\sum_i w_i - \text{ddof})`, computed on data
     shifted by the mean of a spread subsample (:func:`jaxclassic.linear._gram.shift_of`), so
     there is no cancellation. A column is treated as constant when
-    :math:`s_j^2 \le (10\,\varepsilon\,m_j)^2` — constant up to the rounding of its values,
+    :math:`s_j^2 \le (\varepsilon\,m_j)^2` — constant up to the rounding of its values,
     which the shifted sums resolve (a constant column's computed variance is
     :math:`O(\varepsilon\,\mathrm{ulp}(m_j)^2)`); its scale is then 1, as scikit-learn's
     ``StandardScaler`` does, so it standardises to zeros instead of NaN. Jittable.

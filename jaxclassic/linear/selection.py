@@ -62,7 +62,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _precision
-from jaxclassic.linear._gram import weighted_gram
+from jaxclassic.linear._gram import constant_columns, weighted_gram
 from jaxclassic.metrics import adjusted_r2
 from jaxclassic.validation import (
     check_int,
@@ -216,8 +216,7 @@ def _gram(X, y, sample_weight, fit_intercept):
     diag = jnp.diagonal(G)
     # a column is constant when its centred spread is only the rounding left by centring
     # (the rule of features.weighted_mean_scale), or exactly 0 (an all-zero column)
-    eps = jnp.finfo(X.dtype).eps
-    constant = (diag <= jnp.square(10 * eps * wg.x_mean) * wg.sw_sum) | (diag <= 0)
+    constant = constant_columns(diag / wg.sw_sum, wg.x_mean) | (diag <= 0)
     scale = jnp.where(constant, 1.0, jnp.sqrt(jnp.where(constant, 1.0, diag)))
     G = G / jnp.outer(scale, scale)
     G = jnp.where(constant[:, None] | constant[None, :], 0.0, G)

@@ -308,3 +308,28 @@ def test_rank_and_minimum_norm_fit_are_scale_invariant_on_badly_scaled_columns(t
     rmse, rmse_ref = np.sqrt(np.mean((yc - fitted) ** 2)), np.sqrt(np.mean((yc - Xc @ lstsq) ** 2))
     _assert_close(rmse, rmse_ref, rtol)
     _assert_close(coef, ref, rtol)
+
+
+def test_float32_column_of_mean_1e6_and_sd_1_is_not_taken_for_a_constant():
+    # issue-8 review: the constant-column rule was var <= (10 eps mean)^2, i.e. sd <= 1.19 at mean
+    # 1e6 in float32, so this column (values 16 ulps apart per sd) was zeroed: scaled
+    # coefficients 25% off the float64 fit, with a RankDeficientWarning. Now var <= (eps mean)^2.
+    from jaxclassic.linear import fit_bayesian_ridge, fit_lasso, fit_ridge
+
+    rng = np.random.default_rng(2)
+    scales = np.array([1e-3, 1e-1, 1.0, 1e2, 1e4])
+    Z = rng.normal(size=(300, 5))
+    X32 = (Z * scales + np.array([0, 0, 1e6, 0, 0])).astype(np.float32)
+    X64 = X32.astype(np.float64)  # the same data: only the arithmetic differs
+    y = Z @ np.array([1.0, -2.0, 0.5, 1.5, -1.0]) + 0.1 * rng.normal(size=300)
+    Xc, yc = X64 - X64.mean(0), y - y.mean()
+    reference = np.linalg.lstsq(Xc, yc, rcond=None)[0] * scales  # float64, centred: independent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RankDeficientWarning)
+        for fit in (fit_ols, lambda X, y: fit_ridge(X, y, alpha=1e-3), fit_bayesian_ridge):
+            p32, p64 = fit(X32, y.astype(np.float32)), fit(X64, y)
+            _assert_close(np.asarray(p32.coef) * scales, np.asarray(p64.coef) * scales, 0,
+                          atol=1e-5 * np.abs(reference).max())
+    _assert_close(np.asarray(fit_ols(X64, y).coef) * scales, reference, 1e-9)
+    p32 = fit_lasso(X32, y.astype(np.float32), alpha=1e-4)
+    assert abs(float(p32.coef[2]) - reference[2]) < 1e-2  # was exactly 0
