@@ -112,7 +112,8 @@ def tree_cases(quick: bool):
         return out
     if not hasattr(tree, "fit_cart"):
         return out
-    n_cart = 20_000 if quick else 1_000_000
+    n_cart = 2_000 if quick else 1_000_000
+    cart_depth = 3 if quick else 8
 
     def cart_inputs():
         from jaxclassic.datasets import make_classification
@@ -120,10 +121,39 @@ def tree_cases(quick: bool):
         return X, y
 
     def cart_fit(X, y):
-        params = tree.fit_cart(X, y, task="classification", max_depth=8, n_bins=255, n_classes=2)
+        params = tree.fit_cart(X, y, task="classification", max_depth=cart_depth, n_bins=255, n_classes=2)
         return tree.predict_proba(params, X[:10_000])
 
-    out.append((f"CART depth 8 {n_cart}x28 (probabilities)", cart_inputs, cart_fit, 1e-4))
+    out.append((f"CART depth {cart_depth} {n_cart}x28 (probabilities)", cart_inputs, cart_fit, 1e-4))
+    try:
+        from jaxclassic import ensemble
+    except ImportError:
+        return out
+    n_boost = 2_000 if quick else 200_000
+    rounds = 3 if quick else 100
+    depth = 2 if quick else 6
+    forest_depth = 3 if quick else 10
+
+    def boost_inputs():
+        from jaxclassic.datasets import make_classification
+        X, y = make_classification(jax.random.key(5), n_boost, 28, n_informative=14, flip_y=0.05)
+        return X, y
+
+    def boost_fit(X, y):
+        params = ensemble.fit_xgboost(X, y, loss="log_loss", n_estimators=rounds, max_depth=depth,
+                                      learning_rate=0.1, max_bin=256)
+        return ensemble.predict_proba(params, X[:10_000])
+
+    def forest_fit(X, y):
+        params = ensemble.fit_random_forest(X, y, task="classification", n_estimators=rounds,
+                                            max_depth=forest_depth, n_bins=255, n_classes=2,
+                                            key=jax.random.key(6))
+        return ensemble.predict_proba(params, X[:10_000])
+
+    # rtol: float32 sums in a different order move a few near-tied splits; probabilities
+    # of a boosted model of 100 rounds then differ by ~1e-3 at most on a handful of rows
+    out.append((f"XGBoost {rounds} rounds depth {depth} {n_boost}x28", boost_inputs, boost_fit, 5e-2))
+    out.append((f"forest {rounds} trees depth {forest_depth} {n_boost}x28", boost_inputs, forest_fit, 5e-2))
     return out
 
 
