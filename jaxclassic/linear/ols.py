@@ -261,7 +261,7 @@ def ols_inference(params, X, y, *, fit_intercept: bool = True, sample_weight=Non
     columns of ``X``; without an intercept the degrees of freedom are :math:`n - p`. The
     inverse Gram matrix is taken by Cholesky of the centred Gram :math:`G` and the block
     formula for the intercept, so ``X`` must have full column rank (else the results are
-    non-finite) and :math:`n > p + 1`.
+    NaN, with a ``RankDeficientWarning`` outside ``jit``) and :math:`n > p + 1`.
 
     Parameters
     ----------
@@ -311,5 +311,13 @@ def ols_inference(params, X, y, *, fit_intercept: bool = True, sample_weight=Non
                 f"ols_inference needs more rows of positive weight than parameters "
                 f"({n_params}), got {n_eff}: the residual degrees of freedom would be <= 0"
             )
-    return _ols_inference(coef, jnp.asarray(params.intercept, X.dtype), X, y, sw,
-                          jnp.asarray(alpha, X.dtype), fit_intercept=bool(fit_intercept))
+    result = _ols_inference(coef, jnp.asarray(params.intercept, X.dtype), X, y, sw,
+                            jnp.asarray(alpha, X.dtype), fit_intercept=bool(fit_intercept))
+    if not is_traced(result.covariance) and not np.all(np.isfinite(np.asarray(result.covariance))):
+        warnings.warn(
+            "ols_inference: the Gram matrix of X is singular (collinear or constant columns, "
+            "or too few rows), so the coefficients are not identified and every standard "
+            "error, t value, p-value and interval is NaN; drop the collinear columns "
+            "(statsmodels reports pseudo-inverse standard errors instead)",
+            RankDeficientWarning, stacklevel=2)
+    return result

@@ -333,3 +333,22 @@ def test_float32_column_of_mean_1e6_and_sd_1_is_not_taken_for_a_constant():
     _assert_close(np.asarray(fit_ols(X64, y).coef) * scales, reference, 1e-9)
     p32 = fit_lasso(X32, y.astype(np.float32), alpha=1e-4)
     assert abs(float(p32.coef[2]) - reference[2]) < 1e-2  # was exactly 0
+
+
+def test_inference_on_collinear_columns_warns_and_is_nan():
+    # issue-8 review: a duplicated column made every output NaN without a word (statsmodels
+    # reports pseudo-inverse standard errors); the documented behaviour is NaN with a warning
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 3))
+    y = X @ np.array([1.0, 2.0, 0.0]) + rng.normal(size=50)
+    Xd = np.c_[X, X[:, 0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankDeficientWarning)
+        params = fit_ols(Xd, y)
+    with pytest.warns(RankDeficientWarning, match="not identified"):
+        inf = ols_inference(params, Xd, y)
+    assert np.all(np.isnan(np.asarray(inf.std_errors)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RankDeficientWarning)
+        ref = sm.OLS(y, sm.add_constant(X)).fit()
+        _assert_close(ols_inference(fit_ols(X, y), X, y).std_errors, ref.bse, 1e-9)
