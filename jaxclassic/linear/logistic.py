@@ -71,6 +71,14 @@ still of the order of the coefficients (:mod:`jaxclassic.linear._newton`). Eithe
 :class:`~jaxclassic.exceptions.PerfectSeparationWarning`. Warnings are raised in Python
 after the jitted fit returns; inside ``jit``/``vmap`` read ``separated`` / ``converged``.
 
+Collinear columns (``l2 = 0``; duplicated columns, or more columns than rows): the likelihood
+has a flat valley, so the probabilities (and every identified combination of coefficients) are
+unique but the coefficients are not: Newton's jittered Cholesky step returns one point of the
+valley, which depends on the start and the rounding (a duplicated column x: its two
+coefficients sum to the coefficient of x without the copy, split about evenly but not
+exactly: 0.494 / 0.468 in float64), not the minimum-norm one, and ``converged`` is True. No
+warning is given; use ``l2 > 0`` for unique coefficients.
+
 References
 ----------
 Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., §4.4.1

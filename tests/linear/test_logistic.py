@@ -396,3 +396,21 @@ def test_newton_does_not_materialise_the_standardised_copy_of_X():
     if analysis is None:
         pytest.skip("no memory analysis on this backend")
     assert analysis.temp_size_in_bytes < 0.5 * n * d * 4
+
+
+def test_duplicated_column_unpenalised_gives_the_unique_probabilities():
+    # issue-8 review, documented behaviour (module docstring, "Collinear columns"): with a
+    # duplicated column and l2 = 0 the coefficients are not identified; the probabilities and
+    # the sum of the pair's coefficients equal statsmodels' Logit without the copy
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 3))
+    y = (X @ np.array([1.0, -1.0, 0.5]) + rng.logistic(size=200) > 0).astype(int)
+    ref = sm.Logit(y, sm.add_constant(X)).fit(disp=0, tol=1e-12)
+    params = fit_logistic(np.c_[X, X[:, 0]], y)
+    assert bool(params.converged)
+    proba = np.asarray(predict_proba(params, np.c_[X, X[:, 0]]))[:, 1]
+    np.testing.assert_allclose(proba, ref.predict(sm.add_constant(X)), atol=1e-10)
+    coef = np.asarray(params.coef)
+    np.testing.assert_allclose([coef[0] + coef[3], *coef[1:3]], ref.params[1:], rtol=1e-8)
