@@ -28,7 +28,16 @@ weights), log-odds of the weighted mean for ``"log_loss"``); at round
 from ``key`` (Bernoulli, as weights); the tree and its line search use only them. Features
 are binned once (``n_bins``, exact when a feature has at most ``n_bins`` values, so the
 trees equal scikit-learn's exact ones; NaN supported through the missing bin); the rounds
-are one ``lax.scan``. A Hessian :math:`\le 0` of a callable loss is raised to
+are one ``lax.scan``.
+
+Ties. Two splits of exactly equal gain go to the lower feature index (then the lower bin).
+scikit-learn's trees visit the features in a random order drawn from ``random_state`` and
+keep the first strictly better split, so on exact ties the two can pick different splits;
+such ties are common with ``"absolute"`` (every residual is :math:`\pm 1`, so two splits
+that cut off the same numbers of +1 and -1 rows have the same gain), and the staged
+predictions then agree with scikit-learn's for some ``random_state`` values and not for
+others (not a difference of the fitted objective: either split is an exact maximiser).
+A Hessian :math:`\le 0` of a callable loss is raised to
 ``HESSIAN_FLOOR`` with a warning.
 
 References
