@@ -172,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default=None, help="substring of the case names to run")
+    parser.add_argument("--skip", default=None, help="substring of the case names to leave out")
     args = parser.parse_args(argv)
     device = jax.devices()[0]
     cpu = jax.devices("cpu")[0]
@@ -180,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     failed = []
     for name, make_inputs, fn, rtol in cases(args.quick):
-        if args.only and args.only not in name:
+        if (args.only and args.only not in name) or (args.skip and args.skip in name):
             continue
         try:
             outs, times = _run_case(make_inputs, fn, device, cpu)
