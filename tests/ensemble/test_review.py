@@ -46,3 +46,52 @@ def test_absolute_error_divergence_is_an_exact_gain_tie_broken_by_sklearn_random
     assert first_diff(0) == 14
     # the tie at round 14: the node holding those rows has two exactly equal best splits
     # (feature 0 at x <= -1.75 and feature 2 at x <= -2.0, each cutting off 2 rows)
+
+
+def _small(seed=0, n=200):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 3)) * 4) / 4
+    y = X[:, 0] + 0.5 * X[:, 1] ** 2 + rng.normal(size=n) * 0.3
+    return X, y
+
+
+def test_gradient_boosting_is_scale_equivariant_where_sklearn_trees_stop_at_epsilon():
+    # Documented: no absolute impurity floor, so y * 1e-9 fits as y (scaled). scikit-learn
+    # makes every node of impurity <= 2.2e-16 a leaf: on this target it fits the constant.
+    X, y = _small()
+    kw = dict(n_estimators=10, max_depth=3)
+    s = 1e-9
+    small = np.asarray(ensemble.predict(ensemble.fit_gradient_boosting(X, y * s, **kw), X))
+    unit = np.asarray(ensemble.predict(ensemble.fit_gradient_boosting(X, y, **kw), X))
+    np.testing.assert_allclose(small / s, unit, rtol=1e-12, atol=1e-12)
+    ref = GradientBoostingRegressor(random_state=0, **kw).fit(X, y * s)
+    assert all(e.tree_.node_count == 1 for e in ref.estimators_[:, 0])
+    ref1 = GradientBoostingRegressor(random_state=0, **kw).fit(X, y)
+    np.testing.assert_allclose(unit, ref1.predict(X), atol=1e-12)
+
+
+def test_gradient_boosting_log_loss_on_separable_data_keeps_lowering_the_loss_finite():
+    # Documented: on separable data the log-loss line search keeps growing the margin (the
+    # training loss falls towards 0, no NaN, in float64 and float32); scikit-learn agrees
+    # while its trees split, then stops (root-only trees once the residual variance is
+    # below its 2.2e-16 impurity floor), its margin stalling near 18.
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, _ = _small()
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_estimators=50, max_depth=2, learning_rate=1.0)
+    ours = ensemble.fit_gradient_boosting(X, y, loss="log_loss", **kw)
+    ref = GradientBoostingClassifier(random_state=0, **kw).fit(X, y)
+    stop = next(t for t, e in enumerate(ref.estimators_[:, 0]) if e.tree_.node_count == 1)
+    assert 5 < stop < 50
+    T = 50
+    v = jnp.where(jnp.arange(T)[:, None, None, None] >= stop, 0, ours.trees.value)
+    part = ours._replace(trees=ours.trees._replace(value=v))
+    np.testing.assert_allclose(np.asarray(ensemble.decision_function(part, X)),
+                               list(ref.staged_decision_function(X))[stop - 1].ravel(), rtol=1e-9)
+    loss = np.asarray(ours.train_loss)
+    assert np.all(np.isfinite(loss)) and np.all(np.diff(loss) <= 0) and loss[-1] < 1e-15
+    for dt in (np.float32,):
+        p = ensemble.fit_gradient_boosting(X.astype(dt), y, loss="log_loss", n_estimators=200, max_depth=2,
+                                           learning_rate=1.0)
+        assert np.all(np.isfinite(np.asarray(ensemble.predict_proba(p, X.astype(dt)))))
