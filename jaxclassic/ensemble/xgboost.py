@@ -22,7 +22,11 @@ paper's :math:`\tfrac12[\dots]`. A node splits at its best (feature, bin, missin
 ``gain > 0`` (xgboost: above ``1e-6``), ``gain >= gamma`` (``gamma`` is xgboost's
 ``min_split_loss``, compared with this un-halved gain, as the package does) and both
 children have :math:`H \ge` ``min_child_weight``; the leaf values are :math:`\eta w^\star`
-(stored shrunk, as xgboost's dump). The trees grow level-wise to ``max_depth`` on features
+(stored shrunk, as xgboost's dump). The floor ``1e-6`` is absolute, as in xgboost, and
+the gain carries the units of :math:`g^2/h` (:math:`y^2` for ``"squared"``): a target of
+scale :math:`10^{-9}` grows no split at all (the model is its base score, the mean; the
+xgboost package does the same), so rescale such a target; ``min_child_weight`` bounds
+:math:`H`, which for ``"squared"`` is the summed weight whatever the scale of ``y``. The trees grow level-wise to ``max_depth`` on features
 binned once (``max_bin`` quantile bins, exact when a feature has at most ``max_bin``
 values; NaN in the missing bin, sent to the learned side of each split) by the histogram
 engine (:mod:`jaxclassic.tree._engine`: per level one pass over the rows of the smaller

@@ -95,3 +95,66 @@ def test_gradient_boosting_log_loss_on_separable_data_keeps_lowering_the_loss_fi
         p = ensemble.fit_gradient_boosting(X.astype(dt), y, loss="log_loss", n_estimators=200, max_depth=2,
                                            learning_rate=1.0)
         assert np.all(np.isfinite(np.asarray(ensemble.predict_proba(p, X.astype(dt)))))
+
+
+def _xgb_ref(X, y, objective="reg:squarederror", sample_weight=None, **kw):
+    import xgboost as xgb
+
+    cls = xgb.XGBRegressor if objective.startswith("reg") else xgb.XGBClassifier
+    return cls(objective=objective, tree_method="hist", max_bin=256, **kw).fit(X, y, sample_weight=sample_weight)
+
+
+XKW = dict(n_estimators=10, max_depth=3, learning_rate=0.3)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e9])
+def test_xgboost_target_scale_equals_xgboost_and_tiny_targets_do_not_split(scale):
+    # Documented: the split gain floor 1e-6 is absolute (xgboost's kRtEps), and the squared
+    # loss's gain is in units of y^2: a target of scale 1e-9 grows no split (the model is
+    # its base score, as in the xgboost package); rescale such a target.
+    X, y = _small()
+    ours = ensemble.fit_xgboost(X, y * scale, **XKW)
+    ref = _xgb_ref(X, y * scale, **XKW)
+    np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)) / scale, ref.predict(X) / scale, atol=1e-6)
+    n_split = int(jnp.sum(ours.trees.children_left >= 0))
+    assert (n_split == 0) == (scale < 1)
+    if scale < 1:
+        np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), np.mean(y * scale), rtol=1e-12)
+
+
+def test_xgboost_float32_badly_scaled_columns_and_large_weight_ratios_equal_xgboost():
+    X, y = _small()
+    Xs = np.c_[X[:, 0] * 1e6, X[:, 1] * 1e-6, X[:, 2] + 1e9].astype(np.float32)
+    w = np.random.default_rng(1).choice([0.0, 1.0, 1000.0], size=len(y))
+    ours = ensemble.fit_xgboost(Xs, y.astype(np.float32), sample_weight=w, **XKW)
+    ref = _xgb_ref(Xs, y.astype(np.float32), sample_weight=w, **XKW)
+    assert np.asarray(ensemble.predict(ours, Xs)).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(ensemble.predict(ours, Xs)), ref.predict(Xs), atol=2e-5)
+
+
+def test_xgboost_separable_log_loss_saturates_as_xgboost_and_softmax_two_classes():
+    X, _ = _small()
+    y = (X[:, 0] > 0).astype(int)
+    kw = dict(n_estimators=100, max_depth=3, learning_rate=1.0)
+    ours = ensemble.fit_xgboost(X, y, loss="log_loss", **kw)
+    ref = _xgb_ref(X, y, "binary:logistic", **kw)
+    p = np.asarray(ensemble.predict_proba(ours, X))
+    assert np.all(np.isfinite(p)) and 0 < p.min()  # saturation stops at min_child_weight = 1
+    np.testing.assert_allclose(np.asarray(ensemble.decision_function(ours, X)), ref.predict(X, output_margin=True),
+                               atol=1e-4)
+    ours2 = ensemble.fit_xgboost(X, y, loss="softmax", **XKW)
+    ref2 = _xgb_ref(X, y, "multi:softprob", num_class=2, **XKW)
+    np.testing.assert_allclose(np.asarray(ensemble.predict_proba(ours2, X)), ref2.predict_proba(X), atol=1e-6)
+
+
+def test_xgboost_early_stopping_when_the_eval_loss_never_improves_equals_xgboost():
+    import xgboost as xgb
+
+    X, y = _small()
+    Xe, ye = X[:50], -5 * y[:50]
+    kw = dict(n_estimators=30, max_depth=3, learning_rate=0.3)
+    ours = ensemble.fit_xgboost(X, y, eval_set=(Xe, ye), early_stopping_rounds=3, **kw)
+    ref = xgb.XGBRegressor(tree_method="hist", early_stopping_rounds=3, **kw).fit(X, y, eval_set=[(Xe, ye)],
+                                                                                   verbose=False)
+    assert int(ours.best_iteration) == ref.best_iteration == 0 and int(ours.n_iter) == 4
+    np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), ref.predict(X), atol=1e-6)
