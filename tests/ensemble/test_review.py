@@ -158,3 +158,55 @@ def test_xgboost_early_stopping_when_the_eval_loss_never_improves_equals_xgboost
                                                                                    verbose=False)
     assert int(ours.best_iteration) == ref.best_iteration == 0 and int(ours.n_iter) == 4
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), ref.predict(X), atol=1e-6)
+
+
+def _midpoint_thresholds(t, X, w):
+    """scikit-learn's split points for one tree (numpy): midway between the largest in-bag
+    value sent left at the node and the smallest sent right."""
+    thr = np.array(t.threshold, dtype=float)
+    lmax = np.full(thr.shape, -np.inf)
+    rmin = np.full(thr.shape, np.inf)
+    cl, cr, feat = np.asarray(t.children_left), np.asarray(t.children_right), np.asarray(t.feature)
+    for i in np.nonzero(w > 0)[0]:
+        node = 0
+        while cl[node] >= 0:
+            x = X[i, feat[node]]
+            if x <= thr[node]:
+                lmax[node] = max(lmax[node], x)
+                node = cl[node]
+            else:
+                rmin[node] = min(rmin[node], x)
+                node = cr[node]
+    ok = (cl >= 0) & np.isfinite(lmax) & np.isfinite(rmin)
+    return np.where(ok, (np.where(ok, lmax, 0) + np.where(ok, rmin, 0)) / 2, thr)
+
+
+def test_forest_split_points_at_bin_edges_lower_the_oob_score_documented():
+    # Documented in forest.py: identical in-bag routing to scikit-learn's trees on the same
+    # bootstrap counts, but out-of-bag rows in the gap between in-bag values go right. The
+    # OOB R^2 is then below scikit-learn's; with midpoint split points it is the same.
+    from sklearn.metrics import r2_score
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = _small()
+    forest = ensemble.fit_random_forest(X, y, task="regression", n_estimators=30, max_depth=4,
+                                        max_features=None, key=jax.random.key(0))
+    C = np.asarray(forest.counts)
+    sk_tot, mid_tot, cnt = np.zeros(len(y)), np.zeros(len(y)), np.zeros(len(y))
+    for e in range(C.shape[0]):
+        t = jax.tree.map(lambda a: a[e], forest.trees)
+        oob = C[e] == 0
+        ref = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y, sample_weight=C[e].astype(float))
+        ours = np.asarray(ensemble.predict(forest._replace(
+            trees=jax.tree.map(lambda a: a[e:e + 1], forest.trees), counts=forest.counts[e:e + 1]), X))
+        np.testing.assert_allclose(ours[~oob], ref.predict(X)[~oob], atol=1e-12)  # in-bag: the same trees
+        mid = t._replace(threshold=jnp.asarray(_midpoint_thresholds(t, X, C[e])))
+        mid_tot[oob] += np.asarray(ensemble.predict(forest._replace(
+            trees=jax.tree.map(lambda a: a[None], mid), counts=forest.counts[e:e + 1]), X))[oob]
+        sk_tot[oob] += ref.predict(X)[oob]
+        cnt[oob] += 1
+    m = cnt > 0
+    sk = r2_score(y[m], sk_tot[m] / cnt[m])
+    mid = r2_score(y[m], mid_tot[m] / cnt[m])
+    ours = float(ensemble.oob_score(forest, X, y))
+    assert abs(mid - sk) < 0.01 and ours < sk - 0.01, (ours, sk, mid)
