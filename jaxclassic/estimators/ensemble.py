@@ -70,6 +70,7 @@ from jaxclassic.estimators.tree import (
     _prepare_predict_nan,
 )
 
+from sklearn.base import TransformerMixin
 from sklearn.ensemble._base import _BaseHeterogeneousEnsemble  # names, 'drop', nested get/set_params
 from sklearn.utils.metaestimators import available_if
 
@@ -573,7 +574,7 @@ class VotingRegressor(RegressorMixin, _BaseMembers):
 _STACK_METHODS = {"auto", "predict_proba", "decision_function", "predict"}
 
 
-class _BaseStacking(_BaseMembers):
+class _BaseStacking(TransformerMixin, _BaseMembers):
     def _fit_stack(self, X, y, sample_weight, classifier):
         from sklearn.base import clone
         from sklearn.model_selection import check_cv, cross_val_predict
