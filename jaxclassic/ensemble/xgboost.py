@@ -28,7 +28,8 @@ scale :math:`10^{-9}` grows no split at all (the model is its base score, the me
 xgboost package does the same), so rescale such a target; ``min_child_weight`` bounds
 :math:`H`, which for ``"squared"`` is the summed weight whatever the scale of ``y``. The trees grow level-wise to ``max_depth`` on features
 binned once (``max_bin`` quantile bins, exact when a feature has at most ``max_bin``
-values; NaN in the missing bin, sent to the learned side of each split) by the histogram
+values; NaN in the missing bin, sent to the learned side of each split; right, as xgboost, at a
+node that no training row of the round reached with the feature missing) by the histogram
 engine (:mod:`jaxclassic.tree._engine`: per level one pass over the rows of the smaller
 children, siblings by subtraction). The whole boosting loop is one compiled program: a
 ``lax.scan`` over the rounds; the ``K`` trees of a round are one ``vmap`` of the growth.
@@ -197,6 +198,26 @@ def _default_base_score(loss_name, y, sw, n_outputs, dtype):
     return jnp.zeros((n_outputs,), dtype)
 
 
+def _missing_seen(tree, codes_T, weight, depth, n_bins):
+    """``(M,)`` bool: a row of positive weight reached the node with its split feature missing."""
+    n = codes_T.shape[1]
+    flat = codes_T.reshape(-1)
+    rows = jnp.arange(n)
+
+    def step(_, carry):
+        node, seen = carry
+        internal = tree.children_left[node] >= 0
+        code = flat[jnp.maximum(tree.feature[node], 0) * n + rows].astype(jnp.int32)
+        miss = code == n_bins
+        seen = seen.at[node].max((internal & miss & (weight > 0)).astype(jnp.int32))
+        left = jnp.where(miss, tree.missing_left[node], code <= tree.threshold_bin[node])
+        nxt = jnp.where(left, tree.children_left[node], tree.children_right[node])
+        return jnp.where(internal, nxt, node), seen
+
+    init = (jnp.zeros((n,), jnp.int32), jnp.zeros(tree.feature.shape, jnp.int32))
+    return jax.lax.fori_loop(0, depth, step, init)[1] > 0
+
+
 # --------------------------------------------------------------------------- the program
 @partial(jax.jit, static_argnames=(
     "loss", "vector", "doubled", "n_outputs", "n_estimators", "max_depth", "n_bins", "n_colsample",
@@ -242,7 +263,12 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
         take = lambda a, i: jnp.take_along_axis(a, i, axis=1)
         gain = jnp.where(grown.children_left >= 0, take(score, left) + take(score, right) - score, 0)
         trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0))(grown, value, edges, n_features, H)
-        f = f + take(trees.value[..., 0], grown.row_node).T
+        # xgboost's default direction where no row of the round reached the node with the
+        # feature missing: right (the engine's sides tie there, broken by rounding)
+        seen = jax.vmap(lambda tr: _missing_seen(tr, codes_T, w, max_depth, n_bins))(trees)
+        trees = trees._replace(missing_left=trees.missing_left & seen)
+        leaf = jax.vmap(lambda tr: B.route_codes(tr, codes_T, max_depth, n_bins))(trees)
+        f = f + take(trees.value[..., 0], leaf).T
         if has_eval:
             leaf = jax.vmap(lambda tr: B.route_codes(tr, ecodes_T, max_depth, n_bins))(trees)
             fe = fe + take(trees.value[..., 0], leaf).T

@@ -210,3 +210,21 @@ def test_forest_split_points_at_bin_edges_lower_the_oob_score_documented():
     mid = r2_score(y[m], mid_tot[m] / cnt[m])
     ours = float(ensemble.oob_score(forest, X, y))
     assert abs(mid - sk) < 0.01 and ours < sk - 0.01, (ours, sk, mid)
+
+
+def test_xgboost_missing_at_predict_only_goes_right_as_xgboost():
+    # Fixed: trained without NaN, a node's missing side was a rounding tie of the engine
+    # (left at some nodes); xgboost sends NaN right there. Before: 2.8 apart on these rows.
+    X, y = _small()
+    Xt = X[:20].copy()
+    Xt[:, 0] = np.nan
+    Xt[::2, 1] = np.nan
+    ours = ensemble.fit_xgboost(X, y, **XKW)
+    ref = _xgb_ref(X, y, **XKW)
+    assert not bool(jnp.any(ours.trees.missing_left))
+    np.testing.assert_allclose(np.asarray(ensemble.predict(ours, Xt)), ref.predict(Xt), atol=1e-6)
+    # with NaN in training too, some nodes learn the left side, and still equal xgboost
+    Xn = X.copy()
+    Xn[np.random.default_rng(2).random(X.shape) < 0.2] = np.nan
+    ours = ensemble.fit_xgboost(Xn, y, **XKW)
+    np.testing.assert_allclose(np.asarray(ensemble.predict(ours, Xt)), _xgb_ref(Xn, y, **XKW).predict(Xt), atol=1e-6)
