@@ -428,10 +428,11 @@ class _BaseMembers(_BaseHeterogeneousEnsemble):
         names, members = self._validate_estimators()  # scikit-learn's checks of names and 'drop'
         return names, members
 
-    def _validate(self, X, y=None, classifier=False):
-        if y is None:
-            check_is_fitted(self)
-            return validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+    def _validate(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+
+    def _validate_fit(self, X, y, classifier=False):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=not classifier, reset=True)
         return X, (encode_labels(self, y) if classifier else y)
 
@@ -484,7 +485,7 @@ class VotingClassifier(ClassifierMixin, _BaseMembers):
     def fit(self, X, y, sample_weight=None):
         """Fit every member on ``(X, y)``; returns ``self``."""
         _check_choice(self.voting, "voting", {"hard", "soft"})
-        X, codes = self._validate(X, y, classifier=True)
+        X, codes = self._validate_fit(X, y, classifier=True)
         names, members = self._members()
         if self.weights is not None and len(self.weights) != len(self.estimators):
             raise ValueError(f"Number of `estimators` and weights must be equal; got {len(self.weights)} weights, "
@@ -551,7 +552,7 @@ class VotingRegressor(RegressorMixin, _BaseMembers):
 
     def fit(self, X, y, sample_weight=None):
         """Fit every member on ``(X, y)``; returns ``self``."""
-        X, y = self._validate(X, y)
+        X, y = self._validate_fit(X, y)
         names, members = self._members()
         if self.weights is not None and len(self.weights) != len(self.estimators):
             raise ValueError(f"Number of `estimators` and weights must be equal; got {len(self.weights)} weights, "
@@ -580,7 +581,7 @@ class _BaseStacking(TransformerMixin, _BaseMembers):
         from sklearn.model_selection import check_cv, cross_val_predict
         from sklearn.utils import Bunch
 
-        X, y = self._validate(X, y, classifier=classifier)
+        X, y = self._validate_fit(X, y, classifier=classifier)
         _check_choice(self.stack_method, "stack_method", _STACK_METHODS)
         if not isinstance(self.passthrough, (bool, np.bool_)):
             raise ValueError(f"passthrough must be a bool, got {self.passthrough!r}")
@@ -682,15 +683,18 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     def predict(self, X):
         """The final estimator's class on the meta-features of ``X``."""
-        return self.classes_[np.asarray(self.final_estimator_.predict(self.transform(X))).astype(int)]
+        Z = self.transform(X)  # checks fitted first
+        return self.classes_[np.asarray(self.final_estimator_.predict(Z)).astype(int)]
 
     def predict_proba(self, X):
         """The final estimator's probabilities ``(n, n_classes)``."""
-        return self.final_estimator_.predict_proba(self.transform(X))
+        Z = self.transform(X)
+        return self.final_estimator_.predict_proba(Z)
 
     def decision_function(self, X):
         """The final estimator's decision function."""
-        return self.final_estimator_.decision_function(self.transform(X))
+        Z = self.transform(X)
+        return self.final_estimator_.decision_function(Z)
 
 
 class StackingRegressor(RegressorMixin, _BaseStacking):
@@ -737,4 +741,5 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     def predict(self, X):
         """The final estimator's prediction on the meta-features of ``X``."""
-        return self.final_estimator_.predict(self.transform(X))
+        Z = self.transform(X)
+        return self.final_estimator_.predict(Z)
