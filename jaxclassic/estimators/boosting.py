@@ -241,7 +241,7 @@ _GB_DOC_PARAMS = """learning_rate : float > 0, default=0.1
 
 
 class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
-    """Friedman's gradient boosting of regression trees (:func:`jaxclassic.ensemble.fit_gradient_boosting`).
+    __doc__ = """Friedman's gradient boosting of regression trees (:func:`jaxclassic.ensemble.fit_gradient_boosting`).
 
     Equal to scikit-learn's ``GradientBoostingRegressor`` (float64) when every feature has at
     most ``n_bins`` distinct values. NaN in ``X`` goes to the learned side of each split.
@@ -306,7 +306,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
 
 class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
-    """Gradient boosting on the log-loss (:func:`jaxclassic.ensemble.fit_gradient_boosting`,
+    __doc__ = """Gradient boosting on the log-loss (:func:`jaxclassic.ensemble.fit_gradient_boosting`,
     ``loss="log_loss"``).
 
     Two classes: scikit-learn's binomial deviance model (equal to its
@@ -508,7 +508,7 @@ class _BaseXGBoost(BaseEstimator):
 
 
 class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
-    """XGBoost regression (squared error, :func:`jaxclassic.ensemble.fit_xgboost`) with
+    __doc__ = """XGBoost regression (squared error, :func:`jaxclassic.ensemble.fit_xgboost`) with
     xgboost's scikit-learn API names (``XGBRegressor``).
 
     Second-order boosting of level-wise histogram trees; NaN in ``X`` goes to the learned side
@@ -564,7 +564,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
 
 
 class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
-    """XGBoost classification (:func:`jaxclassic.ensemble.fit_xgboost`: ``binary:logistic``
+    __doc__ = """XGBoost classification (:func:`jaxclassic.ensemble.fit_xgboost`: ``binary:logistic``
     for two classes, ``multi:softprob`` for more) with xgboost's scikit-learn API names
     (``XGBClassifier``); labels of any type (``classes_``).
 

@@ -224,7 +224,7 @@ _FOREST_DOC = """n_estimators : int >= 1, default=100
 
 
 class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
-    """Random forest of CART classification trees (:func:`jaxclassic.ensemble.fit_random_forest`).
+    __doc__ = """Random forest of CART classification trees (:func:`jaxclassic.ensemble.fit_random_forest`).
 
     Every tree grows on a bootstrap count-weight vector with ``max_features`` features drawn
     per node; all trees are one ``vmap``. Probabilities are the trees' mean class fractions.
@@ -270,7 +270,7 @@ class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
 
 
 class RandomForestRegressor(_BaseForest, _BootstrapRegressor):
-    """Random forest of CART regression trees (:func:`jaxclassic.ensemble.fit_random_forest`).
+    __doc__ = """Random forest of CART regression trees (:func:`jaxclassic.ensemble.fit_random_forest`).
 
     Parameters
     ----------
@@ -351,7 +351,7 @@ _BAGGING_DOC = """n_estimators : int >= 1, default=10
 
 
 class BaggingClassifier(_BaseBagging, _BootstrapClassifier):
-    """Bagging (bootstrap aggregating) of CART trees or of a functional fit
+    __doc__ = """Bagging (bootstrap aggregating) of CART trees or of a functional fit
     (:func:`jaxclassic.ensemble.fit_random_forest` / :func:`~jaxclassic.ensemble.fit_bagging`).
 
     Members are fitted on bootstrap count weights (scikit-learn's bagging with a base that
@@ -389,7 +389,7 @@ class BaggingClassifier(_BaseBagging, _BootstrapClassifier):
 
 
 class BaggingRegressor(_BaseBagging, _BootstrapRegressor):
-    """Bagging of CART regression trees or of a functional fit (the members' mean).
+    __doc__ = """Bagging of CART regression trees or of a functional fit (the members' mean).
 
     Parameters
     ----------
@@ -636,7 +636,7 @@ _STACKING_DOC = """estimators : list of (str, estimator)
 
 
 class StackingClassifier(ClassifierMixin, _BaseStacking):
-    """Stacked generalisation of classifiers (the rule of :func:`jaxclassic.ensemble.fit_stacking`;
+    __doc__ = """Stacked generalisation of classifiers (the rule of :func:`jaxclassic.ensemble.fit_stacking`;
     scikit-learn's ``StackingClassifier``).
 
     The members are refitted on all rows; the final estimator is fitted on their out-of-fold
@@ -698,7 +698,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
 
 class StackingRegressor(RegressorMixin, _BaseStacking):
-    """Stacked generalisation of regressors (the rule of :func:`jaxclassic.ensemble.fit_stacking`,
+    __doc__ = """Stacked generalisation of regressors (the rule of :func:`jaxclassic.ensemble.fit_stacking`,
     ``task="regression"``; scikit-learn's ``StackingRegressor``).
 
     Parameters
@@ -715,9 +715,9 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     --------
     >>> import numpy as np
     >>> from jaxclassic.estimators.tree import DecisionTreeRegressor
-    >>> X = np.arange(20.0)[:, None]; y = np.where(X[:, 0] < 10, 1.0, 5.0)
-    >>> stack = StackingRegressor([("tree", DecisionTreeRegressor(max_depth=1))], cv=2).fit(X, y)
-    >>> np.round(stack.predict([[1.0], [18.0]]), 1).tolist()
+    >>> X = (np.arange(20.0) % 10)[:, None]; y = np.where(X[:, 0] < 5, 1.0, 5.0)
+    >>> stack = StackingRegressor([("tree", DecisionTreeRegressor(max_depth=1))]).fit(X, y)
+    >>> np.round(stack.predict([[1.0], [8.0]]), 1).tolist()
     [1.0, 5.0]
     """
 
