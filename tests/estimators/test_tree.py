@@ -11,16 +11,13 @@ deeper nodes of a few rows have ties in the gain, which scikit-learn breaks by i
 feature order and jaxclassic by the lowest column.
 """
 
-import jax
 import numpy as np
 import pytest
 from sklearn import tree as sk_tree
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import jaxclassic.estimators as est
 from jaxclassic.datasets import load_play_tennis
 from jaxclassic.estimators.tree import (
     C45Classifier,
@@ -40,31 +37,7 @@ DEPTH = 3
 
 
 # --------------------------------------------------------------------------- estimator checks
-#: check name -> reason, per class: entries to move to test_sklearn_checks.EXPECTED_FAILED_CHECKS
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
-
-_ALL = [DecisionTreeClassifier(), DecisionTreeRegressor(), ID3Classifier(), C45Classifier()]
-#: test_sklearn_checks.py runs the checks of every registered class; run the others here
-_UNREGISTERED = [e for e in _ALL if type(e).__name__ not in getattr(est, "__all__", ())]
-
-
-@pytest.fixture
-def _x64_off():
-    """The checks run in the default configuration (x64 off), as test_sklearn_checks.py;
-    per test, so the other tests of this module keep the suite's x64."""
-    old = jax.config.read("jax_enable_x64")
-    jax.config.update("jax_enable_x64", False)
-    yield
-    jax.config.update("jax_enable_x64", old)
-
-
-if _UNREGISTERED:
-
-    @parametrize_with_checks(
-        _UNREGISTERED,
-        expected_failed_checks=lambda e: EXPECTED_FAILED_CHECKS.get(type(e).__name__, {}))
-    def test_sklearn_compatible(estimator, check, _x64_off):
-        check(estimator)
+# scikit-learn's checks of these classes run in tests/estimators/test_sklearn_checks.py (the one table)
 
 
 # --------------------------------------------------------------------------- CART vs scikit-learn
