@@ -17,6 +17,7 @@ tour: $(STAMP)
 	$(BIN)/jaxclassic tour
 
 test: $(STAMP)
+	-sysctl -qw vm.max_map_count=1048576 2>/dev/null || echo 1048576 > /proc/sys/vm/max_map_count 2>/dev/null
 	$(BIN)/python -m pytest -x -q -n 2 --durations=15
 
 bench: $(STAMP)

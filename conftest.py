@@ -21,3 +21,36 @@ jax.config.update(
 )
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+# --------------------------------------------------------------------------- memory maps
+# Every compiled XLA CPU executable holds a few memory mappings, and JAX keeps every compiled
+# program alive in its in-process caches. A test worker compiles thousands of programs
+# (scikit-learn's checks alone fit ~35 estimators at many shapes) and reached Linux's default
+# limit of 65,530 mappings per process (vm.max_map_count), where XLA's compiler segfaults
+# (seen in this suite: "Fatal Python error: Segmentation fault" in backend_compile_and_load).
+# Every 20 tests, when the process holds more than MAX_MAPS mappings, the in-process caches
+# are cleared; programs needed again reload from the persistent cache above.
+import gc  # noqa: E402
+
+import pytest  # noqa: E402
+
+MAX_MAPS = 30_000
+_COUNTER = {"tests": 0}
+
+
+def _n_maps() -> int:
+    try:
+        with open("/proc/self/maps", "rb") as fh:
+            return sum(1 for _ in fh)
+    except OSError:  # not Linux: no such limit to watch
+        return 0
+
+
+@pytest.fixture(autouse=True)
+def _bounded_memory_maps():
+    yield
+    _COUNTER["tests"] += 1
+    if _COUNTER["tests"] % 20 == 0 and _n_maps() > MAX_MAPS:
+        jax.clear_caches()
+        gc.collect()
