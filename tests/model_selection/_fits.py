@@ -128,6 +128,15 @@ FIT_CASES = [
     FitCase("cart_regression", "jaxclassic.tree:fit_cart",
             "jaxclassic.tree:predict", "neg_mse_scorer", {"min_impurity_decrease": 0.01},
             {"task": "regression", "max_depth": 3, "n_bins": 8}, "categorical"),
+    FitCase("xgboost_regression", "jaxclassic.ensemble:fit_xgboost", "jaxclassic.ensemble:predict",
+            "neg_mse_scorer", {"learning_rate": 0.5, "reg_lambda": 1.0},
+            {"n_estimators": 3, "max_depth": 2, "max_bin": 8}, "categorical"),
+    FitCase("gradient_boosting", "jaxclassic.ensemble:fit_gradient_boosting", "jaxclassic.ensemble:predict",
+            "neg_mse_scorer", {"learning_rate": 0.5}, {"n_estimators": 3, "max_depth": 2, "n_bins": 8},
+            "categorical"),
+    FitCase("adaboost", "jaxclassic.ensemble:fit_adaboost", "jaxclassic.ensemble:predict",
+            "accuracy_scorer", {"learning_rate": 0.5}, {"n_estimators": 3, "n_classes": 2, "n_bins": 8},
+            "categorical"),
 ]
 
 

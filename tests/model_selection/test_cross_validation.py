@@ -146,11 +146,15 @@ def test_package_fit_cross_validate_equals_sliced_loop(case):
     for field in type(stacked)._fields:
         if field in SOLVER_DIAGNOSTICS:  # iterative fits may take a different number of steps
             continue
-        ours, ref = getattr(res.params, field), getattr(stacked, field)
-        if ours is not None and jnp.issubdtype(jnp.asarray(ours).dtype, jnp.floating):
-            # parameters: the solver tolerance amplified by the conditioning, hence x100
-            np.testing.assert_allclose(ours, ref, rtol=case.rtol * 100, atol=case.rtol * 100,
-                                       err_msg=f"{case.name}.{field}")
+        # a field may itself be a pytree (an ensemble's stacked trees): compare leaf by leaf
+        ours_leaves = jax.tree_util.tree_leaves(getattr(res.params, field))
+        ref_leaves = jax.tree_util.tree_leaves(getattr(stacked, field))
+        assert len(ours_leaves) == len(ref_leaves), f"{case.name}.{field}"
+        for ours, ref in zip(ours_leaves, ref_leaves):
+            if jnp.issubdtype(jnp.asarray(ours).dtype, jnp.floating):
+                # parameters: the solver tolerance amplified by the conditioning, hence x100
+                np.testing.assert_allclose(ours, ref, rtol=case.rtol * 100, atol=case.rtol * 100,
+                                           err_msg=f"{case.name}.{field}")
 
 
 # --------------------------------------------------------------------------- bad input
