@@ -90,64 +90,14 @@ def test_validation_curve_static_parameter_loops():
 
 
 # --------------------------------------------------------------------------- early stopping
-def _reference_early_stopping(losses, patience, min_delta=0.0):
-    best, best_t = np.inf, -1
-    for t, v in enumerate(losses):
-        if v < best - min_delta:
-            best, best_t = v, t
-        if t - best_t >= patience:
-            return best_t, t, best, True
-    return best_t, len(losses) - 1, best, False
+def test_early_stopping_is_the_ground_module_rule():
+    """The rule is defined once, in jaxclassic._early_stopping (tested in
+    tests/test_early_stopping.py); model selection re-exports it."""
+    from jaxclassic import _early_stopping
 
-
-@pytest.mark.parametrize("patience", [1, 3, 8])
-def test_early_stopping_equals_reference_rule(patience):
-    rng = np.random.default_rng(patience)
-    for _ in range(20):
-        # a noisy U-shaped validation loss
-        t = np.arange(30)
-        losses = (t - rng.integers(5, 25)) ** 2 / 100 + rng.normal(scale=0.3, size=30)
-        got = early_stopping(losses, patience)
-        best_t, stop_t, best, stopped = _reference_early_stopping(losses, patience)
-        assert (int(got.best_iter), int(got.stop_iter), bool(got.stopped)) == (best_t, stop_t, stopped)
-        assert float(got.best_value) == best
-        assert best == losses[: stop_t + 1].min()  # the arg-min of what was seen
-
-
-def test_early_stopping_min_delta():
-    losses = np.array([1.0, 0.99, 0.98, 0.97, 0.5])
-    got = early_stopping(losses, 3, min_delta=0.05)
-    assert (int(got.best_iter), int(got.stop_iter), bool(got.stopped)) == (0, 3, True)
-
-
-def test_early_stopping_jit_and_vmap_equal_loop():
-    losses = jax.random.normal(jax.random.key(0), (6, 25)).cumsum(axis=1)
-    batched = jax.jit(jax.vmap(lambda l: early_stopping(l, 4)))(losses)
-    for i in range(6):
-        one = early_stopping(losses[i], 4)
-        assert int(batched.best_iter[i]) == int(one.best_iter)
-        assert int(batched.stop_iter[i]) == int(one.stop_iter)
-
-
-def test_early_stopping_update_inside_a_while_loop():
-    """An iterative fit stops its loop on the state: the same iterations as the array rule."""
-    losses = jnp.asarray([3.0, 2.0, 1.5, 1.6, 1.7, 1.4, 1.5, 1.6, 1.7, 1.8, 0.1])
-
-    def run(losses):
-        def cond(carry):
-            t, state = carry
-            return (t < losses.shape[0]) & ~state.stop
-
-        def body(carry):
-            t, state = carry
-            return t + 1, early_stopping_update(state, losses[t], patience=3)
-
-        return jax.lax.while_loop(cond, body, (0, early_stopping_init(losses.dtype)))
-
-    t, state = jax.jit(run)(losses)
-    ref = early_stopping(losses, 3)
-    assert int(state.best_iter) == int(ref.best_iter) == 5
-    assert int(t) - 1 == int(ref.stop_iter) == 8
+    assert early_stopping is _early_stopping.early_stopping
+    assert early_stopping_init is _early_stopping.early_stopping_init
+    assert early_stopping_update is _early_stopping.early_stopping_update
 
 
 # --------------------------------------------------------------------------- bad input
@@ -174,18 +124,3 @@ def test_validation_curve_empty_range():
 def test_validation_curve_name_clash():
     with pytest.raises(ValueError, match="param_name 'alpha' is also given"):
         validation_curve(ridge_fit, neg_mse, X, Y, FOLDS, "alpha", [1.0], hyperparameters={"alpha": 1.0})
-
-
-def test_early_stopping_patience_below_one():
-    with pytest.raises(ValueError, match="patience must be >= 1, got 0"):
-        early_stopping([1.0, 0.5], 0)
-
-
-def test_early_stopping_losses_not_1d():
-    with pytest.raises(ValueError, match="val_losses must be 1-d"):
-        early_stopping(np.ones((3, 2)), 2)
-
-
-def test_early_stopping_negative_min_delta():
-    with pytest.raises(ValueError, match="min_delta must be >= 0"):
-        early_stopping([1.0, 0.5], 2, min_delta=-0.1)
