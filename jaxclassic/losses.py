@@ -15,7 +15,8 @@ loss                      ``y``                                    ``f``
 ========================  ======================================  =========================
 squared, absolute         real                                     prediction
 log_loss                  {0, 1} (or a probability in [0, 1])     logit
-hinge, exponential,       {-1, +1}                                 margin score
+hinge, squared_hinge,     {-1, +1}                                 margin score
+exponential,
 perceptron, zero_one
 softmax_cross_entropy     integer class 0..C-1, or a (C,) one-hot  (C,) score vector
 ========================  ======================================  =========================
@@ -39,6 +40,7 @@ __all__ = [
     "absolute",
     "log_loss",
     "hinge",
+    "squared_hinge",
     "exponential",
     "softmax_cross_entropy",
     "perceptron",
@@ -51,6 +53,8 @@ __all__ = [
     "hess_log_loss",
     "grad_hinge",
     "hess_hinge",
+    "grad_squared_hinge",
+    "hess_squared_hinge",
     "grad_exponential",
     "hess_exponential",
     "grad_perceptron",
@@ -172,6 +176,32 @@ def hess_hinge(y, f):
     r"""Zero almost everywhere (piecewise linear)."""
     y, f = _same_float(y, f)
     return jnp.zeros_like(f)
+
+
+# --------------------------------------------------------------------------- squared hinge
+def squared_hinge(y, f):
+    r"""Squared hinge loss :math:`\ell(y, f) = \max(0, 1 - y f)^2`, :math:`y \in \{-1, +1\}`
+    (the L2-loss SVM of LIBLINEAR / scikit-learn's ``LinearSVC`` default).
+
+    Differentiable everywhere; its second derivative jumps at ``y f = 1``, where autodiff
+    (``where(yf < 1, ...)``) returns 0, the right-hand value.
+    """
+    y, f = _same_float(y, f)
+    margin = y * f
+    return jnp.where(margin < 1, jnp.square(1 - margin), jnp.zeros_like(margin))
+
+
+def grad_squared_hinge(y, f):
+    r""":math:`\partial_f \max(0, 1-yf)^2 = -2y\max(0, 1-yf)` (continuous)."""
+    y, f = _same_float(y, f)
+    return jnp.where(y * f < 1, -2 * y * (1 - y * f), jnp.zeros_like(f))
+
+
+def hess_squared_hinge(y, f):
+    r""":math:`\partial_f^2 \max(0, 1-yf)^2 = 2y^2[yf < 1]` (:math:`= 2[yf < 1]` for
+    :math:`y = \pm 1`; 0 at the kink, as autodiff)."""
+    y, f = _same_float(y, f)
+    return jnp.where(y * f < 1, 2 * jnp.square(y), jnp.zeros_like(f))
 
 
 # --------------------------------------------------------------------------- exponential
@@ -344,6 +374,7 @@ HAND_DERIVED = {
     "absolute": (absolute, grad_absolute, hess_absolute),
     "log_loss": (log_loss, grad_log_loss, hess_log_loss),
     "hinge": (hinge, grad_hinge, hess_hinge),
+    "squared_hinge": (squared_hinge, grad_squared_hinge, hess_squared_hinge),
     "exponential": (exponential, grad_exponential, hess_exponential),
     "perceptron": (perceptron, grad_perceptron, hess_perceptron),
     "softmax_cross_entropy": (

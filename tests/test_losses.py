@@ -127,3 +127,15 @@ def test_float32_kept_and_jit_matches_eager():
     gj, hj = jitted(losses.log_loss, y, f)
     np.testing.assert_allclose(g, gj, rtol=1e-6)
     np.testing.assert_allclose(h, hj, rtol=1e-6)
+
+
+def test_squared_hinge_values_and_kink():
+    # hand-computed: max(0, 1 - yf)^2
+    assert losses.squared_hinge(1.0, 0.25) == pytest.approx(0.5625)
+    assert losses.squared_hinge(-1.0, 0.5) == pytest.approx(2.25)
+    assert losses.squared_hinge(1.0, 3.0) == 0.0
+    d = jax.grad(losses.squared_hinge, argnums=1)
+    assert d(1.0, 1.0) == 0.0 and d(-1.0, -1.0) == 0.0  # continuous derivative: 0 at yf = 1
+    assert d(1.0, 0.5) == pytest.approx(-1.0) and d(-1.0, 0.5) == pytest.approx(3.0)
+    h = jax.grad(d, argnums=1)
+    assert h(1.0, 0.999) == 2.0 and h(1.0, 1.0) == 0.0 and h(1.0, 1.001) == 0.0
