@@ -1,0 +1,540 @@
+r"""k-means: Lloyd's algorithm with k-means++ (or random) seeding, restarts vmapped over keys.
+
+Objective, for centres :math:`c_1..c_k`, sample weights :math:`s_i \ge 0` and the labels
+:math:`l_i \in \{1..k\}`,
+
+.. math::
+
+    J(c, l) = \sum_i s_i\,\lVert x_i - c_{l_i}\rVert^2 \qquad (\text{the inertia}).
+
+Lloyd's iteration alternates the two exact partial minimisations of :math:`J`:
+
+* assignment: :math:`l_i = \arg\min_j \lVert x_i - c_j\rVert^2` (ties: the lowest ``j``), by
+  one matrix product per row tile (:func:`jaxclassic._tiling.squared_euclidean`,
+  :math:`\lVert x\rVert^2 + \lVert c\rVert^2 - 2x\cdot c`, tiled with
+  :func:`jaxclassic._tiling.map_row_tiles` under the memory budget when ``n × k`` is large);
+* update: :math:`c_j = \sum_{l_i = j} s_i x_i \,/\, \sum_{l_i = j} s_i` (weighted sums by
+  ``jax.ops.segment_sum``).
+
+Neither step increases :math:`J`, so the inertia never increases across iterations (tested at
+every iteration). Cost per iteration: one ``n × d × k`` product and one pass of segment sums.
+The data are centred on their weighted mean first (distances are unchanged; the Gram form
+loses less to rounding near the origin), as scikit-learn centres them.
+
+Stopping (scikit-learn's rule for ``algorithm="lloyd"``): stop when the labels of the rows of
+positive weight did not change in an iteration ("strict convergence"), or when the total
+squared centre shift :math:`\sum_j\lVert c_j^{new} - c_j\rVert^2 \le` ``tol`` × the mean over
+features of the (weighted) variance of ``X``. The loop runs in :func:`jaxclassic._solver.iterate`
+with ``error = 0`` on strict convergence, else the shift. ``n_iter`` counts update steps as
+scikit-learn's ``n_iter_``; after the loop the labels are recomputed for the final centres, and
+the inertia is the exact :math:`\sum_i s_i\lVert x_i - c_{l_i}\rVert^2`.
+
+Empty clusters (scikit-learn's relocation): when a cluster receives no weight in an
+assignment, it is re-seeded at the row of positive weight farthest from its own centre (the
+j-th empty cluster in index order takes the j-th farthest row; ties: the lowest row index),
+and that row's weight and coordinates are moved out of its old cluster's sums. When every row
+is at distance 0 from its centre (fewer distinct points than clusters), there is nothing to
+relocate and an empty cluster keeps its centre (scikit-learn moves it onto the heaviest
+cluster's centre instead). Either way the centres then coincide with points: duplicate points
+or constant data give duplicated centres, inertia 0 and ``converged=True``;
+:func:`fit_kmeans` warns (:class:`~jaxclassic.exceptions.ConvergenceWarning`, as scikit-learn)
+when fewer distinct labels than ``n_clusters`` remain.
+
+Seeding (:func:`kmeans_plusplus`, Arthur & Vassilvitskii): the first centre is a row drawn
+with probability :math:`s_i/\sum s`; each next centre is drawn with probability
+:math:`s_i D(x_i)^2 / \sum_j s_j D(x_j)^2`, :math:`D` the distance to the nearest centre
+chosen so far. With ``n_local_trials = t > 1`` (``"auto"``: scikit-learn's
+:math:`2 + \lfloor\ln k\rfloor`), ``t`` candidates are drawn that way and the one that most
+lowers :math:`\sum_i s_i D(x_i)^2` is kept (scikit-learn's greedy k-means++). ``init="random"``
+draws ``k`` distinct rows with probability :math:`\propto s_i` (without replacement). Draws are
+by the inverse of the cumulative weight, one uniform number per draw, so rows of weight 0 are
+never drawn and inserting them does not change which row is drawn: a row of weight 0 has no
+influence on any part of the fit.
+
+Restarts: ``n_init`` seeds from ``jax.random.split(key, n_init)``, their Lloyd runs
+``jax.vmap``-ped (one compiled program), the run of lowest inertia kept (the first on ties).
+
+References
+----------
+Lloyd, "Least squares quantization in PCM", IEEE Trans. Inf. Theory 28 (1982).
+Arthur & Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007.
+Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., §14.3.6.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxclassic import _tiling
+from jaxclassic._solver import iterate
+from jaxclassic.cluster._api import predict
+from jaxclassic.exceptions import ConvergenceWarning
+from jaxclassic.validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_key,
+    check_predict_X,
+    check_sample_weight,
+    check_scalar,
+    is_traced,
+)
+
+__all__ = ["KMeansParams", "KMeansElbow", "fit_kmeans", "kmeans_plusplus", "kmeans_elbow",
+           "transform"]
+
+INIT_METHODS = ("k-means++", "random")
+
+
+class KMeansParams(NamedTuple):
+    """A fitted k-means model.
+
+    Attributes
+    ----------
+    cluster_centers : (n_clusters, n_features) array
+    labels : (n_samples,) int32 array
+        Index of the nearest centre of every training row (rows of weight 0 included).
+    inertia : scalar array
+        :math:`\\sum_i s_i\\lVert x_i - c_{l_i}\\rVert^2`.
+    n_iter : int32 scalar
+        Lloyd update steps of the kept restart.
+    converged : bool scalar
+        Whether it stopped on unchanged labels or on the centre-shift tolerance.
+    """
+
+    cluster_centers: jax.Array
+    labels: jax.Array
+    inertia: jax.Array
+    n_iter: jax.Array
+    converged: jax.Array
+
+
+class KMeansElbow(NamedTuple):
+    """Inertia over a range of ``n_clusters`` (:func:`kmeans_elbow`).
+
+    Attributes
+    ----------
+    n_clusters : (m,) int32 array
+    inertia : (m,) array
+    n_iter : (m,) int32 array
+    converged : (m,) bool array
+    """
+
+    n_clusters: jax.Array
+    inertia: jax.Array
+    n_iter: jax.Array
+    converged: jax.Array
+
+
+# --------------------------------------------------------------------------- draws
+def _draw(key, mass, shape=()):
+    """Row indices drawn with probability ``mass / sum(mass)`` by the inverse cumulative mass.
+
+    One uniform number a draw (its value does not depend on ``n``), so rows of mass 0 are
+    never drawn and inserting them changes no draw. All-zero mass is the caller's to avoid.
+    """
+    cumulative = jnp.cumsum(mass)
+    u = jax.random.uniform(key, shape, dtype=mass.dtype)
+    index = jnp.searchsorted(cumulative, u * cumulative[-1], side="right")
+    # rounding can put u * total at the very end: the last row of positive mass then
+    last = mass.shape[0] - 1 - jnp.argmax((mass > 0)[::-1])
+    return jnp.minimum(index, last).astype(jnp.int32)
+
+
+def _resolve_trials(n_local_trials, n_clusters: int) -> int:
+    if n_local_trials is None:
+        return 1
+    if n_local_trials == "auto":
+        return 2 + int(math.log(n_clusters))
+    return check_int(n_local_trials, "n_local_trials", low=1)
+
+
+def _plusplus(Xc, sw, key, n_active, *, n_clusters, n_local_trials):
+    """k-means++ seeds (centres, row indices) of the first ``n_active`` of ``n_clusters`` slots."""
+    n, d = Xc.shape
+    first = _draw(jax.random.fold_in(key, 0), sw)
+    centres = jnp.zeros((n_clusters, d), Xc.dtype).at[0].set(Xc[first])
+    indices = jnp.zeros((n_clusters,), jnp.int32).at[0].set(first)
+    closest = _tiling.squared_euclidean(Xc, Xc[first][None, :])[:, 0]
+
+    def body(c, state):
+        centres, indices, closest = state
+        mass = sw * closest
+        # every remaining row at distance 0 (fewer distinct points than clusters): by weight
+        mass = jnp.where(jnp.sum(mass) > 0, mass, sw)
+        candidates = _draw(jax.random.fold_in(key, c), mass, (n_local_trials,))
+        to_candidates = jnp.minimum(closest[:, None], _tiling.squared_euclidean(Xc, Xc[candidates]))
+        potential = jnp.sum(sw[:, None] * to_candidates, axis=0)
+        best = jnp.argmin(potential)
+        take = c < n_active
+        centres = centres.at[c].set(jnp.where(take, Xc[candidates[best]], centres[c]))
+        indices = indices.at[c].set(jnp.where(take, candidates[best], indices[c]))
+        closest = jnp.where(take, to_candidates[:, best], closest)
+        return centres, indices, closest
+
+    centres, indices, _ = jax.lax.fori_loop(1, n_clusters, body, (centres, indices, closest))
+    return centres, indices
+
+
+def _random_seeds(Xc, sw, key, n_active, *, n_clusters):
+    """``n_active`` distinct rows drawn with probability proportional to their weight."""
+    n, d = Xc.shape
+
+    def body(c, state):
+        centres, indices, mass = state
+        i = _draw(jax.random.fold_in(key, c), mass)
+        take = c < n_active
+        centres = centres.at[c].set(jnp.where(take, Xc[i], centres[c]))
+        indices = indices.at[c].set(jnp.where(take, i, indices[c]))
+        mass = jnp.where(take, mass.at[i].set(0), mass)
+        return centres, indices, mass
+
+    init = (jnp.zeros((n_clusters, d), Xc.dtype), jnp.zeros((n_clusters,), jnp.int32), sw)
+    centres, indices, _ = jax.lax.fori_loop(0, n_clusters, body, init)
+    return centres, indices
+
+
+# --------------------------------------------------------------------------- Lloyd
+def _assign(Xc, centres, active, tile):
+    """Nearest active centre of every row and its squared distance, tile by tile."""
+
+    def block(rows):
+        dist = _tiling.squared_euclidean(rows, centres)
+        dist = jnp.where(active[None, :], dist, jnp.inf)
+        labels = jnp.argmin(dist, axis=1).astype(jnp.int32)
+        return labels, jnp.take_along_axis(dist, labels[:, None], axis=1)[:, 0]
+
+    return _tiling.map_row_tiles(block, Xc, tile=tile)
+
+
+def _relocate(Xc, sw, labels, nearest, sums, weights, empty):
+    """scikit-learn's relocation: the j-th empty cluster takes the j-th farthest row of
+    positive weight (from its own centre), whose weight leaves its old cluster's sums."""
+    n_clusters = sums.shape[0]
+    far_distance = jnp.where(sw > 0, nearest, -jnp.inf)
+    _, far = jax.lax.top_k(far_distance, n_clusters)  # descending; ties: lower index first
+    moved = far[jnp.clip(jnp.cumsum(empty) - 1, 0, n_clusters - 1)]
+    # nothing to relocate when every row sits on its centre (scikit-learn's rule)
+    movable = empty & (jnp.max(far_distance) > 0)
+    w = jnp.where(movable, sw[moved], 0)
+    x = Xc[moved]
+    sums = sums.at[labels[moved]].add(-w[:, None] * x)
+    weights = weights.at[labels[moved]].add(-w)
+    sums = jnp.where(movable[:, None], w[:, None] * x, sums)
+    weights = jnp.where(movable, w, weights)
+    return sums, weights
+
+
+def _lloyd_step(state, Xc, sw, active, tile, batched):
+    """One Lloyd iteration: ``(centres, previous labels) -> (new centres, labels), error``."""
+    centres, previous = state
+    n_clusters = centres.shape[0]
+    labels, nearest = _assign(Xc, centres, active, tile)
+    sums = jax.ops.segment_sum(sw[:, None] * Xc, labels, num_segments=n_clusters)
+    weights = jax.ops.segment_sum(sw, labels, num_segments=n_clusters)
+    empty = active & (weights == 0)
+    args = (Xc, sw, labels, nearest, sums, weights, empty)
+    if batched:  # under vmap a cond runs both branches anyway
+        sums, weights = _relocate(*args)
+    else:
+        sums, weights = jax.lax.cond(jnp.any(empty), lambda a: _relocate(*a), lambda a: (a[4], a[5]), args)
+    safe = jnp.where(weights > 0, weights, 1)
+    new = jnp.where((weights > 0)[:, None], sums / safe[:, None], centres)
+    shift = jnp.sum(jnp.square(new - centres))
+    unchanged = jnp.all((labels == previous) | (sw == 0))
+    return (new, labels), jnp.where(unchanged, 0.0, shift).astype(Xc.dtype)
+
+
+def _lloyd(Xc, sw, centres, active, tol, *, max_iter, tile, batched):
+    """A Lloyd run from ``centres`` in the solver template; final labels and exact inertia."""
+    previous = jnp.full((Xc.shape[0],), -1, jnp.int32)
+    step = partial(_lloyd_step, Xc=Xc, sw=sw, active=active, tile=tile, batched=batched)
+    result = iterate(step, (centres, previous), max_iter=max_iter, tol=tol)
+    centres = result.carry[0]
+    labels, _ = _assign(Xc, centres, active, tile)
+    inertia = jnp.sum(sw * jnp.sum(jnp.square(Xc - centres[labels]), axis=1))
+    return centres, labels, inertia, result.n_iter, result.converged
+
+
+def _fit_core(X, sw, key, init_centres, tol, n_active, *, n_clusters, init, n_init, max_iter,
+              n_local_trials, tile, batched):
+    """The whole fit on validated input (pure; ``n_active <= n_clusters`` slots are used)."""
+    total = jnp.sum(sw)
+    mean = jnp.sum(sw[:, None] * X, axis=0) / total
+    Xc = X - mean
+    # scikit-learn's tolerance: tol x the mean variance of the features (weighted here)
+    scaled_tol = tol * jnp.mean(jnp.sum(sw[:, None] * jnp.square(Xc), axis=0) / total)
+    active = jnp.arange(n_clusters) < n_active
+
+    def one(restart_key):
+        if init == "array":
+            centres = init_centres - mean
+        elif init == "k-means++":
+            centres, _ = _plusplus(Xc, sw, restart_key, n_active, n_clusters=n_clusters,
+                                   n_local_trials=n_local_trials)
+        else:
+            centres, _ = _random_seeds(Xc, sw, restart_key, n_active, n_clusters=n_clusters)
+        return _lloyd(Xc, sw, centres, active, scaled_tol, max_iter=max_iter, tile=tile,
+                      batched=batched or n_init > 1)
+
+    keys = jax.random.split(key, n_init)
+    if n_init == 1:
+        runs = jax.tree_util.tree_map(lambda a: a[None], one(keys[0]))
+    else:
+        runs = jax.vmap(one)(keys)
+    best = jnp.argmin(runs[2])
+    centres, labels, inertia, n_iter, converged = jax.tree_util.tree_map(lambda a: a[best], runs)
+    return KMeansParams(centres + mean, labels, inertia, n_iter, converged)
+
+
+_STATIC = ("n_clusters", "init", "n_init", "max_iter", "n_local_trials", "tile", "batched")
+_fit = jax.jit(_fit_core, static_argnames=_STATIC)
+
+
+# --------------------------------------------------------------------------- validation
+def _tile(n_samples: int, n_clusters: int, itemsize: int, batch: int = 1) -> int:
+    """Rows per assignment tile: the ``(tile, n_clusters)`` distance block of every vmapped
+    run together within the memory budget."""
+    return _tiling.tile_size(n_samples, n_clusters * itemsize * max(1, batch))
+
+
+def _check_inputs(X, n_clusters, key, sample_weight):
+    X = check_array(X, "X")
+    n_samples = X.shape[0]
+    n_clusters = check_int(n_clusters, "n_clusters", low=1)
+    sw = check_sample_weight(sample_weight, n_samples, dtype=X.dtype)
+    n_positive = n_samples if is_traced(sw) else int(np.count_nonzero(np.asarray(sw) > 0))
+    if n_clusters > n_positive:
+        raise ValueError(f"n_clusters={n_clusters} must be <= n_samples={n_positive} "
+                         "(the number of rows of positive weight)")
+    return X, n_clusters, check_key(key), sw
+
+
+def _check_init(init, n_clusters, n_features, dtype):
+    """``(kind, centres or None)`` for ``init``: a method name or a ``(k, d)`` array."""
+    if isinstance(init, str):
+        return check_choice(init, "init", INIT_METHODS), None
+    centres = check_array(init, "init", dtype=dtype)
+    if centres.shape != (n_clusters, n_features):
+        raise ValueError(f"init must have shape (n_clusters, n_features) = ({n_clusters}, "
+                         f"{n_features}), got {tuple(centres.shape)}")
+    return "array", centres
+
+
+# --------------------------------------------------------------------------- public API
+def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, tol=1e-4,
+               sample_weight=None, n_local_trials=None) -> KMeansParams:
+    r"""Fit k-means by Lloyd's algorithm (module docstring): minimise
+    :math:`\sum_i s_i\lVert x_i - c_{l_i}\rVert^2`.
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) array
+        Finite (NaN raises).
+    n_clusters : int
+        ``1 <= n_clusters <=`` the number of rows of positive weight (static).
+    key : jax.random key
+        Seeds the initialisation; restart ``r`` uses ``jax.random.split(key, n_init)[r]``.
+    init : {"k-means++", "random"} or (n_clusters, n_features) array
+        Seeding: k-means++ (:func:`kmeans_plusplus`), ``k`` distinct rows drawn by weight, or
+        the given centres (then one run: ``n_init > 1`` warns and runs once, as scikit-learn).
+    n_init : int
+        Restarts (static), vmapped; the lowest inertia is kept.
+    max_iter : int
+        Bound on Lloyd iterations (static).
+    tol : float
+        Tolerance on the total squared centre shift, relative to the mean feature variance
+        (scikit-learn's); traced. ``0`` stops only on unchanged labels or at ``max_iter``.
+    sample_weight : (n_samples,) array, optional
+        Non-negative weights; rows of weight 0 have no influence.
+    n_local_trials : None, "auto" or int
+        k-means++ candidates per centre: ``None`` one (the textbook's D² sampling), ``"auto"``
+        scikit-learn's :math:`2 + \lfloor\ln k\rfloor` (greedy), or an int.
+
+    Returns
+    -------
+    KMeansParams
+        ``cluster_centers``, ``labels``, ``inertia``, ``n_iter``, ``converged``.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> X = jnp.array([[0.0, 0.0], [0.0, 1.0], [10.0, 0.0], [10.0, 1.0]])
+    >>> p = fit_kmeans(X, 2, key=jax.random.key(0))
+    >>> sorted(p.cluster_centers[:, 0].tolist()), float(p.inertia)
+    ([0.0, 10.0], 1.0)
+
+    References
+    ----------
+    Lloyd (1982); Arthur & Vassilvitskii (2007); ESL §14.3.6.
+    """
+    X, n_clusters, key, sw = _check_inputs(X, n_clusters, key, sample_weight)
+    n_init = check_int(n_init, "n_init", low=1)
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    tol = check_scalar(tol, "tol", low=0.0)
+    kind, centres = _check_init(init, n_clusters, X.shape[1], X.dtype)
+    if kind == "array" and n_init > 1:
+        warnings.warn(f"Explicit initial centres passed (init array): running once instead of "
+                      f"n_init={n_init}", RuntimeWarning, stacklevel=2)
+        n_init = 1
+    trials = _resolve_trials(n_local_trials, n_clusters)
+    params = _fit(X, sw, key, centres, jnp.asarray(tol, X.dtype), n_clusters,
+                  n_clusters=n_clusters, init=kind, n_init=n_init, max_iter=max_iter,
+                  n_local_trials=trials, tile=_tile(X.shape[0], n_clusters, X.dtype.itemsize, n_init),
+                  batched=False)
+    if not is_traced(params.labels):
+        present = np.unique(np.asarray(params.labels)[np.asarray(sw) > 0]).size
+        if present < n_clusters:
+            warnings.warn(f"Number of distinct clusters ({present}) found smaller than n_clusters "
+                          f"({n_clusters}): duplicate points in X", ConvergenceWarning, stacklevel=2)
+    return params
+
+
+def kmeans_plusplus(X, n_clusters, *, key, sample_weight=None, n_local_trials=None):
+    r"""k-means++ seeding: the first centre drawn with probability :math:`s_i / \sum s`, each
+    next one with probability :math:`s_i D(x_i)^2 / \sum_j s_j D(x_j)^2`.
+
+    :math:`D(x)` is the distance from ``x`` to its nearest centre chosen so far. With
+    ``n_local_trials = t > 1``, ``t`` candidates are drawn that way at each step and the one
+    giving the lowest :math:`\sum_i s_i D(x_i)^2` is kept (scikit-learn's greedy variant).
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) array
+    n_clusters : int
+        Centres to draw (static), at most the number of rows of positive weight.
+    key : jax.random key
+    sample_weight : (n_samples,) array, optional
+        Rows of weight 0 are never drawn.
+    n_local_trials : None, "auto" or int
+        ``None``: one candidate (the textbook); ``"auto"``: :math:`2 + \lfloor\ln k\rfloor`.
+
+    Returns
+    -------
+    centers : (n_clusters, n_features) array
+        Rows of ``X``.
+    indices : (n_clusters,) int32 array
+        Their row indices.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> X = jnp.array([[0.0], [0.1], [5.0]])
+    >>> centres, idx = kmeans_plusplus(X, 3, key=jax.random.key(0))
+    >>> sorted(idx.tolist())
+    [0, 1, 2]
+
+    References
+    ----------
+    Arthur & Vassilvitskii, "k-means++: the advantages of careful seeding", SODA 2007.
+    """
+    X, n_clusters, key, sw = _check_inputs(X, n_clusters, key, sample_weight)
+    trials = _resolve_trials(n_local_trials, n_clusters)
+    indices = _plusplus_indices(X, sw, key, n_clusters=n_clusters, n_local_trials=trials)
+    return X[indices], indices
+
+
+@partial(jax.jit, static_argnames=("n_clusters", "n_local_trials"))
+def _plusplus_indices(X, sw, key, *, n_clusters, n_local_trials):
+    Xc = X - jnp.sum(sw[:, None] * X, axis=0) / jnp.sum(sw)
+    return _plusplus(Xc, sw, key, n_clusters, n_clusters=n_clusters, n_local_trials=n_local_trials)[1]
+
+
+def kmeans_elbow(X, n_clusters=range(1, 11), *, key, init="k-means++", n_init=1, max_iter=300,
+                 tol=1e-4, sample_weight=None, n_local_trials=None) -> KMeansElbow:
+    r"""Inertia of k-means for every ``k`` in ``n_clusters``, in one compiled call (the elbow plot).
+
+    Every ``k`` is a fit with ``max(n_clusters)`` centre slots of which the first ``k`` are
+    used, vmapped over ``k``: one program for the whole range. Row ``j`` equals
+    ``fit_kmeans(X, n_clusters[j], key=key, ...)`` (same key, same draws).
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) array
+    n_clusters : sequence of int
+        The values of ``k``, each ``>= 1`` and at most the number of rows of positive weight.
+    key, init, n_init, max_iter, tol, sample_weight, n_local_trials
+        As :func:`fit_kmeans` (``init`` a method name; ``n_local_trials="auto"`` takes
+        :math:`2 + \lfloor\ln k\rfloor` of the largest ``k`` for every ``k``).
+
+    Returns
+    -------
+    KMeansElbow
+        ``n_clusters``, ``inertia``, ``n_iter``, ``converged``, one entry per ``k``.
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> X = jnp.array([[0.0], [0.2], [5.0], [5.2], [9.0]])
+    >>> e = kmeans_elbow(X, [1, 2, 3], key=jax.random.key(0))
+    >>> [round(v, 3) for v in e.inertia.tolist()]
+    [57.808, 10.18, 0.04]
+
+    References
+    ----------
+    Thorndike, "Who belongs in the family?", Psychometrika 18 (1953) (the elbow criterion).
+    """
+    ks = [check_int(k, "n_clusters", low=1) for k in n_clusters]
+    if not ks:
+        raise ValueError("n_clusters must hold at least one value, got an empty sequence")
+    X, k_max, key, sw = _check_inputs(X, max(ks), key, sample_weight)
+    n_init = check_int(n_init, "n_init", low=1)
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    tol = check_scalar(tol, "tol", low=0.0)
+    if not isinstance(init, str):
+        raise TypeError(f"init must be a method name {list(INIT_METHODS)} for an elbow curve, "
+                        f"got {type(init).__name__}")
+    kind = check_choice(init, "init", INIT_METHODS)
+    trials = _resolve_trials(n_local_trials, k_max)  # "auto": 2 + log of the largest k
+    ks_array = jnp.asarray(ks, jnp.int32)
+    fits = _elbow(X, sw, key, jnp.asarray(tol, X.dtype), ks_array, n_clusters=k_max, init=kind,
+                  n_init=n_init, max_iter=max_iter, n_local_trials=trials,
+                  tile=_tile(X.shape[0], k_max, X.dtype.itemsize, n_init * len(ks)), batched=True)
+    return KMeansElbow(ks_array, fits.inertia, fits.n_iter, fits.converged)
+
+
+@partial(jax.jit, static_argnames=_STATIC)
+def _elbow(X, sw, key, tol, ks, **static):
+    return jax.vmap(lambda k: _fit_core(X, sw, key, None, tol, k, **static))(ks)
+
+
+@predict.register(KMeansParams)
+def _predict(params: KMeansParams, X) -> jax.Array:
+    """Index of the nearest centre of every row of ``X`` (ties: the lowest index)."""
+    centres = params.cluster_centers
+    X = check_predict_X(X, centres.dtype, centres.shape[1])
+    return _predict_jit(centres, X, tile=_tile(X.shape[0], centres.shape[0], X.dtype.itemsize))
+
+
+@partial(jax.jit, static_argnames=("tile",))
+def _predict_jit(centres, X, *, tile):
+    active = jnp.ones((centres.shape[0],), bool)
+    return _assign(X, centres.astype(X.dtype), active, tile)[0]
+
+
+def transform(params: KMeansParams, X) -> jax.Array:
+    r"""Euclidean distances :math:`\lVert x_i - c_j\rVert` of every row to every centre, (n, k).
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> p = fit_kmeans(jnp.array([[0.0], [2.0]]), 1, key=jax.random.key(0))
+    >>> transform(p, jnp.array([[4.0]])).tolist()
+    [[3.0]]
+    """
+    centres = params.cluster_centers
+    X = check_predict_X(X, centres.dtype, centres.shape[1])
+    return _transform_jit(centres, X, tile=_tile(X.shape[0], centres.shape[0], X.dtype.itemsize))
+
+
+@partial(jax.jit, static_argnames=("tile",))
+def _transform_jit(centres, X, *, tile):
+    return _tiling.map_row_tiles(
+        lambda rows: _tiling.pairwise_distances(rows, centres.astype(X.dtype)), X, tile=tile)
