@@ -24,6 +24,18 @@ weights), log-odds of the weighted mean for ``"log_loss"``); at round
    ``_weighted_percentile``);
 4. :math:`F_m = F_{m-1} + \eta \sum_j \gamma_j 1[x \in R_j]`.
 
+Multinomial deviance (``log_loss`` with :math:`K > 2` classes; Friedman 2001, Algorithm 6,
+as scikit-learn): the scores are a vector :math:`F \in \mathbb{R}^K`,
+:math:`p = \mathrm{softmax}(F)`, :math:`\ell = -\log p_y`
+(:func:`jaxclassic.losses.softmax_cross_entropy`); :math:`F_0` is the symmetric logit of the
+weighted class priors, :math:`\log \pi_k - \frac1K \sum_c \log \pi_c`. Each round fits
+:math:`K` regression trees (one ``vmap`` of the growth over the classes, the same rows) to
+the residuals :math:`r_{ik} = y_{ik} - p_{ik} = -g_{ik}` of the scores at the round's start,
+and a leaf of tree :math:`k` gets
+:math:`\gamma = \frac{K-1}{K} \sum w r_k / \sum w |r_k|(1 - |r_k|)`, the Newton step with the
+diagonal Hessian :math:`h_{ik} = p_{ik}(1 - p_{ik}) = |r_{ik}|(1 - |r_{ik}|)` (both by autodiff)
+scaled by Friedman's :math:`(K-1)/K`.
+
 ``subsample < 1`` (stochastic gradient boosting, Friedman 2002) draws the rows of each round
 from ``key`` (Bernoulli, as weights); the tree and its line search use only them. Features
 are binned once (``n_bins``, exact when a feature has at most ``n_bins`` values, so the
@@ -49,7 +61,13 @@ lowering the training loss (finite: a leaf whose :math:`\sum wh < 10^{-150}` get
 The two agree round by round while scikit-learn's trees still split.
 
 A Hessian :math:`\le 0` of a callable loss is raised to
-``HESSIAN_FLOOR`` with a warning.
+``HESSIAN_FLOOR`` with a warning. The log-losses' :math:`p(1-p)` is exactly 0 only where
+:math:`p` saturates; such a leaf gets the step 0 (the rule above, scikit-learn's
+``_safe_divide``).
+
+Feature importances (``ensemble.feature_importances``): scikit-learn's, each tree's total
+weighted decrease of the residuals' variance per feature divided by its root weight, summed
+over all trees and normalised to sum 1.
 
 References
 ----------
@@ -68,7 +86,7 @@ import jax.numpy as jnp
 
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
-from jaxclassic.ensemble._api import decision_function, predict, predict_proba
+from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import bin_features
@@ -95,11 +113,14 @@ class GradientBoostingParams(NamedTuple):
 
     Attributes
     ----------
-    trees : TreeParams, every field with leading axes ``(n_estimators, 1)``
-        ``value (T, 1, M, 1)``: the line-searched leaf values :math:`\\gamma_j` (unshrunk, as
+    trees : TreeParams, every field with leading axes ``(n_estimators, K)``
+        ``K = 1`` except for the multinomial classifier (one tree per class and round).
+        ``value (T, K, M, 1)``: the line-searched leaf values :math:`\\gamma_j` (unshrunk, as
         scikit-learn's ``estimators_``; the mean pseudo-residual at internal nodes);
-        ``bin_edges`` an empty ``(F, 0)`` placeholder.
-    init : (1,) float
+        ``impurity`` the weighted variance of the pseudo-residuals in each node and
+        ``weighted_n_node_samples`` the summed weights (scikit-learn's ``tree_`` fields, for
+        ``feature_importances``); ``bin_edges`` an empty ``(F, 0)`` placeholder.
+    init : (K,) float
         :math:`F_0`.
     learning_rate : () float
         :math:`\\eta`.
@@ -118,7 +139,8 @@ class GradientBoostingParams(NamedTuple):
 
 
 class GradientBoostingClassifierParams(GradientBoostingParams):
-    """A fitted binary gradient-boosting classifier (log-loss; the score is the log-odds)."""
+    """A fitted gradient-boosting classifier on the log-loss: binomial (``K = 1``, the score is
+    the log-odds) or multinomial (``K`` classes, probabilities ``softmax(F)``)."""
 
 
 def _weighted_median_per_node(values, weight, node, n_nodes):
@@ -151,34 +173,48 @@ def _averaged_weighted_median(values, weight):
     return jnp.where(cum[i] == half, (v[i] + v[j]) / 2, v[i])
 
 
-def _init_score(loss_name, y, sw, dtype):
+def _init_score(loss_name, y, sw, n_outputs, dtype):
+    """``(K,)`` constant minimiser of the loss (scikit-learn's ``init=None``)."""
     w = sw / jnp.sum(sw)
     if loss_name == "squared":
-        return jnp.sum(w * y)
+        return jnp.sum(w * y)[None]
     if loss_name == "absolute":
-        return _averaged_weighted_median(y, sw)
-    if loss_name == "log_loss":
-        eps = jnp.finfo(dtype).eps
+        return _averaged_weighted_median(y, sw)[None]
+    eps = jnp.finfo(dtype).eps
+    if loss_name == "log_loss" and n_outputs == 1:
         p = jnp.clip(jnp.sum(w * y), eps, 1 - eps)
-        return jnp.log(p) - jnp.log1p(-p)
-    return jnp.zeros((), dtype)
+        return (jnp.log(p) - jnp.log1p(-p))[None]
+    if loss_name == "log_loss":  # the symmetric multinomial logit of the class priors
+        logp = jnp.log(jnp.clip(jnp.zeros((n_outputs,), dtype).at[y].add(w), eps, 1 - eps))
+        return logp - jnp.mean(logp)
+    return jnp.zeros((n_outputs,), dtype)
 
 
-@partial(jax.jit, static_argnames=("loss", "loss_name", "n_estimators", "max_depth", "n_bins",
-                                   "max_nodes", "max_width", "use_subsample"))
-def _program(codes_T, y, sw, edges, init, hyper, key, *, loss, loss_name, n_estimators, max_depth,
-             n_bins, max_nodes, max_width, use_subsample):
+def _grad_hess(loss, y, f, n_outputs):
+    """Per-row ``g, h`` ``(n, K)`` of the loss at scores ``f (n, K)``, by autodiff
+    (:func:`jaxclassic.losses.grad_hess`; the diagonal of the Hessian for the multinomial)."""
+    if n_outputs > 1:
+        return losses.grad_hess(loss, y, f)
+    g, h = losses.grad_hess(loss, y, f[:, 0])
+    return g[:, None], h[:, None]
+
+
+def _row_losses(loss, y, f, n_outputs):
+    return jax.vmap(loss)(y, f) if n_outputs > 1 else jax.vmap(loss)(y, f[:, 0])
+
+
+@partial(jax.jit, static_argnames=("loss", "loss_name", "n_outputs", "n_estimators", "max_depth",
+                                   "n_bins", "max_nodes", "max_width", "use_subsample"))
+def _program(codes_T, y, sw, edges, init, hyper, key, *, loss, loss_name, n_outputs, n_estimators,
+             max_depth, n_bins, max_nodes, max_width, use_subsample):
     dtype = edges.dtype
     n_features, n = codes_T.shape
-    rows_loss = jax.vmap(loss)
+    K = n_outputs
+    # Friedman's (K - 1) / K of the multinomial line search (Alg. 6; scikit-learn keeps it)
+    factor = (K - 1) / K if K > 1 else 1.0
 
-    def body(carry, t):
-        f, clamped = carry
-        w = B.subsample_weights(jax.random.fold_in(key, t), sw, hyper["subsample"], use_subsample)
-        g, h = losses.grad_hess(loss, y, f)
-        if loss_name == "absolute":
-            g = jnp.where(f == y, 0, g)  # the subgradient sign(f - y), 0 at the kink
-        r = -g
+    def grow_one(w, r):
+        """One regression tree on the pseudo-residuals ``r (n,)`` and its line-searched leaves."""
         mean = jnp.sum(w * r) / jnp.sum(w)
         rc = jnp.where(w > 0, r - mean, 0)  # centred: no cancellation in sum wr^2 - (sum wr)^2 / W
         stats = jnp.stack([w, w * rc, w * rc * rc], axis=1)
@@ -187,26 +223,39 @@ def _program(codes_T, y, sw, edges, init, hyper, key, *, loss, loss_name, n_esti
                      min_samples_split=hyper["min_samples_split"], min_samples_leaf=hyper["min_samples_leaf"],
                      min_weight_leaf=hyper["min_weight_fraction_leaf"] * jnp.sum(w),
                      min_impurity_decrease=hyper["min_impurity_decrease"])
-        leaf = grown.row_node
         s = grown.node_stats
         node_mean = s[:, 1] / jnp.where(s[:, 0] > 0, s[:, 0], 1) + mean
+        return grown, node_mean
+
+    def body(carry, t):
+        f, clamped = carry
+        w = B.subsample_weights(jax.random.fold_in(key, t), sw, hyper["subsample"], use_subsample)
+        g, h = _grad_hess(loss, y, f, K)  # (n, K)
         if loss_name == "absolute":
-            step = _weighted_median_per_node(y - f, w, leaf, max_nodes)
+            g = jnp.where(f == y[:, None], 0, g)  # the subgradient sign(f - y), 0 at the kink
+        grown, node_mean = jax.vmap(grow_one, in_axes=(None, 1))(w, -g)
+        leaf = grown.row_node  # (K, n)
+        if loss_name == "absolute":
+            step = _weighted_median_per_node(y - f[:, 0], w, leaf[0], max_nodes)[None]
             c = jnp.asarray(False)
         else:
-            h, c = B.clamp_hessian(h, w)
-            gs = jax.ops.segment_sum(w * g, leaf, max_nodes)
-            hs = jax.ops.segment_sum(w * h, leaf, max_nodes)
-            step = jnp.where(jnp.abs(hs) < 1e-150, 0, -gs / jnp.where(hs != 0, hs, 1))
-        value = jnp.where(grown.is_leaf, step, node_mean)
-        tree = B.make_tree(grown, value, edges, n_features, s[:, 0])
-        f = f + hyper["learning_rate"] * value[leaf]
-        train = jnp.sum(sw * rows_loss(y, f)) / jnp.sum(sw)
-        return (f, clamped | c), (tree, train)
+            if loss_name is None:  # a user loss: a Hessian <= 0 is raised to the floor
+                h, c = B.clamp_hessian(h, w)
+            else:  # p(1 - p) >= 0; an exact 0 (saturated p) gives the 0 step below, as scikit-learn
+                c = jnp.asarray(False)
+            seg = jax.vmap(lambda v, nd: jax.ops.segment_sum(v, nd, max_nodes), in_axes=(1, 0))
+            gs, hs = seg(w[:, None] * g, leaf), seg(w[:, None] * h, leaf)  # (K, M)
+            step = jnp.where(jnp.abs(hs) < 1e-150, 0, -factor * gs / jnp.where(hs != 0, hs, 1))
+        value = jnp.where(grown.is_leaf, step, node_mean)  # (K, M)
+        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0))(
+            grown, value, edges, n_features, grown.node_stats[..., 0])
+        trees = trees._replace(impurity=grown.impurity.astype(dtype))  # for feature_importances
+        f = f + hyper["learning_rate"] * jnp.take_along_axis(value, leaf, axis=1).T
+        train = jnp.sum(sw * _row_losses(loss, y, f, K)) / jnp.sum(sw)
+        return (f, clamped | c), (trees, train)
 
-    f0 = jnp.full((n,), init, dtype)
+    f0 = jnp.broadcast_to(init, (n, K)).astype(dtype)
     (_, clamped), (trees, train_loss) = jax.lax.scan(body, (f0, jnp.asarray(False)), jnp.arange(n_estimators))
-    trees = jax.tree.map(lambda a: a[:, None], trees)
     return trees, train_loss, clamped
 
 
@@ -225,6 +274,7 @@ def fit_gradient_boosting(
     min_impurity_decrease=0.0,
     n_bins: int = 255,
     init=None,
+    n_classes: int | None = None,
     sample_weight=None,
     key=None,
 ) -> GradientBoostingParams:
@@ -237,7 +287,8 @@ def fit_gradient_boosting(
     X : array-like (n_samples, n_features)
         Raw features; NaN = missing.
     y : array-like (n_samples,)
-        Real targets (``squared``, ``absolute``, a callable) or 0/1 (``log_loss``).
+        Real targets (``squared``, ``absolute``, a callable) or class codes 0..K-1
+        (``log_loss``: 0/1 gives the binomial model, more classes the multinomial one).
     loss : {"squared", "absolute", "log_loss"} or callable (static)
         A callable ``loss(y_i, f_i) -> scalar`` (residuals and Newton line search by autodiff).
     n_estimators : int >= 1 (static)
@@ -248,9 +299,13 @@ def fit_gradient_boosting(
     min_weight_fraction_leaf, min_impurity_decrease : float (traced)
         As scikit-learn's trees.
     n_bins : int in 2..256 (static)
-    init : float, optional
-        :math:`F_0` (a log-odds for ``log_loss``); None: the constant minimiser for the
-        built-in losses, 0 for a callable.
+    init : float or (K,) array, optional
+        :math:`F_0` (a log-odds for binary ``log_loss``, ``K`` scores for the multinomial);
+        None: the constant minimiser for the built-in losses, 0 for a callable.
+    n_classes : int >= 2, optional (static)
+        ``log_loss`` only: the number of classes ``K`` (inferred as ``max(y) + 1`` if not
+        given; needed when ``y`` is traced). ``K = 2`` is the binomial model (one tree per
+        round), ``K > 2`` the multinomial one (``K`` trees per round).
     sample_weight : array-like (n_samples,), optional
         Rows of weight 0 have no influence.
     key : jax.random key, optional
@@ -259,6 +314,7 @@ def fit_gradient_boosting(
     Returns
     -------
     GradientBoostingParams or GradientBoostingClassifierParams (``log_loss``)
+        Trees stacked ``(n_estimators, K)``; ``K = 1`` except for the multinomial.
 
     Examples
     --------
@@ -283,11 +339,20 @@ def fit_gradient_boosting(
     n_samples = Xc.shape[0]
     dtype = Xc.dtype
     sw = check_sample_weight(sample_weight, n_samples, dtype=dtype)
+    n_outputs = 1
     if loss_name == "log_loss":
-        y, _ = check_classification_targets(y, "y", min_classes=1, n_classes=2, sample_weight=sw)
-        y = y.astype(dtype)
+        if n_classes is not None:
+            n_classes = check_int(n_classes, "n_classes", low=2)
+        y, k = check_classification_targets(y, "y", min_classes=1, n_classes=n_classes, sample_weight=sw)
+        if k > 2:  # the multinomial deviance: K trees per round on y_k - p_k
+            n_outputs, loss_fn = k, losses.softmax_cross_entropy
+        else:
+            y = y.astype(dtype)
         cls = GradientBoostingClassifierParams
     else:
+        if n_classes is not None:
+            raise ValueError(f"n_classes is for loss='log_loss' only, got n_classes={n_classes!r} "
+                             f"with loss={loss!r}")
         y = check_array(y, "y", ndim=1, dtype=dtype)
         cls = GradientBoostingParams
     check_consistent_length(X=Xc, y=y)
@@ -300,8 +365,13 @@ def fit_gradient_boosting(
     use_subsample = is_traced(subsample) or float(subsample) < 1.0
     key = check_key(key) if use_subsample else (jax.random.key(0) if key is None else key)
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
-    init_score = _init_score(loss_name, y, sw, dtype) if init is None else jnp.asarray(
-        check_scalar(init, "init"), dtype)
+    if init is None:
+        init_score = _init_score(loss_name, y, sw, n_outputs, dtype)
+    else:
+        init_score = jnp.asarray(check_scalar(init, "init", allow_array=True), dtype).reshape(-1)
+        if init_score.shape[0] not in (1, n_outputs):
+            raise ValueError(f"init must be a scalar or hold {n_outputs} scores, got shape {init_score.shape}")
+        init_score = jnp.broadcast_to(init_score, (n_outputs,))
     max_nodes, max_width = 2 ** (max_depth + 1) - 1, min(2 ** (max_depth - 1), 256)
     hyper = {k: jnp.asarray(v, dtype) for k, v in dict(
         learning_rate=learning_rate, subsample=subsample, min_samples_split=min_samples_split,
@@ -309,37 +379,65 @@ def fit_gradient_boosting(
         min_impurity_decrease=min_impurity_decrease).items()}
     trees, train_loss, clamped = _program(
         codes.T, y, sw, edges, init_score, hyper, key, loss=loss_fn, loss_name=loss_name,
-        n_estimators=n_estimators, max_depth=max_depth, n_bins=n_bins, max_nodes=max_nodes,
+        n_outputs=n_outputs, n_estimators=n_estimators, max_depth=max_depth, n_bins=n_bins, max_nodes=max_nodes,
         max_width=max_width, use_subsample=use_subsample)
     B.warn_if_clamped(clamped)
-    return cls(trees, init_score.reshape(1), hyper["learning_rate"], train_loss, edges)
+    return cls(trees, init_score, hyper["learning_rate"], train_loss, edges)
 
 
 # --------------------------------------------------------------------------- prediction
 @jax.jit
 def _raw(params, X):
     n_estimators = params.trees.feature.shape[0]
-    return params.init[0] + params.learning_rate * B.tree_scores(params.trees, X, n_estimators)[:, 0]
+    f = params.init + params.learning_rate * B.tree_scores(params.trees, X, n_estimators)
+    return f[:, 0] if f.shape[1] == 1 else f
 
 
 def _decision_function(params, X):
-    """The raw score :math:`F(x)` ``(n,)`` (the log-odds for a classifier)."""
+    """The raw score :math:`F(x)`: ``(n,)`` (the log-odds for a binary classifier), or
+    ``(n, K)`` for the multinomial."""
     X = check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0], allow_nan=True)
     return _raw(params, X)
 
 
 def _predict_proba(params, X):
-    """``(n, 2)``: ``[1 - σ(F), σ(F)]``."""
-    p = jax.nn.sigmoid(_decision_function(params, X))
+    """``(n, 2)``: ``[1 - σ(F), σ(F)]``; ``(n, K)``: ``softmax(F)`` for the multinomial."""
+    f = _decision_function(params, X)
+    if f.ndim == 2:
+        return jax.nn.softmax(f, axis=1)
+    p = jax.nn.sigmoid(f)
     return jnp.stack([1 - p, p], axis=1)
 
 
 def _predict_class(params, X):
-    """Class code 1 where :math:`F(x) > 0` (int32)."""
-    return (_decision_function(params, X) > 0).astype(jnp.int32)
+    """Class code of largest score (binary: 1 where :math:`F(x) > 0`), int32."""
+    f = _decision_function(params, X)
+    return (jnp.argmax(f, axis=1) if f.ndim == 2 else f > 0).astype(jnp.int32)
+
+
+@jax.jit
+def _feature_importances(params):
+    r"""scikit-learn's ``feature_importances_`` of gradient boosting: each tree's weighted
+    impurity (variance of the pseudo-residuals) decrease per feature,
+    :math:`\sum_{t: f_t = j} W_t i_t - W_L i_L - W_R i_R`, divided by its root's weight
+    :math:`W_0` (``compute_feature_importances(normalize=False)``), summed over all
+    ``n_estimators x K`` trees and normalised to sum 1 (zeros when no tree splits)."""
+    trees = params.trees
+    n_features = params.bin_edges.shape[0]
+    internal = (trees.children_left >= 0) & ~trees.is_leaf
+    wi = trees.weighted_n_node_samples * trees.impurity  # (T, K, M)
+    take = lambda i: jnp.take_along_axis(wi, jnp.maximum(i, 0), axis=-1)
+    dec = jnp.where(internal, wi - take(trees.children_left) - take(trees.children_right), 0)
+    root = trees.weighted_n_node_samples[..., :1]
+    dec = dec / jnp.where(root > 0, root, 1)
+    feat = jnp.where(internal, trees.feature, n_features).reshape(-1)
+    imp = jnp.zeros((n_features,), dec.dtype).at[feat].add(dec.reshape(-1), mode="drop")
+    total = jnp.sum(imp)
+    return jnp.where(total > 0, imp / jnp.where(total > 0, total, 1), 0)
 
 
 predict.register(GradientBoostingParams, _decision_function)
 predict.register(GradientBoostingClassifierParams, _predict_class)
 predict_proba.register(GradientBoostingClassifierParams, _predict_proba)
 decision_function.register(GradientBoostingParams, _decision_function)
+feature_importances.register(GradientBoostingParams, _feature_importances)

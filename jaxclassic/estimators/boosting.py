@@ -13,11 +13,7 @@ Departures, documented on each class:
   splits, when a feature has at most that many distinct values; quantile bins otherwise.
 * ``AdaBoostClassifier`` takes ``max_depth`` (depth of its gini trees; 1 = stumps, scikit-learn's
   default base) instead of an ``estimator`` object; SAMME only. No NaN.
-* ``GradientBoostingClassifier`` with more than two classes fits one binary log-loss model per
-  class (one-vs-rest, each the same compiled program) and predicts the class of largest raw
-  score (probabilities: the sigmoids normalised to sum 1); scikit-learn fits ``K`` trees per
-  round on the multinomial deviance. No ``feature_importances_`` (the core keeps no per-node
-  impurities for boosted trees), ``max_features``, ``warm_start``, ``n_iter_no_change``,
+* Gradient boosting has no ``max_features``, ``warm_start``, ``n_iter_no_change``,
   ``huber`` / ``quantile`` losses, or ``init`` estimators (``None`` or ``"zero"``).
 * ``XGBoostClassifier`` / ``XGBoostRegressor`` follow xgboost's scikit-learn API names;
   ``eval_set`` holds one ``(X, y)`` pair (the core monitors one set); no ``base_margin``,
@@ -255,7 +251,8 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     ----------
     n_features_in_, feature_names_in_, n_estimators_, init_ (the constant :math:`F_0`),
     train_score_ (scikit-learn's: the mean squared error, or mean absolute error, after each
-    round, on all rows), params_ (:class:`~jaxclassic.ensemble.GradientBoostingParams`)
+    round, on all rows), feature_importances_ (scikit-learn's impurity-based ones),
+    params_ (:class:`~jaxclassic.ensemble.GradientBoostingParams`)
 
     Examples
     --------
@@ -296,6 +293,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.init_ = float(params.init[0])
         # the core's mean loss: 1/2 squared error (scikit-learn reports the squared error)
         self.train_score_ = np.asarray(params.train_loss) * (2 if loss == "squared" else 1)
+        self.feature_importances_ = np.asarray(E.feature_importances(params))
         return self
 
     @dtype_scope
@@ -309,10 +307,11 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     __doc__ = """Gradient boosting on the log-loss (:func:`jaxclassic.ensemble.fit_gradient_boosting`,
     ``loss="log_loss"``).
 
-    Two classes: scikit-learn's binomial deviance model (equal to its
-    ``GradientBoostingClassifier`` in float64 when every feature has at most ``n_bins``
-    distinct values). More classes: one binary model per class (one-vs-rest, module
-    docstring). NaN in ``X`` goes to the learned side of each split.
+    Two classes: the binomial deviance (one tree a round); more: the multinomial deviance
+    (one tree per class a round, Friedman's :math:`(K-1)/K` line search), as scikit-learn's
+    ``GradientBoostingClassifier``, equal to it in float64 when every feature has at most
+    ``n_bins`` distinct values (up to exactly tied split gains). NaN in ``X`` goes to the
+    learned side of each split.
 
     Parameters
     ----------
@@ -322,9 +321,9 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     Attributes
     ----------
     classes_, n_classes_, n_features_in_, feature_names_in_, n_estimators_, train_score_
-    (binary: scikit-learn's deviance, twice the mean log-loss, after each round; one-vs-rest:
-    the mean of the binary models' deviances), params_ (one
-    :class:`~jaxclassic.ensemble.GradientBoostingClassifierParams`, or a tuple of ``K`` of them)
+    (scikit-learn's, after each round: twice the mean log-loss for two classes, the mean
+    cross-entropy for more), feature_importances_ (scikit-learn's impurity-based ones),
+    params_ (:class:`~jaxclassic.ensemble.GradientBoostingClassifierParams`)
 
     Examples
     --------
@@ -354,35 +353,33 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
-        """Boost on ``(X, y)`` (one model, or one per class); returns ``self``."""
+        """Boost on ``(X, y)`` (``K`` trees a round for ``K > 2`` classes); returns ``self``."""
         _check_choice(self.loss, "loss", {"log_loss"})
         X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=True)
         kwargs = self._core_kwargs(n)
         self.n_classes_ = len(self.classes_)
-        targets = [y] if self.n_classes_ == 2 else [(y == k).astype(np.int32) for k in range(self.n_classes_)]
-        Xj, swj = to_core(X, sw)
-        fitted = [E.fit_gradient_boosting(Xj, jax.device_put(t), loss="log_loss", sample_weight=swj, **kwargs)
-                  for t in targets]
-        self.params_ = to_host(fitted[0] if self.n_classes_ == 2 else tuple(fitted))
+        Xj, yj, swj = to_core(X, y, sw)
+        params = E.fit_gradient_boosting(Xj, yj, loss="log_loss", n_classes=self.n_classes_,
+                                         sample_weight=swj, **kwargs)
+        self.params_ = to_host(params)
         self.n_estimators_ = kwargs["n_estimators"]
-        self.train_score_ = 2 * np.mean([np.asarray(p.train_loss) for p in fitted], axis=0)
+        # scikit-learn's train_score_: the deviance (2 x mean log-loss) for two classes, the
+        # mean cross-entropy for more
+        self.train_score_ = np.asarray(params.train_loss) * (2 if self.n_classes_ == 2 else 1)
+        self.feature_importances_ = np.asarray(E.feature_importances(params))
         return self
 
     @dtype_scope
     def decision_function(self, X):
         """Raw scores: the log-odds ``(n,)`` (two classes) or one per class ``(n, K)``."""
         Xp, n = _prepare_predict_nan(self, X)
-        if self.n_classes_ == 2:
-            return np.asarray(E.decision_function(self.params_, Xp))[:n]
-        return np.stack([np.asarray(E.decision_function(p, Xp))[:n] for p in self.params_], axis=1)
+        return np.asarray(E.decision_function(self.params_, Xp))[:n]
 
+    @dtype_scope
     def predict_proba(self, X):
-        """``[1 - σ(F), σ(F)]``, or the per-class sigmoids normalised to sum 1."""
-        d = self.decision_function(X)
-        p = 1 / (1 + np.exp(-d))
-        if d.ndim == 1:
-            return np.stack([1 - p, p], axis=1)
-        return p / p.sum(axis=1, keepdims=True)
+        """``[1 - σ(F), σ(F)]``, or ``softmax(F)`` for more than two classes."""
+        Xp, n = _prepare_predict_nan(self, X)
+        return np.asarray(E.predict_proba(self.params_, Xp))[:n]
 
     def predict_log_proba(self, X):
         """``log(predict_proba(X))``."""
