@@ -51,7 +51,8 @@ by the inverse of the cumulative weight, one uniform number per draw, so rows of
 never drawn and inserting them does not change which row is drawn: a row of weight 0 has no
 influence on any part of the fit.
 
-Restarts: ``n_init`` seeds from ``jax.random.split(key, n_init)``, their Lloyd runs
+Restarts: ``n_init`` seeds from ``jax.random.split(key, n_init)`` (restart ``r`` is the single
+run ``fit_kmeans(..., n_init=1, key=jax.random.split(key, n_init)[r])``), their Lloyd runs
 ``jax.vmap``-ped (one compiled program), the run of lowest inertia kept (the first on ties).
 
 References
@@ -284,11 +285,10 @@ def _fit_core(X, sw, key, init_centres, tol, n_active, *, n_clusters, init, n_in
         return _lloyd(Xc, sw, centres, active, scaled_tol, max_iter=max_iter, tile=tile,
                       batched=batched or n_init > 1)
 
-    keys = jax.random.split(key, n_init)
     if n_init == 1:
-        runs = jax.tree_util.tree_map(lambda a: a[None], one(keys[0]))
+        runs = jax.tree_util.tree_map(lambda a: a[None], one(key))
     else:
-        runs = jax.vmap(one)(keys)
+        runs = jax.vmap(one)(jax.random.split(key, n_init))
     best = jnp.argmin(runs[2])
     centres, labels, inertia, n_iter, converged = jax.tree_util.tree_map(lambda a: a[best], runs)
     return KMeansParams(centres + mean, labels, inertia, n_iter, converged)
@@ -341,7 +341,8 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
     n_clusters : int
         ``1 <= n_clusters <=`` the number of rows of positive weight (static).
     key : jax.random key
-        Seeds the initialisation; restart ``r`` uses ``jax.random.split(key, n_init)[r]``.
+        Seeds the initialisation: one run uses ``key``; with ``n_init > 1`` restart ``r`` uses
+        ``jax.random.split(key, n_init)[r]``.
     init : {"k-means++", "random"} or (n_clusters, n_features) array
         Seeding: k-means++ (:func:`kmeans_plusplus`), ``k`` distinct rows drawn by weight, or
         the given centres (then one run: ``n_init > 1`` warns and runs once, as scikit-learn).
