@@ -45,6 +45,9 @@ from jaxclassic.estimators.ensemble import StackingClassifier
 from jaxclassic.estimators.ensemble import StackingRegressor
 from jaxclassic.estimators.ensemble import VotingClassifier
 from jaxclassic.estimators.ensemble import VotingRegressor
+from jaxclassic.estimators.neighbors import KNeighborsClassifier
+from jaxclassic.estimators.neighbors import KNeighborsRegressor
+from jaxclassic.estimators.neighbors import KernelDensity
 
 __all__ = [
     "config_context",
@@ -79,4 +82,7 @@ __all__ = [
     "StackingRegressor",
     "VotingClassifier",
     "VotingRegressor",
+    "KNeighborsClassifier",
+    "KNeighborsRegressor",
+    "KernelDensity",
 ]
