@@ -86,8 +86,8 @@ class FitCase(NamedTuple):
 
     ``fit`` and ``response`` are "module:name" strings, resolved lazily so a missing fit
     skips its case by name; ``scorer`` builds the score from the response; ``data`` is one
-    of "regression", "binary", "multiclass", "categorical"; ``rtol`` reflects the fit's
-    solver (closed forms tight, iterative solvers their tolerance).
+    of "regression", "binary", "multiclass", "categorical", "categorical_multiclass";
+    ``rtol`` reflects the fit's solver (closed forms tight, iterative solvers their tolerance).
     """
 
     name: str
@@ -137,7 +137,46 @@ FIT_CASES = [
     FitCase("adaboost", "jaxclassic.ensemble:fit_adaboost", "jaxclassic.ensemble:predict",
             "accuracy_scorer", {"learning_rate": 0.5}, {"n_estimators": 3, "n_classes": 2, "n_bins": 8},
             "categorical"),
+    FitCase("gradient_boosting_multinomial", "jaxclassic.ensemble:fit_gradient_boosting",
+            "jaxclassic.ensemble:predict_proba", "log_loss_scorer", {"learning_rate": 0.5},
+            {"loss": "log_loss", "n_classes": 3, "n_estimators": 3, "max_depth": 2, "n_bins": 8},
+            "categorical_multiclass"),
+    # forests and bagging take a key (not hashable, so not a static fit_kwarg): the wrappers
+    # below fix it
+    FitCase("random_forest_classification", "tests.model_selection._fits:random_forest_fit",
+            "jaxclassic.ensemble:predict", "accuracy_scorer", {"min_impurity_decrease": 0.01},
+            {"task": "classification", "n_estimators": 4, "max_depth": 3, "n_classes": 2, "n_bins": 8,
+             "max_features": 2}, "categorical"),
+    FitCase("random_forest_regression", "tests.model_selection._fits:random_forest_fit",
+            "jaxclassic.ensemble:predict", "neg_mse_scorer", {"min_impurity_decrease": 0.01},
+            {"task": "regression", "n_estimators": 4, "max_depth": 3, "n_bins": 8}, "categorical"),
+    FitCase("bagging_ridge", "tests.model_selection._fits:bagged_ridge_fit", "jaxclassic.ensemble:predict",
+            "neg_mse_scorer", {"alpha": 0.7}, {"n_estimators": 4}, "regression"),
 ]
+
+
+def _without_rows(params):
+    """A bootstrap ensemble's params with its row-indexed fields (``counts (E, n)``,
+    ``sample_weight (n,)``) summed over the rows: a fold's fit holds all ``n`` rows (the
+    held-out ones at weight 0, never drawn), the sliced loop's only its training rows, so
+    the two compare field by field (predictions use neither field)."""
+    return params._replace(counts=jnp.sum(params.counts, axis=1), sample_weight=jnp.sum(params.sample_weight)[None])
+
+
+def random_forest_fit(X, y, *, sample_weight=None, **kwargs):
+    """:func:`jaxclassic.ensemble.fit_random_forest` with the key fixed."""
+    from jaxclassic.ensemble import fit_random_forest
+
+    return _without_rows(fit_random_forest(X, y, sample_weight=sample_weight, key=jax.random.key(0), **kwargs))
+
+
+def bagged_ridge_fit(X, y, *, sample_weight=None, n_estimators=4, **kwargs):
+    """:func:`jaxclassic.ensemble.fit_bagging` of :func:`jaxclassic.linear.fit_ridge`, the key fixed."""
+    from jaxclassic.ensemble import fit_bagging
+    from jaxclassic.linear import fit_ridge
+
+    return _without_rows(fit_bagging(fit_ridge, X, y, n_estimators=n_estimators, sample_weight=sample_weight,
+                                     key=jax.random.key(0), **kwargs))
 
 
 def resolve(target: str) -> Callable:
@@ -162,4 +201,6 @@ def case_data(kind: str) -> tuple[Any, Any]:
         return classification_data(1, n_classes=3)
     if kind == "categorical":
         return categorical_data(1)
+    if kind == "categorical_multiclass":
+        return categorical_data(1, n_classes=3)
     raise ValueError(kind)
