@@ -9,3 +9,7 @@ from jaxclassic.cluster.kmeans import KMeansParams
 from jaxclassic.cluster.kmeans import fit_kmeans
 from jaxclassic.cluster.kmeans import kmeans_elbow
 from jaxclassic.cluster.kmeans import kmeans_plusplus
+from jaxclassic.cluster.gmm import fit_gmm
+from jaxclassic.cluster.gmm import bic
+from jaxclassic.cluster.gmm import aic
+from jaxclassic.cluster.gmm import sample

@@ -1,0 +1,693 @@
+r"""Gaussian mixtures by EM (and generalised EM): fit, predict, densities, BIC / AIC, sampling.
+
+Model: :math:`p(x) = \sum_{k=1}^K \pi_k\,\mathcal N(x\mid\mu_k, \Sigma_k)`, with the covariance
+structures ``full``, ``tied``, ``diag``, ``spherical`` of scikit-learn's ``GaussianMixture``
+(:mod:`jaxclassic.cluster._gmm_covariance` holds their maths). Sample weights :math:`s_i \ge 0`
+make the objective :math:`\sum_i s_i \log p(x_i)`: integer weights equal repeated rows, and a
+row of weight 0 has no influence at all.
+
+EM (Dempster, Laird & Rubin 1977; Bishop, *PRML* §9.2.2), each iteration one pass over the rows:
+
+* **E-step**, in log space: :math:`\log\rho_{ik} = \log\pi_k + \log\mathcal N(x_i\mid\mu_k,
+  \Sigma_k)` through the Cholesky factors :math:`P_k` of the precisions,
+  :math:`\log\mathcal N = -\tfrac12(d\log2\pi + \lVert(x_i-\mu_k)^\top P_k\rVert^2) + \log\lvert
+  P_k\rvert`; :math:`\ell_i = \operatorname{logsumexp}_k \log\rho_{ik}` and responsibilities
+  :math:`r_{ik} = \exp(\log\rho_{ik} - \ell_i)`.
+* **M-step**, closed form: with :math:`\omega_{ik} = s_i r_{ik}`, :math:`n_k = \sum_i\omega_{ik}`,
+  :math:`\pi_k = n_k/\sum_c n_c`, :math:`\mu_k = \sum_i\omega_{ik}x_i/n_k`,
+  :math:`\Sigma_k = \sum_i\omega_{ik}(x_i-\mu_k)(x_i-\mu_k)^\top/n_k + \rho I` (``reg_covar``
+  :math:`\rho` on the diagonal; tied / diag / spherical pool or restrict it). The statistics are
+  taken about the current means, the same centred block :math:`x_i - \mu_k` that the E-step
+  used, so the pass reads ``X`` once, in row tiles (cache-sized on the CPU,
+  :data:`CPU_TILE_BYTES`; under :data:`jaxclassic._tiling.MEMORY_BUDGET` elsewhere).
+* **Stopping** (scikit-learn's rule): the mean log-likelihood
+  :math:`L_t = \sum_i s_i\ell_i / \sum_i s_i` of the parameters entering iteration :math:`t`
+  is recorded (``lower_bounds``); EM stops when :math:`\lvert L_t - L_{t-1}\rvert \le` ``tol``
+  (scikit-learn: ``<``) or after ``max_iter`` iterations, through :func:`jaxclassic._solver.iterate`.
+  As in scikit-learn, ``lower_bound`` is :math:`L` of the parameters *before* the last M-step.
+
+EM never decreases :math:`\sum_i s_i\log p(x_i)` (Bishop §9.4): with ``reg_covar = 0`` exactly;
+with :math:`\rho > 0` the M-step maximises :math:`Q - \tfrac12\rho\sum_k n_k\operatorname{tr}
+\Lambda_k`, a penalty whose weights :math:`n_k` change between iterations, so the likelihood can
+dip by :math:`O(\rho)` near convergence (tested: never decreases beyond rounding with
+:math:`\rho=0`, and by less than :math:`10^{-6}` of the bound with the default).
+
+Generalised EM (``m_step="gradient"``): the M-step only *increases* :math:`Q` (Bishop §9.4):
+``m_step_iter`` L-BFGS steps (``optax.lbfgs``, autodiff gradient) on the unconstrained
+parameters (log-weights through a softmax, means, precision Cholesky factors with a log
+diagonal) from the current ones, starting from the statistics of the E-step (no extra pass
+over ``X``); a step that does not increase :math:`Q` is refused, so the likelihood never
+decreases either, and a fixed point is a stationary point of the likelihood: on easy data it is
+exact EM's optimum, reached in more iterations.
+
+Initialisation: responsibilities :math:`r^{(0)}` (``init``: ``"kmeans"`` one-hot labels of
+:func:`jaxclassic.cluster.fit_kmeans`, ``"k-means++"`` one-hot at
+:func:`jaxclassic.cluster.kmeans_plusplus`'s seeds, ``"random"`` uniform draws normalised by
+row, ``"random_from_data"`` one-hot at ``K`` distinct rows drawn at random, or an (n, K) array),
+then one M-step: scikit-learn's ``_initialize``. Weights are normalised by :math:`\sum_k n_k`
+(scikit-learn divides by ``n_samples``, the same when the rows of :math:`r^{(0)}` sum to 1).
+``n_init`` restarts run as one ``vmap`` over ``jax.random.split(key, n_init)``; the restart of
+largest ``lower_bound`` is kept.
+
+Degenerate input: a component that collapses onto one point (or duplicate rows, or constant
+data) keeps the covariance :math:`\rho I`: finite, because ``reg_covar`` is on the diagonal.
+With :math:`\rho = 0` its covariance is singular, the Cholesky factor is NaN, the loop stops
+and :func:`fit_gmm` raises ``ValueError`` (scikit-learn's message); inside ``jit``/``vmap``
+the params hold NaN and ``converged`` is False. An empty component keeps its mean and gets
+:math:`\Sigma = \rho I` and weight :math:`\approx 0`, as in scikit-learn.
+
+Cost per iteration: ``full`` / ``tied`` two :math:`(n K d^2)` products (Mahalanobis distances
+and scatter matrices); ``diag`` / ``spherical`` :math:`O(nKd)`.
+
+References
+----------
+A. P. Dempster, N. M. Laird, D. B. Rubin, "Maximum likelihood from incomplete data via the EM
+algorithm", JRSS B 39 (1977).
+C. M. Bishop, *Pattern Recognition and Machine Learning*, 2006, §9.2-9.4.
+T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, 2nd ed., §8.5.
+scikit-learn, ``sklearn/mixture/_gaussian_mixture.py`` and ``_base.py`` (the reference).
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from jaxclassic import _tiling
+from jaxclassic._solver import iterate, minimize_optax
+from jaxclassic.cluster import _api
+from jaxclassic.cluster import _gmm_covariance as _cov
+from jaxclassic.exceptions import ConvergenceWarning
+from jaxclassic.validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_key,
+    check_predict_X,
+    check_sample_weight,
+    check_scalar,
+    is_traced,
+)
+
+__all__ = [
+    "GMMParams",
+    "FullGMMParams",
+    "TiedGMMParams",
+    "DiagGMMParams",
+    "SphericalGMMParams",
+    "fit_gmm",
+    "score",
+    "bic",
+    "aic",
+    "sample",
+    "n_parameters",
+]
+
+COVARIANCE_TYPES = _cov.COVARIANCE_TYPES
+INITS = ("kmeans", "k-means++", "random", "random_from_data")
+M_STEPS = ("exact", "gradient")
+
+_COLLAPSE_MESSAGE = (
+    "Fitting the mixture model failed because some components have ill-defined empirical "
+    "covariance (for instance caused by singleton or collapsed samples). Try to decrease the "
+    "number of components, increase reg_covar, or scale the input data."
+)
+
+
+class GMMParams(NamedTuple):
+    """A fitted Gaussian mixture. The subclass says the covariance structure
+    (:class:`FullGMMParams`, :class:`TiedGMMParams`, :class:`DiagGMMParams`,
+    :class:`SphericalGMMParams`; ``params.covariance_type``), so that prediction needs no
+    further argument and shapes stay unambiguous when ``K == d``.
+
+    Attributes
+    ----------
+    weights : (K,) array
+        Mixing proportions :math:`\\pi_k` (sum to 1).
+    means : (K, d) array
+    covariances : array
+        ``full`` (K, d, d); ``tied`` (d, d); ``diag`` (K, d); ``spherical`` (K,).
+    precisions_cholesky : array, shape of ``covariances``
+        :math:`P_k` with :math:`\\Sigma_k^{-1} = P_kP_k^\\top` (upper triangular for
+        ``full`` / ``tied``; :math:`1/\\sigma` for ``diag`` / ``spherical``).
+    converged : bool scalar
+        Whether :math:`|L_t - L_{t-1}| \\le` ``tol`` was met.
+    n_iter : int32 scalar
+        EM iterations (M-steps after the initial one).
+    lower_bound : scalar
+        Weighted mean log-likelihood of the parameters entering the last iteration
+        (scikit-learn's ``lower_bound_``); ``-inf`` with ``max_iter=0``.
+    lower_bounds : (max(max_iter, 1),) array
+        :math:`L_t` at each iteration (``-inf`` past ``n_iter``).
+    """
+
+    weights: jax.Array
+    means: jax.Array
+    covariances: jax.Array
+    precisions_cholesky: jax.Array
+    converged: jax.Array
+    n_iter: jax.Array
+    lower_bound: jax.Array
+    lower_bounds: jax.Array
+
+
+class FullGMMParams(GMMParams):
+    """:class:`GMMParams` with one full covariance per component."""
+
+    __slots__ = ()
+    covariance_type = "full"
+
+
+class TiedGMMParams(GMMParams):
+    """:class:`GMMParams` with one full covariance shared by all components."""
+
+    __slots__ = ()
+    covariance_type = "tied"
+
+
+class DiagGMMParams(GMMParams):
+    """:class:`GMMParams` with one diagonal covariance per component."""
+
+    __slots__ = ()
+    covariance_type = "diag"
+
+
+class SphericalGMMParams(GMMParams):
+    """:class:`GMMParams` with one variance per component."""
+
+    __slots__ = ()
+    covariance_type = "spherical"
+
+
+PARAMS_TYPES = {"full": FullGMMParams, "tied": TiedGMMParams, "diag": DiagGMMParams,
+                "spherical": SphericalGMMParams}
+
+
+# --------------------------------------------------------------------------- row passes
+#: bytes of the (tile, K, d) blocks of one tile of an EM pass on the CPU: about a core's cache,
+#: where the pass is bound by memory traffic (one 200,000-row block of 64 values a row ran
+#: 5x slower than cache-sized tiles: every iteration wrote and re-read 50 MB temporaries)
+CPU_TILE_BYTES = 4 * 2**20
+
+
+def _tile_rows(n_rows, n_components, n_features, dtype) -> int:
+    """Rows per tile of an EM pass: about three (tile, K, d) blocks within
+    :data:`CPU_TILE_BYTES` on the CPU, within :data:`jaxclassic._tiling.MEMORY_BUDGET` on
+    accelerators."""
+    budget = _tiling.MEMORY_BUDGET
+    if jax.default_backend() == "cpu":
+        budget = min(budget, CPU_TILE_BYTES)
+    return _tiling.tile_size(n_rows, 3 * n_components * n_features * jnp.dtype(dtype).itemsize,
+                             budget=budget)
+
+
+def _to_tiles(tile, *rows):
+    """Rows as ``(n_tiles, tile, ...)`` blocks, zero-padded (done once per fit); a single block
+    when ``tile >= n``. Padded rows have weight 0, so they contribute nothing."""
+    n = rows[0].shape[0]
+    n_tiles = -(-n // tile)
+    pad = n_tiles * tile - n
+    return tuple(jnp.pad(a, [(0, pad)] + [(0, 0)] * (a.ndim - 1)).reshape((n_tiles, tile) + a.shape[1:])
+                 for a in rows)
+
+
+def _sum_over_tiles(fn, *tiles):
+    """``sum over tiles of fn(*tile)`` (a pytree of sums), the tiles one after another."""
+    if tiles[0].shape[0] == 1:
+        return fn(*(t[0] for t in tiles))
+    zero = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(fn, *(t[0] for t in tiles)))
+
+    def body(total, tile_rows):
+        return jax.tree.map(jnp.add, total, fn(*tile_rows)), None
+
+    total, _ = jax.lax.scan(body, zero, tiles)
+    return total
+
+
+def _responsibility_statistics(X_tiles, sw_tiles, resp_tiles, shift, covariance_type):
+    """Statistics of given responsibilities (the initial M-step)."""
+
+    def fn(Xt, swt, rt):
+        D = Xt[:, None, :] - shift[None]
+        wr = jnp.where(swt[:, None] > 0, swt[:, None] * rt, 0)
+        return _cov.statistics(D, wr, covariance_type)
+
+    return _sum_over_tiles(fn, X_tiles, sw_tiles, resp_tiles)
+
+
+def _em_pass(X_tiles, sw_tiles, log_weights, means, prec_chol, covariance_type):
+    """One E-step and the M-step's statistics about ``means``: ``(Statistics, sum_i s_i l_i)``."""
+
+    def fn(Xt, swt):
+        D = Xt[:, None, :] - means[None]
+        log_rho = _cov.log_gaussian(D, prec_chol, covariance_type) + log_weights
+        ll = jax.nn.logsumexp(log_rho, axis=1)
+        keep = swt > 0
+        wr = jnp.where(keep[:, None], swt[:, None] * jnp.exp(log_rho - ll[:, None]), 0)
+        return _cov.statistics(D, wr, covariance_type), jnp.sum(jnp.where(keep, swt * ll, 0))
+
+    return _sum_over_tiles(fn, X_tiles, sw_tiles)
+
+
+# --------------------------------------------------------------------------- initialisation
+def _initial_responsibilities(X, sample_weight, key, n_components, init, init_resp):
+    n = X.shape[0]
+    if init_resp is not None:
+        return init_resp.astype(X.dtype)
+    if init == "random":
+        u = jax.random.uniform(key, (n, n_components), dtype=X.dtype)
+        return u / jnp.sum(u, axis=1, keepdims=True)
+    if init == "random_from_data":
+        p = (sample_weight > 0).astype(X.dtype)
+        rows = jax.random.choice(key, n, (n_components,), replace=False, p=p / jnp.sum(p))
+        return jnp.zeros((n, n_components), X.dtype).at[rows, jnp.arange(n_components)].set(1)
+    if init == "kmeans":
+        from jaxclassic.cluster.kmeans import fit_kmeans
+
+        labels = fit_kmeans(X, n_components, key=key, n_init=1, sample_weight=sample_weight).labels
+        return jax.nn.one_hot(labels, n_components, dtype=X.dtype)
+    from jaxclassic.cluster.kmeans import kmeans_plusplus  # init == "k-means++"
+
+    seeds = kmeans_plusplus(X, n_components, key=key, sample_weight=sample_weight)
+    rows = seeds[1] if isinstance(seeds, tuple) else seeds.indices
+    return jnp.zeros((n, n_components), X.dtype).at[rows, jnp.arange(n_components)].set(1)
+
+
+def _initial_parameters(X, sample_weight, resp, reg_covar, covariance_type, tile):
+    """scikit-learn's ``_initialize``: one M-step from the responsibilities ``resp``.
+
+    Two passes: the means about the weighted column mean, then the scatter about the means
+    (so the shift of :func:`_cov.m_step` is the exact mean and nothing cancels)."""
+    K = resp.shape[1]
+    center = jnp.sum(sample_weight[:, None] * X, axis=0) / jnp.sum(sample_weight)
+    shift = jnp.broadcast_to(center, (K, X.shape[1]))
+    tiles = _to_tiles(tile, X, sample_weight, resp)
+    stats = _responsibility_statistics(*tiles, shift, covariance_type)
+    means = shift + stats.s1 / _cov._pseudo_counts(stats.s0)[:, None]
+    stats = _responsibility_statistics(*tiles, means, covariance_type)
+    return _cov.m_step(stats, means, reg_covar, covariance_type)
+
+
+# --------------------------------------------------------------------------- M-steps
+def _gradient_m_step(stats, weights, means, prec_chol, reg_covar, covariance_type, n_steps):
+    """Generalised EM: ``n_steps`` L-BFGS steps on -Q from the current parameters; refused
+    unless Q increased."""
+
+    def negative_q(theta):
+        w, m, p = _cov.from_unconstrained(theta, covariance_type)
+        return -_cov.objective(w, m, p, stats, means, reg_covar, covariance_type)
+
+    theta0 = _cov.to_unconstrained(weights, means, prec_chol, covariance_type)
+    result = minimize_optax(negative_q, theta0, optax.lbfgs(), max_iter=n_steps, tol=0.0)
+    theta1 = result.carry[0]
+    q0, q1 = negative_q(theta0), negative_q(theta1)
+    accept = jnp.isfinite(q1) & (q1 <= q0)
+    theta = jax.tree.map(lambda a, b: jnp.where(accept, a, b), theta1, theta0)
+    w, m, p = _cov.from_unconstrained(theta, covariance_type)
+    return w, m, _cov.covariance_from_precision_cholesky(p, covariance_type), p
+
+
+# --------------------------------------------------------------------------- the fit
+@partial(jax.jit, static_argnames=("n_components", "covariance_type", "max_iter", "init", "n_init",
+                                   "m_step", "m_step_iter", "tile"))
+def _fit_gmm(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,
+             max_iter, init, n_init, m_step, m_step_iter, tile):
+    dtype = X.dtype
+    tol = jnp.asarray(tol, dtype)
+    reg_covar = jnp.asarray(reg_covar, dtype)
+    total_weight = jnp.sum(sample_weight)
+    history_size = max(max_iter, 1)
+    big = jnp.finfo(dtype).max
+    X_tiles, sw_tiles = _to_tiles(tile, X, sample_weight)
+
+    def step(carry):
+        weights, means, covariances, prec_chol, prev, history, i = carry
+        stats, ll = _em_pass(X_tiles, sw_tiles, jnp.log(weights), means, prec_chol, covariance_type)
+        bound = ll / total_weight
+        if m_step == "exact":
+            new = _cov.m_step(stats, means, reg_covar, covariance_type)
+        else:
+            new = _gradient_m_step(stats, weights, means, prec_chol, reg_covar, covariance_type,
+                                   m_step_iter)
+        change = jnp.where(jnp.isneginf(prev), big, jnp.abs(bound - prev))
+        history = history.at[i].set(bound, mode="clip")
+        return (*new, bound, history, i + 1), change
+
+    def single(key):
+        resp = _initial_responsibilities(X, sample_weight, key, n_components, init, init_resp)
+        start = _initial_parameters(X, sample_weight, resp, reg_covar, covariance_type, tile)
+        history = jnp.full((history_size,), -jnp.inf, dtype)
+        carry0 = (*start, jnp.asarray(-jnp.inf, dtype), history, jnp.int32(0))
+        result = iterate(step, carry0, max_iter=max_iter, tol=tol, history_size=history_size)
+        weights, means, covariances, prec_chol, bound, history, _ = result.carry
+        return PARAMS_TYPES[covariance_type](weights, means, covariances, prec_chol, result.converged,
+                                             result.n_iter, bound, history)
+
+    if n_init == 1:
+        return single(key)
+    fits = jax.vmap(single)(jax.random.split(key, n_init))
+    bounds = jnp.where(jnp.isnan(fits.lower_bound), -jnp.inf, fits.lower_bound)
+    best = jnp.argmax(bounds)
+    return jax.tree.map(lambda a: a[best], fits)
+
+
+def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, tol=1e-3,
+            reg_covar=1e-6, init="kmeans", n_init=1, sample_weight=None, m_step="exact",
+            m_step_iter=5) -> GMMParams:
+    r"""Fit a Gaussian mixture by EM (or generalised EM).
+
+    Maximises :math:`\sum_i s_i\log\sum_k\pi_k\mathcal N(x_i\mid\mu_k,\Sigma_k)` by alternating
+    the E-step :math:`r_{ik}\propto\pi_k\mathcal N(x_i\mid\mu_k,\Sigma_k)` (log space) and the
+    closed-form M-step :math:`\pi_k = n_k/\sum n`, :math:`\mu_k = \sum_i s_ir_{ik}x_i/n_k`,
+    :math:`\Sigma_k = \sum_i s_ir_{ik}(x_i-\mu_k)(x_i-\mu_k)^\top/n_k + \rho I` until the mean
+    log-likelihood changes by at most ``tol`` (module docstring: stopping rule, degenerate
+    input, generalised EM).
+
+    Parameters
+    ----------
+    X : (n, d) array
+    n_components : int
+        :math:`K`, between 1 and the number of rows of positive weight (static).
+    key : jax.random key
+        Randomness of the initialisation (not needed when ``init`` is an array).
+    covariance_type : {"full", "tied", "diag", "spherical"}
+        Static.
+    max_iter : int
+        Bound on EM iterations (static; sizes ``lower_bounds``); 0 returns the initial M-step.
+    tol : float
+        Tolerance on the change of the mean log-likelihood (traced).
+    reg_covar : float
+        :math:`\rho \ge 0`, added to the diagonal of every covariance (traced).
+    init : {"kmeans", "k-means++", "random", "random_from_data"} or (n, K) array
+        Initial responsibilities (module docstring).
+    n_init : int
+        Restarts, run as one vmap over keys; the largest ``lower_bound`` is kept (static).
+    sample_weight : (n,) array, optional
+        Non-negative row weights.
+    m_step : {"exact", "gradient"}
+        Closed-form M-step, or generalised EM's ``m_step_iter`` L-BFGS steps on :math:`Q`.
+    m_step_iter : int
+        Steps of the generalised M-step (static).
+
+    Returns
+    -------
+    GMMParams
+        Of the subclass of ``covariance_type``.
+
+    Raises
+    ------
+    ValueError
+        Bad hyperparameters or input (named), or a covariance that is not positive definite
+        after the fit (``reg_covar = 0`` with a collapsed component).
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from jaxclassic.cluster import fit_gmm, predict
+    >>> X = np.r_[np.random.default_rng(0).normal(size=(50, 2)), 8 + np.random.default_rng(1).normal(size=(50, 2))]
+    >>> params = fit_gmm(X, 2, key=jax.random.key(0), init="random")
+    >>> sorted(np.round(np.asarray(params.weights), 2).tolist())
+    [0.5, 0.5]
+    >>> int((np.asarray(predict(params, X))[:50] == np.asarray(predict(params, X))[0]).sum())
+    50
+
+    References
+    ----------
+    Dempster, Laird & Rubin (1977); Bishop, *PRML* §9.2-9.4 (module docstring).
+    """
+    X = check_array(X, "X")
+    n, d = X.shape
+    covariance_type = check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    m_step = check_choice(m_step, "m_step", M_STEPS)
+    max_iter = check_int(max_iter, "max_iter", low=0)
+    n_init = check_int(n_init, "n_init", low=1)
+    m_step_iter = check_int(m_step_iter, "m_step_iter", low=1)
+    check_scalar(tol, "tol", low=0.0)
+    check_scalar(reg_covar, "reg_covar", low=0.0)
+    sw = check_sample_weight(sample_weight, n, dtype=X.dtype)
+    n_positive = n if is_traced(sw) else int(np.count_nonzero(np.asarray(sw)))
+    n_components = check_int(n_components, "n_components", low=1)
+    if n_components > n_positive:
+        raise ValueError(f"n_components must be <= the number of rows of positive weight "
+                         f"({n_positive}), got {n_components}")
+    init_resp = None
+    if isinstance(init, str):
+        init = check_choice(init, "init", INITS)
+        key = check_key(key)
+    else:
+        init_resp = check_array(init, "init", dtype=X.dtype)
+        if init_resp.shape != (n, n_components):
+            raise ValueError(f"init responsibilities must have shape ({n}, {n_components}), "
+                             f"got {init_resp.shape}")
+        if not is_traced(init_resp) and bool(jnp.any(init_resp < 0)):
+            raise ValueError("init responsibilities must be non-negative")
+        init, n_init = "array", 1  # restarts from one array are identical
+    tile = _tile_rows(n, n_components, d, X.dtype)
+    params = _fit_gmm(X, sw, key, init_resp, tol, reg_covar, n_components=n_components,
+                      covariance_type=covariance_type, max_iter=max_iter, init=init, n_init=n_init,
+                      m_step=m_step, m_step_iter=m_step_iter, tile=tile)
+    if not any(is_traced(leaf) for leaf in jax.tree.leaves(params)):
+        _check_after_fit(params, max_iter)
+    return params
+
+
+def _check_after_fit(params, max_iter):
+    finite = all(bool(jnp.all(jnp.isfinite(a))) for a in
+                 (params.weights, params.means, params.covariances, params.precisions_cholesky))
+    if not finite:
+        raise ValueError(_COLLAPSE_MESSAGE)
+    if max_iter > 0 and not bool(params.converged):
+        warnings.warn(
+            f"fit_gmm did not converge in max_iter={max_iter} iterations (last change of the mean "
+            "log-likelihood above tol). Try different init parameters, or increase max_iter, "
+            "tol, or check for degenerate data.", ConvergenceWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------- prediction
+def _check_params(params):
+    if not isinstance(params, GMMParams) or not hasattr(params, "covariance_type"):
+        raise TypeError(f"params must be the result of fit_gmm (a GMMParams subclass), got "
+                        f"{type(params).__name__}")
+
+
+def _prepare_X(params, X):
+    _check_params(params)
+    means = jnp.asarray(params.means)
+    return check_predict_X(X, means.dtype, means.shape[1])
+
+
+@jax.jit
+def _log_resp(params, X):
+    """``(log r (n, K), log p(x) (n,))`` under ``params``, in row tiles."""
+    covariance_type = params.covariance_type
+    K, d = params.means.shape
+    log_weights = jnp.log(params.weights)
+
+    def fn(Xt):
+        D = Xt[:, None, :] - params.means[None]
+        log_rho = _cov.log_gaussian(D, params.precisions_cholesky, covariance_type) + log_weights
+        ll = jax.nn.logsumexp(log_rho, axis=1)
+        return log_rho - ll[:, None], ll
+
+    tile = _tiling.tile_size(X.shape[0], 2 * K * d * X.dtype.itemsize)
+    return _tiling.map_row_tiles(fn, X, tile=tile)
+
+
+def _as_jax(params):
+    return jax.tree.map(jnp.asarray, params)
+
+
+def _predict(params, X):
+    """Most probable component of each row, (n,) int32."""
+    X = _prepare_X(params, X)
+    return jnp.argmax(_log_resp(_as_jax(params), X)[0], axis=1).astype(jnp.int32)
+
+
+def _predict_proba(params, X):
+    """Responsibilities :math:`p(k\\mid x)`, (n, K)."""
+    X = _prepare_X(params, X)
+    return jnp.exp(_log_resp(_as_jax(params), X)[0])
+
+
+def _score_samples(params, X):
+    """:math:`\\log p(x_i) = \\operatorname{logsumexp}_k(\\log\\pi_k + \\log\\mathcal N(x_i\\mid
+    \\mu_k, \\Sigma_k))`, (n,)."""
+    X = _prepare_X(params, X)
+    return _log_resp(_as_jax(params), X)[1]
+
+
+_api.predict.register(GMMParams, _predict)
+_api.predict_proba.register(GMMParams, _predict_proba)
+_api.score_samples.register(GMMParams, _score_samples)
+
+
+def score(params, X, sample_weight=None):
+    """Weighted mean log-likelihood :math:`\\sum_i s_i\\log p(x_i)/\\sum_i s_i` (scikit-learn's
+    ``score``).
+
+    Parameters
+    ----------
+    params : GMMParams
+    X : (n, d) array
+    sample_weight : (n,) array, optional
+
+    Returns
+    -------
+    scalar array
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from jaxclassic.cluster import fit_gmm
+    >>> from jaxclassic.cluster.gmm import score
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> params = fit_gmm(X, 1, key=jax.random.key(0), init="random")
+    >>> bool(score(params, X) < 0)
+    True
+    """
+    X = _prepare_X(params, X)
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    ll = _log_resp(_as_jax(params), X)[1]
+    return jnp.sum(jnp.where(sw > 0, sw * ll, 0)) / jnp.sum(sw)
+
+
+def n_parameters(params) -> int:
+    """Free parameters of the mixture (scikit-learn's ``_n_parameters``): ``K - 1`` weights,
+    ``K d`` means and ``K d(d+1)/2`` (full), ``d(d+1)/2`` (tied), ``K d`` (diag) or ``K``
+    (spherical) covariance parameters."""
+    _check_params(params)
+    K, d = np.shape(params.means)
+    return _cov.n_parameters(K, d, params.covariance_type)
+
+
+def bic(params, X, sample_weight=None):
+    """Bayesian information criterion :math:`-2\\sum_i s_i\\log p(x_i) + p\\log\\sum_i s_i`
+    (scikit-learn's ``bic`` with :math:`n = \\sum_i s_i`), lower is better.
+
+    Parameters
+    ----------
+    params : GMMParams
+    X : (n, d) array
+    sample_weight : (n,) array, optional
+
+    Returns
+    -------
+    scalar array
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from jaxclassic.cluster import fit_gmm, bic
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> one = fit_gmm(X, 1, key=jax.random.key(0), init="random")
+    >>> three = fit_gmm(X, 3, key=jax.random.key(0), init="random")
+    >>> bool(bic(one, X) < bic(three, X))
+    True
+
+    References
+    ----------
+    G. Schwarz, "Estimating the dimension of a model", Annals of Statistics 6 (1978).
+    """
+    n = _total_weight(X, sample_weight)
+    return -2 * score(params, X, sample_weight) * n + n_parameters(params) * jnp.log(n)
+
+
+def aic(params, X, sample_weight=None):
+    """Akaike information criterion :math:`-2\\sum_i s_i\\log p(x_i) + 2p` (scikit-learn's
+    ``aic``), lower is better.
+
+    Parameters
+    ----------
+    params : GMMParams
+    X : (n, d) array
+    sample_weight : (n,) array, optional
+
+    Returns
+    -------
+    scalar array
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from jaxclassic.cluster import fit_gmm, aic
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> params = fit_gmm(X, 1, key=jax.random.key(0), init="random")
+    >>> bool(aic(params, X) > 0)
+    True
+
+    References
+    ----------
+    H. Akaike, "A new look at the statistical model identification", IEEE TAC 19 (1974).
+    """
+    n = _total_weight(X, sample_weight)
+    return -2 * score(params, X, sample_weight) * n + 2 * n_parameters(params)
+
+
+def _total_weight(X, sample_weight):
+    if sample_weight is None:
+        return np.shape(X)[0]
+    return jnp.sum(check_sample_weight(sample_weight, np.shape(X)[0]))
+
+
+@partial(jax.jit, static_argnames=("n_samples",))
+def _sample(params, key, n_samples):
+    covariance_type = params.covariance_type
+    K, d = params.means.shape
+    key_label, key_noise = jax.random.split(key)
+    labels = jax.random.categorical(key_label, jnp.log(params.weights), shape=(n_samples,))
+    noise = jax.random.normal(key_noise, (n_samples, d), dtype=params.means.dtype)
+    if covariance_type == "full":
+        chol = jnp.linalg.cholesky(params.covariances)
+        offset = jnp.einsum("nde,ne->nd", chol[labels], noise, precision=jax.lax.Precision.HIGHEST)
+    elif covariance_type == "tied":
+        offset = noise @ jnp.linalg.cholesky(params.covariances).T
+    elif covariance_type == "diag":
+        offset = noise * jnp.sqrt(params.covariances[labels])
+    else:
+        offset = noise * jnp.sqrt(params.covariances[labels])[:, None]
+    return params.means[labels] + offset, labels.astype(jnp.int32)
+
+
+def sample(params, n_samples, key):
+    """Draw ``n_samples`` rows from the mixture: ``(X (n, d), labels (n,))``.
+
+    :math:`z \\sim \\operatorname{Categorical}(\\pi)`, :math:`x = \\mu_z + L_z\\varepsilon`,
+    :math:`\\varepsilon\\sim\\mathcal N(0, I)`, :math:`\\Sigma_z = L_zL_z^\\top`. Rows come in
+    random order (scikit-learn's ``sample`` sorts them by component).
+
+    Parameters
+    ----------
+    params : GMMParams
+    n_samples : int
+        At least 1 (static).
+    key : jax.random key
+
+    Returns
+    -------
+    X : (n_samples, d) array
+    labels : (n_samples,) int32 array
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from jaxclassic.cluster import fit_gmm, sample
+    >>> X = np.random.default_rng(0).normal(size=(40, 2))
+    >>> params = fit_gmm(X, 2, key=jax.random.key(0), init="random")
+    >>> Xs, labels = sample(params, 5, jax.random.key(1))
+    >>> Xs.shape, labels.shape
+    ((5, 2), (5,))
+
+    References
+    ----------
+    Bishop, *PRML* §11.1 (ancestral sampling).
+    """
+    _check_params(params)
+    n_samples = check_int(n_samples, "n_samples", low=1)
+    key = check_key(key)
+    return _sample(_as_jax(params), key, n_samples)
