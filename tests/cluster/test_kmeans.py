@@ -95,9 +95,9 @@ def test_inertia_never_increases_at_any_iteration(relocate):
         centres = centres.copy()
         centres[3] = 40.0
     active = jnp.ones(8, bool)
-    state = (jnp.asarray(centres), jnp.full(X.shape[0], -1, jnp.int32))
-    step = jax.jit(partial(K._lloyd_step, Xc=jnp.asarray(X), sw=sw, active=active, tile=X.shape[0],
-                           batched=False))
+    state = (jnp.asarray(centres), jnp.full(96, -1, jnp.int32))
+    tiles = K._make_tiles(jnp.asarray(X), sw, 32)  # 3 tiles, the last one padded
+    step = jax.jit(partial(K._lloyd_step, tiles=tiles, active=active, batched=False))
     history = [_inertia(X, W, centres)]
     for _ in range(30):
         state, error = step(state)
