@@ -5,3 +5,6 @@ from jaxclassic.svm._api import predict
 from jaxclassic.svm._api import predict_proba
 from jaxclassic.svm._api import support_vectors
 # each model module adds its public names below, one import a line
+from jaxclassic.svm.linear import LinearSVMParams
+from jaxclassic.svm.linear import fit_linear_svm
+from jaxclassic.svm.platt import platt_scale

@@ -1,0 +1,529 @@
+r"""Linear support vector machines: LIBLINEAR's dual coordinate descent and a finite Newton
+method on the primal.
+
+Labels :math:`t_i \in \{-1, +1\}` (class codes :math:`y_i \in \{0, 1\}` become
+:math:`t_i = 2y_i - 1`), sample weights :math:`s_i \ge 0`. The bias is handled as LIBLINEAR
+(and so scikit-learn's ``LinearSVC``) handles it: each row is augmented with a constant
+feature :math:`c` = ``intercept_scaling``, :math:`\tilde x_i = (x_i, c)`,
+:math:`\tilde w = (w, w_b)`, and the intercept is :math:`b = c\,w_b`. The bias is therefore
+**regularised** like the other weights (``intercept = intercept_scaling * w_b``, penalised
+through :math:`\tfrac12 w_b^2 = \tfrac12 (b/c)^2`); a larger ``intercept_scaling`` weakens its
+penalty. Without ``fit_intercept``, :math:`c = 0`. The primal problem is
+
+.. math::
+
+    \min_{\tilde w}\ P(\tilde w) = \tfrac12\lVert\tilde w\rVert^2
+        + C\sum_i s_i\,\ell(t_i, \tilde w^\top\tilde x_i),
+
+with :math:`\ell` = :func:`jaxclassic.losses.hinge` (L1-loss SVM) or
+:func:`jaxclassic.losses.squared_hinge` (L2-loss SVM). scikit-learn's ``LinearSVC`` solves the
+same problem (``sample_weight`` rescales :math:`C` row by row, as in LIBLINEAR).
+
+**Dual coordinate descent** (``method="dual"``; Hsieh, Chang, Lin, Keerthi & Sundararajan
+2008, LIBLINEAR's ``solve_l2r_l1l2_svc``). The dual is
+
+.. math::
+
+    \min_\alpha\ \tfrac12\alpha^\top(Q + D)\alpha - \mathbf 1^\top\alpha, \quad
+    0 \le \alpha_i \le U_i, \qquad Q_{ij} = t_i t_j\,\tilde x_i^\top\tilde x_j,
+
+with :math:`U_i = C s_i`, :math:`D = 0` for the hinge and :math:`U_i = \infty`,
+:math:`D_{ii} = 1/(2 C s_i)` for the squared hinge; :math:`\tilde w = \sum_i \alpha_i t_i
+\tilde x_i` is kept up to date incrementally. One epoch visits the rows one at a time (a
+``lax.fori_loop``: the sweep is inherently sequential), in a fresh random order per epoch
+when a ``key`` is given (drawn from the epoch and the ranks of the positive-weight rows, so
+zero-weight rows do not change it), else in row order. At row :math:`i`,
+
+.. math::
+
+    G = t_i\tilde w^\top\tilde x_i - 1 + D_{ii}\alpha_i, \qquad
+    \alpha_i \leftarrow \min\bigl(\max(\alpha_i - G/\bar Q_{ii}, 0), U_i\bigr), \qquad
+    \tilde w \leftarrow \tilde w + (\alpha_i^{new} - \alpha_i)\,t_i\tilde x_i,
+
+:math:`\bar Q_{ii} = \lVert\tilde x_i\rVert^2 + D_{ii}`, skipped when the projected gradient
+:math:`PG` (:math:`\min(G, 0)` at :math:`\alpha_i = 0`, :math:`\max(G, 0)` at
+:math:`\alpha_i = U_i`, else :math:`G`) is below :math:`10^{-12}` in magnitude. Cost per
+epoch: :math:`O(\mathrm{nnz}(X))`. **Shrinking** (optional, on by default as in LIBLINEAR):
+a row at a bound whose gradient points outside the box by more than the last epoch's
+extreme projected gradients (:math:`\alpha_i = 0, G > \overline{PG}`;
+:math:`\alpha_i = U_i, G < \underline{PG}`) leaves the active set; later epochs visit only
+active rows. **Stopping** (LIBLINEAR's rule): the epoch's
+:math:`\max PG - \min PG \le` ``tol``, checked once more over all rows after the active set
+converged (the shrunk rows re-enter, as in LIBLINEAR); ``n_iter`` counts epochs. A row of
+weight 0 has :math:`U_i = 0` and is never visited: :math:`\alpha_i = 0`, no influence.
+
+**Primal finite Newton** (``method="primal"``, squared hinge only, as LIBLINEAR's primal
+solver): the squared hinge is once differentiable with a piecewise-constant *generalised*
+Hessian, so Newton's method with the generalised Hessian
+:math:`I + C\tilde X^\top\operatorname{diag}(s\,h)\tilde X`, :math:`h_i = 2[t_i f_i < 1]`
+(from :func:`jaxclassic.losses.grad_hess` of the shared loss) and Armijo step halving
+converges globally, and in finitely many steps once the set of margin violators settles
+(Mangasarian 2002; Keerthi & DeCoste 2005). It runs in the package's one Newton loop
+(:func:`jaxclassic.linear._newton.newton_solve`: Cholesky of the equilibrated
+:math:`(d+1)\times(d+1)` Hessian, :math:`O(nd^2 + d^3)` per iteration, stopping on
+:math:`\lVert\nabla P\rVert_2/\sum_i s_i \le` ``tol``). The hinge loss is not differentiable:
+subgradient descent on it converges slowly and inexactly, so ``method="primal"`` refuses it
+(scikit-learn's ``LinearSVC(loss="hinge", dual=False)`` refuses it too). Its ``dual_coef``
+comes from the KKT conditions, :math:`\alpha_i = 2Cs_i\max(0, 1 - t_i f_i)`.
+
+**Duality gap.** :func:`primal_objective` and :func:`dual_objective` (the dual as a maximum,
+:math:`D(\alpha) = \mathbf 1^\top\alpha - \tfrac12\lVert\tilde w(\alpha)\rVert^2 -
+\tfrac12\alpha^\top D\alpha`) meet at the optimum: :math:`P(\tilde w(\alpha)) - D(\alpha)
+\ge 0`, and 0 exactly at a solution.
+
+**Probabilities** (``probability=True``): LIBSVM's procedure, shared with the kernel SVM
+(:mod:`jaxclassic.svm.platt`): decision values of each row from a fit that did not see it
+(``n_folds``-fold cross-validation, all folds one ``vmap`` of the fit over fold weights),
+then Platt's sigmoid :math:`P(y = 1\mid f) = 1/(1 + e^{Af + B})` fitted to them
+(``probA``, ``probB``).
+
+References
+----------
+Hsieh, Chang, Lin, Keerthi & Sundararajan, "A dual coordinate descent method for large-scale
+linear SVM", ICML 2008 (Algorithm 1, shrinking Algorithm 3).
+Fan, Chang, Hsieh, Wang & Lin, "LIBLINEAR: A library for large linear classification",
+JMLR 9 (2008) (the bias as an augmented feature; the stopping rule).
+Mangasarian, "A finite Newton method for classification", Optim. Methods Softw. 17 (2002).
+Keerthi & DeCoste, "A modified finite Newton method for fast solution of large scale linear
+SVMs", JMLR 6 (2005).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxclassic import _precision, losses
+from jaxclassic.linear._gram import gram_with_ones
+from jaxclassic.linear._newton import NewtonProblem, default_tol, newton_solve, weighted_sum
+from jaxclassic.linear.perceptron import _epoch_order
+from jaxclassic._solver import iterate
+from jaxclassic.svm import platt
+from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
+from jaxclassic.validation import (
+    check_array,
+    check_choice,
+    check_classifier_data,
+    check_int,
+    check_key,
+    check_predict_X,
+    check_scalar,
+    is_traced,
+)
+
+__all__ = ["LinearSVMParams", "fit_linear_svm", "primal_objective", "dual_objective"]
+
+LOSSES = ("hinge", "squared_hinge")
+METHODS = ("dual", "primal")
+#: LIBLINEAR skips a coordinate whose projected gradient is below this (``fabs(PG) > 1e-12``)
+_PG_SKIP = 1e-12
+#: rows per step of the dual sweep's loop, unrolled inside it: fewer loop steps run faster
+#: (about 3x from 1 to 32 rows on a CPU) but compile longer (about 10 s at 32), so small
+#: problems, which the loop overhead hardly slows, use the small block
+BLOCK_SMALL, BLOCK_LARGE, LARGE_N = 8, 32, 4096
+
+
+class LinearSVMParams(NamedTuple):
+    r"""A fitted binary linear SVM :math:`f(x) = w^\top x + b`, class 1 where :math:`f > 0`.
+
+    Attributes
+    ----------
+    coef : (n_features,) array
+        :math:`w`.
+    intercept : scalar array
+        :math:`b = c\,w_b` (``intercept_scaling`` times the bias weight; 0 without
+        ``fit_intercept``).
+    dual_coef : (n_samples,) array
+        :math:`\alpha_i t_i` for every training row (0 off the support), so that
+        :math:`\tilde w = \sum_i \alpha_i t_i\tilde x_i`.
+    n_iter : int32 scalar
+        Epochs (dual) or Newton iterations (primal).
+    converged : bool scalar
+        Whether the stopping rule met ``tol``.
+    probA, probB : scalar arrays
+        Platt's sigmoid :math:`P(y=1\mid f) = 1/(1 + e^{Af + B})` (NaN unless fitted with
+        ``probability=True``).
+    """
+
+    coef: jax.Array
+    intercept: jax.Array
+    dual_coef: jax.Array
+    n_iter: jax.Array
+    converged: jax.Array
+    probA: jax.Array
+    probB: jax.Array
+
+
+# --------------------------------------------------------------------------- objectives
+def _bias_feature(fit_intercept, intercept_scaling, dtype):
+    return jnp.where(jnp.asarray(fit_intercept), jnp.asarray(intercept_scaling, dtype), 0).astype(dtype)
+
+
+def _signs(y, dtype):
+    """{0, 1} class codes -> {-1, +1}; {-1, +1} pass through."""
+    y = jnp.asarray(y).astype(dtype)
+    return jnp.where(y > 0, 1, -1).astype(dtype)
+
+
+def primal_objective(params: LinearSVMParams, X, y, *, C=1.0, loss: str = "squared_hinge",
+                     fit_intercept: bool = True, intercept_scaling=1.0, sample_weight=None):
+    r""":math:`P = \tfrac12(\lVert w\rVert^2 + w_b^2) + C\sum_i s_i\,\ell(t_i, x_i^\top w + b)`,
+    :math:`w_b = b/c` (the regularised bias weight of LIBLINEAR's augmented feature).
+
+    ``y`` holds class codes {0, 1} (or signs {-1, +1}); ``loss`` names the shared loss.
+    """
+    loss_fn = getattr(losses, check_choice(loss, "loss", LOSSES))
+    X = jnp.asarray(X)
+    dtype = X.dtype
+    t = _signs(y, dtype)
+    sw = jnp.ones(X.shape[0], dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
+    c = _bias_feature(fit_intercept, intercept_scaling, dtype)
+    coef, intercept = params.coef.astype(dtype), params.intercept.astype(dtype)
+    wb = jnp.where(c > 0, intercept / jnp.where(c > 0, c, 1), 0)
+    f = _precision.matmul(X, coef) + intercept
+    return 0.5 * (jnp.sum(coef**2) + wb**2) + C * weighted_sum(sw, loss_fn(t, f))
+
+
+def dual_objective(params: LinearSVMParams, X, y, *, C=1.0, loss: str = "squared_hinge",
+                   fit_intercept: bool = True, intercept_scaling=1.0, sample_weight=None):
+    r"""The dual objective (to be maximised) at :math:`\alpha = ` ``dual_coef`` :math:`\cdot t`:
+
+    .. math:: D(\alpha) = \sum_i\alpha_i - \tfrac12\lVert\tilde w(\alpha)\rVert^2
+              - \sum_i \frac{\alpha_i^2}{4Cs_i}\ [\text{squared hinge}],
+              \qquad \tilde w(\alpha) = \sum_i\alpha_i t_i\tilde x_i.
+
+    Weak duality: :math:`D(\alpha) \le P(\tilde w)` for every feasible :math:`\alpha` and every
+    :math:`\tilde w`; equality at the optimum (the duality gap is 0).
+    """
+    loss = check_choice(loss, "loss", LOSSES)
+    X = jnp.asarray(X)
+    dtype = X.dtype
+    t = _signs(y, dtype)
+    sw = jnp.ones(X.shape[0], dtype) if sample_weight is None else jnp.asarray(sample_weight, dtype)
+    c = _bias_feature(fit_intercept, intercept_scaling, dtype)
+    beta = params.dual_coef.astype(dtype)  # alpha_i t_i
+    alpha = beta * t
+    w = _precision.matmul(beta, X)
+    wb = c * jnp.sum(beta)
+    value = jnp.sum(alpha) - 0.5 * (jnp.sum(w**2) + wb**2)
+    if loss == "squared_hinge":
+        positive = sw > 0
+        value = value - jnp.sum(jnp.where(positive, alpha**2 / (4 * C * jnp.where(positive, sw, 1)), 0))
+    return value
+
+
+# --------------------------------------------------------------------------- dual CD
+class _CDState(NamedTuple):
+    alpha: jax.Array
+    w: jax.Array
+    wb: jax.Array
+    active: jax.Array
+    pg_max_old: jax.Array
+    pg_min_old: jax.Array
+    epoch: jax.Array
+
+
+def _dual_cd(X, t, sw, C, tol, c, key, max_iter, *, loss, shuffle, shrinking):
+    """LIBLINEAR's ``solve_l2r_l1l2_svc`` (module docstring); returns ``(w~, alpha, n_iter,
+    converged)``."""
+    n, d = X.shape
+    dtype = X.dtype
+    block = BLOCK_LARGE if n >= LARGE_N else BLOCK_SMALL
+    positive = sw > 0
+    Cs = C * jnp.where(positive, sw, 0)
+    inf = jnp.asarray(jnp.inf, dtype)
+    if loss == "hinge":
+        upper = Cs
+        diag = jnp.zeros(n, dtype)
+    else:
+        upper = jnp.where(positive, inf, 0)
+        diag = jnp.where(positive, 0.5 / jnp.where(positive, Cs, 1), 0)
+    q_diag = jnp.sum(X * X, axis=1) + c * c + diag
+    n_positive = jnp.sum(positive.astype(jnp.int32))
+    big = jnp.asarray(jnp.finfo(dtype).max, dtype)
+
+    def epoch(state: _CDState):
+        # the active rows first: in a random order drawn from the epoch and their ranks
+        # (perceptron's rule: zero-weight rows change nothing), or in row order
+        if shuffle:
+            order = _epoch_order(key, state.epoch, state.active.astype(dtype), shuffle)
+        else:
+            order = jnp.argsort(jnp.logical_not(state.active), stable=True)
+        n_active = jnp.sum(state.active.astype(jnp.int32))
+        # blocks of BLOCK rows: one gather of the block's rows and one scatter of its alphas
+        # per while-loop step (the rows of an epoch are distinct), the visits unrolled inside
+        order = jnp.concatenate([order, jnp.full((-n) % block, n, order.dtype)])
+
+        def visit_block(b, carry):
+            alpha, w, wb, active, pg_max, pg_min = carry
+            idx = jax.lax.dynamic_slice_in_dim(order, b * block, block)
+            rows = X.at[idx].get(mode="fill", fill_value=0)
+            a_blk = alpha.at[idx].get(mode="fill", fill_value=0)
+            u_blk, d_blk, q_blk, t_blk = (v.at[idx].get(mode="fill", fill_value=0)
+                                          for v in (upper, diag, q_diag, t))
+            new_alphas, keep = [], []
+            for j in range(block):
+                xi, a, u, ti, q = rows[j], a_blk[j], u_blk[j], t_blk[j], q_blk[j]
+                live = b * block + j < n_active
+                G = ti * (_precision.dot(w, xi) + c * wb) - 1 + d_blk[j] * a
+                at_lower = a <= 0
+                at_upper = a >= u
+                shrink = shrinking & ((at_lower & (G > state.pg_max_old)) | (at_upper & (G < state.pg_min_old)))
+                pg = jnp.where(at_lower, jnp.minimum(G, 0), jnp.where(at_upper, jnp.maximum(G, 0), G))
+                counted = live & ~shrink
+                pg_max = jnp.where(counted, jnp.maximum(pg_max, pg), pg_max)
+                pg_min = jnp.where(counted, jnp.minimum(pg_min, pg), pg_min)
+                # a zero row without a bias (q = 0, hinge): G = -1, the optimum is alpha = U
+                target = jnp.where(q > 0, a - G / jnp.where(q > 0, q, 1), jnp.where(G < 0, inf, -inf))
+                new = jnp.where(counted & (jnp.abs(pg) > _PG_SKIP), jnp.clip(target, 0, u), a)
+                step = (new - a) * ti
+                w = w + step * xi
+                wb = wb + step * c
+                new_alphas.append(new)
+                keep.append(~(live & shrink))
+            alpha = alpha.at[idx].set(jnp.stack(new_alphas), mode="drop")
+            active = active.at[idx].set(active.at[idx].get(mode="fill", fill_value=False) & jnp.stack(keep),
+                                        mode="drop")
+            return alpha, w, wb, active, pg_max, pg_min
+
+        n_blocks = (n_active + block - 1) // block
+        alpha, w, wb, active, pg_max, pg_min = jax.lax.fori_loop(
+            0, n_blocks, visit_block, (state.alpha, state.w, state.wb, state.active, -inf, inf))
+        # no row measured (all shrunk): the range is empty, i.e. 0
+        gap = jnp.where(pg_max >= pg_min, pg_max - pg_min, 0)
+        all_active = jnp.sum(active.astype(jnp.int32)) == n_positive
+        # converged on the active set only: every row re-enters, thresholds reset (LIBLINEAR)
+        reset = (gap <= tol) & ~all_active
+        active = jnp.where(reset, positive, active)
+        pg_max_old = jnp.where(reset | (pg_max <= 0), inf, pg_max)
+        pg_min_old = jnp.where(reset | (pg_min >= 0), -inf, pg_min)
+        new_state = _CDState(alpha, w, wb, active, pg_max_old, pg_min_old, state.epoch + 1)
+        return new_state, jnp.where(reset, big, gap)
+
+    init = _CDState(jnp.zeros(n, dtype), jnp.zeros(d, dtype), jnp.zeros((), dtype), positive,
+                    inf, -inf, jnp.int32(0))
+    res = iterate(epoch, init, max_iter=max_iter, tol=tol, history_size=1)
+    final = res.carry
+    return final.w, final.wb, final.alpha, res.n_iter, res.converged
+
+
+# --------------------------------------------------------------------------- primal Newton
+def _primal_newton(X, t, sw, C, tol, c, max_iter):
+    """Finite Newton on the squared-hinge primal in (w, w_b) through ``newton_solve``."""
+    n, d = X.shape
+    dtype = X.dtype
+    s = jnp.where(sw > 0, sw, 0)
+    bias_row = jnp.concatenate([jnp.ones(d, dtype), c[None]])  # scales [X, 1] to [X, c]
+
+    def scores(theta):
+        return _precision.matmul(X, theta[:d]) + c * theta[d]
+
+    def objective(theta, f):
+        return 0.5 * jnp.sum(theta**2) + C * weighted_sum(s, losses.squared_hinge(t, f))
+
+    def derivatives(theta, f):
+        g, h = losses.grad_hess(losses.squared_hinge, t, f)
+        sg = jnp.where(s > 0, C * s * g, 0)
+        grad = theta + jnp.concatenate([_precision.matmul(sg, X), (c * jnp.sum(sg))[None]])
+        return grad, jnp.where(s > 0, C * s * h, 0)
+
+    def hessian(sh):
+        gram = gram_with_ones(X, sh) * bias_row[:, None] * bias_row[None, :]
+        return gram + jnp.eye(d + 1, dtype=dtype)
+
+    problem = NewtonProblem(scores, objective, derivatives, hessian, lambda f: t * f)
+    res = newton_solve(problem, jnp.zeros(d + 1, dtype), s, jnp.asarray(False), max_iter=max_iter,
+                       tol=tol, history_size=1, F0=jnp.zeros(n, dtype))
+    theta = res.B
+    # KKT: alpha_i = 2 C s_i max(0, 1 - t_i f_i) (stationarity of the L2-loss Lagrangian)
+    alpha = 2 * C * s * jnp.maximum(0, 1 - t * res.scores)
+    return theta[:d], theta[d], alpha, res.n_iter, res.converged
+
+
+# --------------------------------------------------------------------------- fit
+def _fit_binary(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle, shrinking):
+    """(coef, intercept, dual_coef, n_iter, converged) of one binary problem."""
+    if method == "dual":
+        w, wb, alpha, n_iter, converged = _dual_cd(X, t, sw, C, tol, c, key, max_iter, loss=loss,
+                                                   shuffle=shuffle, shrinking=shrinking)
+    else:
+        w, wb, alpha, n_iter, converged = _primal_newton(X, t, sw, C, tol, c, max_iter)
+    alpha = jnp.where(sw > 0, alpha, 0)
+    return w, c * wb, alpha * t, n_iter, converged
+
+
+@partial(jax.jit, static_argnames=("loss", "method", "shuffle", "shrinking", "probability", "n_folds"))
+def _fit_linear_svm(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle, shrinking,
+                    probability, n_folds):
+    dtype = X.dtype
+    fit_key, fold_key = jax.random.split(key)
+    kwargs = dict(loss=loss, method=method, shuffle=shuffle, shrinking=shrinking)
+    coef, intercept, dual_coef, n_iter, converged = _fit_binary(X, t, sw, C, tol, c, fit_key,
+                                                                max_iter, **kwargs)
+    prob_a = prob_b = jnp.asarray(jnp.nan, dtype)
+    if probability:
+        def fold_decision(train_weight):
+            w, b, *_ = _fit_binary(X, t, train_weight, C, tol, c, fit_key, max_iter, **kwargs)
+            return _precision.matmul(X, w) + b
+
+        prob_a, prob_b = platt.cross_validated_platt(fold_decision, t, sw, fold_key if shuffle else None,
+                                                     n_folds=n_folds)
+    return LinearSVMParams(coef, intercept, dual_coef, n_iter, converged, prob_a, prob_b)
+
+
+def fit_linear_svm(
+    X,
+    y,
+    *,
+    C=1.0,
+    loss: str = "squared_hinge",
+    method: str = "dual",
+    fit_intercept: bool = True,
+    intercept_scaling=1.0,
+    tol=None,
+    max_iter: int = 1000,
+    shrinking: bool = True,
+    probability: bool = False,
+    n_folds: int = 5,
+    sample_weight=None,
+    key=None,
+) -> LinearSVMParams:
+    r"""Fit a binary linear SVM (L1- or L2-loss, L2 penalty, LIBLINEAR's regularised bias).
+
+    .. math::
+        \min_{w, w_b}\ \tfrac12(\lVert w\rVert^2 + w_b^2)
+            + C\sum_i s_i\,\ell\bigl(t_i,\ x_i^\top w + c\,w_b\bigr),
+        \qquad b = c\,w_b,\ c = \texttt{intercept\_scaling},
+
+    :math:`\ell` the hinge or squared hinge of :mod:`jaxclassic.losses`. Multiclass:
+    :func:`jaxclassic.multiclass.fit_one_vs_rest` over this fit (what LIBLINEAR and
+    scikit-learn's ``LinearSVC`` do).
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) array
+    y : (n_samples,) array
+        Class codes {0, 1} (class 1 is the positive side), or signs {-1, +1} (concrete input
+        only; traced labels are read as codes).
+    C : float > 0
+        Inverse regularisation strength (traced: a grid of ``C`` is one ``vmap``).
+    loss : {"hinge", "squared_hinge"}
+        L1-loss or L2-loss SVM (scikit-learn's default is the squared hinge).
+    method : {"dual", "primal"}
+        ``"dual"``: LIBLINEAR's dual coordinate descent (either loss). ``"primal"``: finite
+        Newton with the generalised Hessian (squared hinge only; module docstring).
+    fit_intercept : bool
+        Append the constant feature ``intercept_scaling`` (static).
+    intercept_scaling : float > 0
+        :math:`c`; the intercept :math:`b = c w_b` is penalised through :math:`w_b`, as in
+        scikit-learn's ``LinearSVC`` (traced).
+    tol : float, optional
+        Dual: LIBLINEAR's stopping rule, :math:`\max PG - \min PG \le` ``tol`` over an epoch
+        (default ``1e-4``, scikit-learn's). Primal: :math:`\lVert\nabla P\rVert/\sum_i s_i
+        \le` ``tol`` (default ``1e-8`` in float64, ``1e-6`` in float32).
+    max_iter : int
+        Epochs (dual) or Newton iterations (primal); traced, a new value does not recompile.
+    shrinking : bool
+        LIBLINEAR's shrinking of the dual's active set (static; the solution does not depend
+        on it).
+    probability : bool
+        Also fit Platt's sigmoid on ``n_folds``-fold cross-validated decision values
+        (LIBSVM's procedure, :func:`jaxclassic.svm.platt.cross_validated_platt`), for
+        :func:`jaxclassic.svm.predict_proba`; costs ``n_folds`` more fits (one ``vmap``).
+    n_folds : int >= 2
+        Folds of the probability calibration (static).
+    sample_weight : (n_samples,) array, optional
+        Rescales :math:`C` row by row (:math:`U_i = C s_i`); a weight-0 row has no influence.
+    key : jax.random key, optional
+        When given, each dual epoch visits the rows in a fresh random order (LIBLINEAR
+        shuffles too) and the calibration folds are random; otherwise row order and
+        contiguous folds.
+
+    Returns
+    -------
+    LinearSVMParams
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> from jaxclassic.svm import fit_linear_svm, predict
+    >>> X = jnp.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+    >>> params = fit_linear_svm(X, jnp.array([0, 0, 1, 1]), C=10.0, tol=1e-8)
+    >>> predict(params, X).tolist(), bool(params.converged)
+    ([0, 0, 1, 1], True)
+
+    References
+    ----------
+    Hsieh et al., ICML 2008; Fan et al., JMLR 9 (2008); Mangasarian (2002); Platt (1999).
+    """
+    loss = check_choice(loss, "loss", LOSSES)
+    method = check_choice(method, "method", METHODS)
+    if method == "primal" and loss == "hinge":
+        raise ValueError("method='primal' needs loss='squared_hinge' (the hinge loss is not "
+                         "differentiable; use method='dual' for it), got loss='hinge'")
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    n_folds = check_int(n_folds, "n_folds", low=2)
+    for name, flag in (("fit_intercept", fit_intercept), ("shrinking", shrinking),
+                       ("probability", probability)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
+    C = check_scalar(C, "C", low=0.0, include_low=False)
+    intercept_scaling = check_scalar(intercept_scaling, "intercept_scaling", low=0.0, include_low=False)
+    X = check_array(X, "X")
+    y = _codes(y)
+    X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
+    if tol is None:
+        tol = 1e-4 if method == "dual" else default_tol(X.dtype)
+    tol = check_scalar(tol, "tol", low=0.0)
+    shuffle = key is not None
+    key = check_key(key) if shuffle else jax.random.key(0)
+    as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
+    c = _bias_feature(fit_intercept, as_array(intercept_scaling), X.dtype)
+    return _fit_linear_svm(X, (2 * y - 1).astype(X.dtype), sw, as_array(C), as_array(tol), c, key,
+                           jnp.asarray(max_iter, jnp.int32), loss=loss, method=method,
+                           shuffle=shuffle, shrinking=shrinking, probability=probability,
+                           n_folds=n_folds)
+
+
+def _codes(y):
+    """Signs {-1, +1} (concrete) -> codes {0, 1}; anything else unchanged (validated later)."""
+    if is_traced(y) or y is None:
+        return y
+    arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if arr.dtype.kind in "iuf" and arr.size and np.isin(arr, (-1, 1)).all() and (arr == -1).any():
+        return (arr > 0).astype(np.int32)
+    return y
+
+
+# --------------------------------------------------------------------------- predict
+def _decision(params: LinearSVMParams, X):
+    X = check_predict_X(X, params.coef.dtype, params.coef.shape[-1])
+    return _precision.matmul(X, params.coef.astype(X.dtype)) + params.intercept.astype(X.dtype)
+
+
+def _predict(params: LinearSVMParams, X):
+    return (_decision(params, X) > 0).astype(jnp.int32)
+
+
+def _predict_proba(params: LinearSVMParams, X):
+    platt.check_calibrated(params)
+    return platt.sigmoid_proba(_decision(params, X), params.probA, params.probB)
+
+
+def _support_vectors(params: LinearSVMParams, X):
+    """The training rows with :math:`\\alpha_i > 0` (host side; pass the training ``X``)."""
+    X = np.asarray(X)
+    beta = np.asarray(params.dual_coef)
+    if X.shape[0] != beta.shape[-1]:
+        raise ValueError(f"X must be the training data ({beta.shape[-1]} rows), got {X.shape[0]} rows")
+    return X[np.flatnonzero(beta != 0)]
+
+
+decision_function.register(LinearSVMParams, _decision)
+predict.register(LinearSVMParams, _predict)
+predict_proba.register(LinearSVMParams, _predict_proba)
+support_vectors.register(LinearSVMParams, _support_vectors)
