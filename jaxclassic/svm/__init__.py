@@ -8,3 +8,4 @@ from jaxclassic.svm._api import support_vectors
 from jaxclassic.svm.linear import LinearSVMParams
 from jaxclassic.svm.linear import fit_linear_svm
 from jaxclassic.svm.platt import platt_scale
+from jaxclassic.svm.kernel import fit_kernel_svm
