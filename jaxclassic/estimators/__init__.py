@@ -41,13 +41,14 @@ from jaxclassic.estimators.ensemble import BaggingClassifier
 from jaxclassic.estimators.ensemble import BaggingRegressor
 from jaxclassic.estimators.ensemble import RandomForestClassifier
 from jaxclassic.estimators.ensemble import RandomForestRegressor
-from jaxclassic.estimators.ensemble import StackingClassifier
-from jaxclassic.estimators.ensemble import StackingRegressor
-from jaxclassic.estimators.ensemble import VotingClassifier
-from jaxclassic.estimators.ensemble import VotingRegressor
+from jaxclassic.estimators.voting import StackingClassifier
+from jaxclassic.estimators.voting import StackingRegressor
+from jaxclassic.estimators.voting import VotingClassifier
+from jaxclassic.estimators.voting import VotingRegressor
 from jaxclassic.estimators.neighbors import KNeighborsClassifier
 from jaxclassic.estimators.neighbors import KNeighborsRegressor
 from jaxclassic.estimators.neighbors import KernelDensity
+from jaxclassic.estimators.linear_svm import LinearSVC
 
 __all__ = [
     "config_context",
@@ -85,4 +86,5 @@ __all__ = [
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "KernelDensity",
+    "LinearSVC",
 ]

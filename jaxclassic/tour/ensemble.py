@@ -96,7 +96,7 @@ def _meta_rows(datasets, train_test_split) -> list[TourRow]:
     from sklearn.tree import DecisionTreeClassifier as SkTree
 
     from jaxclassic.estimators.discriminant import GaussianNB
-    from jaxclassic.estimators.ensemble import StackingClassifier, VotingClassifier
+    from jaxclassic.estimators.voting import StackingClassifier, VotingClassifier
     from jaxclassic.estimators.linear_classification import LogisticRegression
     from jaxclassic.estimators.tree import DecisionTreeClassifier
 
