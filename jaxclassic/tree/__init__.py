@@ -1,5 +1,5 @@
 """Decision trees: binning, the CART histogram engine, and the shared tree API (ID3, C4.5,
-pruning and export add their names below, one import a line)."""
+pruning, the choice of its α and export add their names below, one import a line)."""
 
 from jaxclassic.tree._api import apply
 from jaxclassic.tree._api import feature_importances
@@ -22,8 +22,8 @@ from jaxclassic.tree.c45 import gain_ratio
 from jaxclassic.tree.c45 import pessimistic_prune
 from jaxclassic.tree.c45 import upper_error_bound
 from jaxclassic.tree.export import export_text
-from jaxclassic.tree.pruning import CostComplexityCV
 from jaxclassic.tree.pruning import CostComplexityPath
-from jaxclassic.tree.pruning import choose_ccp_alpha
 from jaxclassic.tree.pruning import cost_complexity_path
 from jaxclassic.tree.pruning import prune
+from jaxclassic.tree.ccp_selection import CostComplexityCV
+from jaxclassic.tree.ccp_selection import choose_ccp_alpha
