@@ -48,7 +48,6 @@ from jaxclassic.estimators.voting import VotingRegressor
 from jaxclassic.estimators.neighbors import KNeighborsClassifier
 from jaxclassic.estimators.neighbors import KNeighborsRegressor
 from jaxclassic.estimators.neighbors import KernelDensity
-from jaxclassic.estimators.linear_svm import LinearSVC
 
 __all__ = [
     "config_context",
@@ -86,5 +85,4 @@ __all__ = [
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "KernelDensity",
-    "LinearSVC",
 ]
