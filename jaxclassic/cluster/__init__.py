@@ -4,6 +4,8 @@ by EM. Each model module adds its public names below, one import a line."""
 from jaxclassic.cluster._api import predict
 from jaxclassic.cluster._api import predict_proba
 from jaxclassic.cluster._api import score_samples
+from jaxclassic.cluster.hierarchical import agglomerative
+from jaxclassic.cluster.hierarchical import cut_tree
 from jaxclassic.cluster.kmeans import KMeansElbow
 from jaxclassic.cluster.kmeans import KMeansParams
 from jaxclassic.cluster.kmeans import fit_kmeans
