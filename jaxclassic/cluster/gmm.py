@@ -79,7 +79,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import _tiling
+from jaxclassic import _precision, _tiling
 from jaxclassic._solver import iterate, minimize_optax
 from jaxclassic.cluster import _api
 from jaxclassic.cluster import _gmm_covariance as _cov
@@ -107,6 +107,7 @@ __all__ = [
     "aic",
     "sample",
     "n_parameters",
+    "precisions",
 ]
 
 COVARIANCE_TYPES = _cov.COVARIANCE_TYPES
@@ -557,6 +558,16 @@ def score(params, X, sample_weight=None):
     return jnp.sum(jnp.where(sw > 0, sw * ll, 0)) / jnp.sum(sw)
 
 
+def precisions(params):
+    """The precision matrices :math:`\Lambda_k = \Sigma_k^{-1} = P_kP_k^\top` (shape of
+    ``covariances``; :math:`P^2` for ``diag`` / ``spherical``), scikit-learn's ``precisions_``."""
+    _check_params(params)
+    prec_chol = jnp.asarray(params.precisions_cholesky)
+    if params.covariance_type in ("full", "tied"):
+        return _precision.matmul(prec_chol, jnp.swapaxes(prec_chol, -1, -2))
+    return jnp.square(prec_chol)
+
+
 def n_parameters(params) -> int:
     """Free parameters of the mixture (scikit-learn's ``_n_parameters``): ``K - 1`` weights,
     ``K d`` means and ``K d(d+1)/2`` (full), ``d(d+1)/2`` (tied), ``K d`` (diag) or ``K``
@@ -644,9 +655,9 @@ def _sample(params, key, n_samples):
     noise = jax.random.normal(key_noise, (n_samples, d), dtype=params.means.dtype)
     if covariance_type == "full":
         chol = jnp.linalg.cholesky(params.covariances)
-        offset = jnp.einsum("nde,ne->nd", chol[labels], noise, precision=jax.lax.Precision.HIGHEST)
+        offset = _precision.einsum("nde,ne->nd", chol[labels], noise)
     elif covariance_type == "tied":
-        offset = noise @ jnp.linalg.cholesky(params.covariances).T
+        offset = _precision.matmul(noise, jnp.linalg.cholesky(params.covariances).T)
     elif covariance_type == "diag":
         offset = noise * jnp.sqrt(params.covariances[labels])
     else:
