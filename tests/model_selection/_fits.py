@@ -88,6 +88,9 @@ class FitCase(NamedTuple):
     skips its case by name; ``scorer`` builds the score from the response; ``data`` is one
     of "regression", "binary", "multiclass", "categorical", "categorical_multiclass";
     ``rtol`` reflects the fit's solver (closed forms tight, iterative solvers their tolerance).
+    ``instance_fields`` names the params fields that hold the training rows themselves
+    (instance-based models such as k-NN): those are compared on each fold's positive-weight
+    rows, the rows a sliced fit keeps.
     """
 
     name: str
@@ -98,6 +101,7 @@ class FitCase(NamedTuple):
     fit_kwargs: dict
     data: str
     rtol: float = 1e-8
+    instance_fields: tuple = ()
 
 
 FIT_CASES = [
@@ -141,6 +145,13 @@ FIT_CASES = [
             "jaxclassic.ensemble:predict_proba", "log_loss_scorer", {"learning_rate": 0.5},
             {"loss": "log_loss", "n_classes": 3, "n_estimators": 3, "max_depth": 2, "n_bins": 8},
             "categorical_multiclass"),
+    # k-NN: k, task and weights are static; a fold's zero-weight rows are never neighbours
+    FitCase("knn_classification", "jaxclassic.neighbors:fit_knn", "jaxclassic.neighbors:predict",
+            "accuracy_scorer", {}, {"k": 5, "task": "classification", "n_classes": 3}, "multiclass",
+            instance_fields=("fit_X", "y", "sample_weight")),
+    FitCase("knn_regression", "jaxclassic.neighbors:fit_knn", "jaxclassic.neighbors:predict",
+            "neg_mse_scorer", {}, {"k": 4, "task": "regression", "weights": "distance"}, "regression",
+            instance_fields=("fit_X", "y", "sample_weight")),
     # forests and bagging take a key (not hashable, so not a static fit_kwarg): the wrappers
     # below fix it
     FitCase("random_forest_classification", "tests.model_selection._fits:random_forest_fit",
