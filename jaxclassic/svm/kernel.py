@@ -70,12 +70,13 @@ import numpy as np
 
 from jaxclassic import _precision, _tiling, kernels
 from jaxclassic.exceptions import ConvergenceWarning
-from jaxclassic.svm import _smo
-from jaxclassic.svm._api import decision_function, predict, support_vectors
+from jaxclassic.svm import _smo, platt
+from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
     check_choice,
     check_classifier_data,
     check_int,
+    check_key,
     check_predict_X,
     check_scalar,
     is_traced,
@@ -165,6 +166,9 @@ class KernelSVMParams(NamedTuple):
         Whether the maximal violating pair gap reached ``tol``.
     error : scalar array
         The maximal violating pair gap :math:`m(\alpha) - M(\alpha)` at exit.
+    probA, probB : scalar arrays
+        Platt's sigmoid :math:`P(y=1\mid f) = 1/(1 + e^{Af + B})` from cross-validated decision
+        values (:mod:`jaxclassic.svm.platt`); NaN unless fitted with ``probability=True``.
     kernel : KernelSpec
         Static: the kernel's name (or callable) and degree.
     """
@@ -179,6 +183,8 @@ class KernelSVMParams(NamedTuple):
     n_iter: jax.Array
     converged: jax.Array
     error: jax.Array
+    probA: jax.Array
+    probB: jax.Array
     kernel: KernelSpec
 
 
@@ -347,23 +353,38 @@ def choose_working_set(working_set: str, n_variables: int, spec: KernelSpec) -> 
 
 # --------------------------------------------------------------------------- fit
 @partial(jax.jit, static_argnames=("spec", "storage", "cache_rows", "memory_budget", "working_set",
-                                   "batch_size"))
-def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, *, spec, storage, cache_rows, memory_budget,
-         working_set, batch_size):
+                                   "batch_size", "probability", "n_folds"))
+def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_rows, memory_budget,
+         working_set, batch_size, probability, n_folds):
     signs = jnp.where(y == 1, 1.0, -1.0).astype(X.dtype)
-    upper = jnp.where(sw > 0, C * sw, 0.0).astype(X.dtype)
-    problem = _smo.DualProblem(signs, -jnp.ones_like(signs), upper)
     oracle, QD = build_oracle(spec, X, gamma, coef0, storage, cache_rows, memory_budget)
-    res = _smo.solve(problem, oracle, QD, tol=tol, max_iter=max_iter, working_set=working_set,
-                     batch_size=batch_size)
+
+    def solve(weight):
+        upper = jnp.where(weight > 0, C * weight, 0.0).astype(X.dtype)
+        problem = _smo.DualProblem(signs, -jnp.ones_like(signs), upper)
+        return _smo.solve(problem, oracle, QD, tol=tol, max_iter=max_iter, working_set=working_set,
+                          batch_size=batch_size)
+
+    res = solve(sw)
+    prob_a = prob_b = jnp.asarray(jnp.nan, X.dtype)
+    if probability:
+        def fold_decision(train_weight):
+            fold = solve(train_weight)
+            coef = fold.alpha * signs
+            if storage == "gram":
+                return _precision.matmul(oracle.K, coef) - fold.rho
+            return kernel_expansion(X, coef, spec, gamma, coef0, X) - fold.rho
+
+        prob_a, prob_b = platt.cross_validated_platt(fold_decision, signs, sw, key, n_folds=n_folds)
     return KernelSVMParams(X, res.alpha, res.alpha * signs, -res.rho, gamma, coef0, res.objective,
-                           res.n_iter, res.converged, res.gap, spec)
+                           res.n_iter, res.converged, res.gap, prob_a, prob_b, spec)
 
 
 def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degree: int = 3,
                    tol=1e-3, max_iter: int | None = None, memory_budget: int | None = None,
                    storage: str = "auto", working_set: str = "auto", batch_size: int = DEFAULT_BATCH_SIZE,
-                   check_kernel: bool = True, sample_weight=None, key=None) -> KernelSVMParams:
+                   check_kernel: bool = True, probability: bool = False, n_folds: int = 5,
+                   sample_weight=None, key=None) -> KernelSVMParams:
     r"""Fit a binary soft-margin kernel SVM (C-SVC) by SMO.
 
     Minimises the dual :math:`\tfrac12\alpha^\top Q\alpha - e^\top\alpha` subject to
@@ -394,9 +415,15 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     batch_size : int >= 2 (static)
     check_kernel : bool
         Check a callable kernel's Gram matrix on up to 100 rows (:func:`kernels.check_mercer`).
+    probability : bool
+        Also fit Platt's sigmoid on ``n_folds``-fold cross-validated decision values (LIBSVM's
+        procedure, :func:`jaxclassic.svm.platt.cross_validated_platt`; the folds' fits are one
+        ``vmap``) for :func:`jaxclassic.svm.predict_proba`.
+    n_folds : int >= 2 (static), folds of the probability calibration
     sample_weight : (n_samples,) array, optional
         Row weights :math:`s_i` (upper bounds :math:`C s_i`).
-    key : unused (the fit is deterministic)
+    key : jax.random key, optional
+        Only for ``probability=True``: shuffled calibration folds (contiguous folds without).
 
     Returns
     -------
@@ -420,12 +447,17 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     ----------
     Fan, Chen & Lin, JMLR 6 (2005); Chang & Lin, ACM TIST 2 (2011).
     """
-    del key
     spec = check_kernel_args(kernel, degree, gamma, coef0)
     C = check_C(C)
     tol = check_scalar(tol, "tol", low=0.0)
     max_iter = DEFAULT_MAX_ITER if max_iter is None else check_int(max_iter, "max_iter", low=1)
     batch_size = check_int(batch_size, "batch_size", low=2)
+    n_folds = check_int(n_folds, "n_folds", low=2)
+    for name, flag in (("check_kernel", check_kernel), ("probability", probability)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
+    shuffle = key is not None
+    key = check_key(key) if shuffle else None
     X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
     if check_kernel:
         check_callable_kernel(spec, X, sample_weight)
@@ -434,8 +466,9 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     working_set = choose_working_set(working_set, X.shape[0], spec)
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
     params = _fit(X, y, sw, as_array(C), resolve_gamma(gamma, X, sw), as_array(coef0), as_array(tol),
-                  jnp.asarray(max_iter, jnp.int32), spec=spec, storage=storage, cache_rows=cache_rows,
-                  memory_budget=memory_budget, working_set=working_set, batch_size=batch_size)
+                  jnp.asarray(max_iter, jnp.int32), key, spec=spec, storage=storage, cache_rows=cache_rows,
+                  memory_budget=memory_budget, working_set=working_set, batch_size=batch_size,
+                  probability=probability, n_folds=n_folds)
     warn_not_converged(params, "fit_kernel_svm", max_iter)
     return params
 
@@ -466,6 +499,11 @@ def _predict(params: KernelSVMParams, X):
     return (_decision_function(params, X) >= 0).astype(jnp.int32)
 
 
+def _predict_proba(params: KernelSVMParams, X):
+    platt.check_calibrated(params)
+    return platt.sigmoid_proba(_decision_function(params, X), params.probA, params.probB)
+
+
 def restrict_to_support(params: KernelSVMParams) -> KernelSVMParams:
     """The same model with only its support vectors (host side; not jittable): ``X_fit``,
     ``alpha``, ``dual_coef`` restricted to ``alpha > 0`` (scikit-learn's layout), so that
@@ -484,4 +522,5 @@ def _support_vectors(params: KernelSVMParams):
 
 decision_function.register(KernelSVMParams, _decision_function)
 predict.register(KernelSVMParams, _predict)
+predict_proba.register(KernelSVMParams, _predict_proba)
 support_vectors.register(KernelSVMParams, _support_vectors)
