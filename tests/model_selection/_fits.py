@@ -163,6 +163,10 @@ FIT_CASES = [
             {"task": "regression", "n_estimators": 4, "max_depth": 3, "n_bins": 8}, "categorical"),
     FitCase("bagging_ridge", "tests.model_selection._fits:bagged_ridge_fit", "jaxclassic.ensemble:predict",
             "neg_mse_scorer", {"alpha": 0.7}, {"n_estimators": 4}, "regression"),
+    # kernel SVM (SMO): a fold's zero-weight rows have upper bound 0 and are never selected
+    FitCase("kernel_svm", "jaxclassic.svm:fit_kernel_svm", "jaxclassic.svm:predict", "accuracy_scorer",
+            {"C": 0.7, "gamma": 0.3}, {"kernel": "rbf", "tol": 1e-8}, "binary", 1e-6,
+            instance_fields=("X_fit", "alpha", "dual_coef")),
 ]
 
 
