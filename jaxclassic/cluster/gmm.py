@@ -412,7 +412,7 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
     >>> import jax, numpy as np
     >>> from jaxclassic.cluster import fit_gmm, predict
     >>> X = np.r_[np.random.default_rng(0).normal(size=(50, 2)), 8 + np.random.default_rng(1).normal(size=(50, 2))]
-    >>> params = fit_gmm(X, 2, key=jax.random.key(0), init="random")
+    >>> params = fit_gmm(X, 2, key=jax.random.key(0))
     >>> sorted(np.round(np.asarray(params.weights), 2).tolist())
     [0.5, 0.5]
     >>> int((np.asarray(predict(params, X))[:50] == np.asarray(predict(params, X))[0]).sum())
@@ -559,7 +559,7 @@ def score(params, X, sample_weight=None):
 
 
 def precisions(params):
-    """The precision matrices :math:`\Lambda_k = \Sigma_k^{-1} = P_kP_k^\top` (shape of
+    r"""The precision matrices :math:`\Lambda_k = \Sigma_k^{-1} = P_kP_k^\top` (shape of
     ``covariances``; :math:`P^2` for ``diag`` / ``spherical``), scikit-learn's ``precisions_``."""
     _check_params(params)
     prec_chol = jnp.asarray(params.precisions_cholesky)

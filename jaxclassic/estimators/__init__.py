@@ -48,6 +48,7 @@ from jaxclassic.estimators.voting import VotingRegressor
 from jaxclassic.estimators.neighbors import KNeighborsClassifier
 from jaxclassic.estimators.neighbors import KNeighborsRegressor
 from jaxclassic.estimators.neighbors import KernelDensity
+from jaxclassic.estimators.mixture import GaussianMixture
 
 __all__ = [
     "config_context",
@@ -85,4 +86,5 @@ __all__ = [
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "KernelDensity",
+    "GaussianMixture",
 ]
