@@ -92,7 +92,7 @@ from jaxclassic.validation import (
 )
 
 __all__ = ["KMeansParams", "KMeansElbow", "fit_kmeans", "kmeans_plusplus", "kmeans_elbow",
-           "transform"]
+           "transform", "inertia"]
 
 INIT_METHODS = ("k-means++", "random")
 
@@ -605,3 +605,27 @@ def transform(params: KMeansParams, X) -> jax.Array:
 def _transform_jit(centres, X, *, tile):
     return _tiling.map_row_tiles(
         lambda rows: _tiling.pairwise_distances(rows, centres.astype(X.dtype)), X, tile=tile)
+
+
+def inertia(params: KMeansParams, X, sample_weight=None) -> jax.Array:
+    r"""Inertia of ``X`` under fitted centres: :math:`\sum_i s_i \min_j \lVert x_i - c_j\rVert^2`
+    (the nearest centre by :func:`predict`'s rule, the distance by exact differences).
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> p = fit_kmeans(jnp.array([[0.0], [2.0]]), 1, key=jax.random.key(0))
+    >>> float(inertia(p, jnp.array([[4.0], [1.0]])))
+    9.0
+    """
+    centres = params.cluster_centers
+    X = check_predict_X(X, centres.dtype, centres.shape[1])
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    return _inertia_jit(centres, X, sw, tile=_tile(X.shape[0], centres.shape[0], X.dtype.itemsize))
+
+
+@partial(jax.jit, static_argnames=("tile",))
+def _inertia_jit(centres, X, sw, *, tile):
+    centres = centres.astype(X.dtype)
+    labels = _assign(X, centres, jnp.ones((centres.shape[0],), bool), tile)[0]
+    return jnp.sum(sw * jnp.sum(jnp.square(X - centres[labels]), axis=1))

@@ -48,6 +48,8 @@ from jaxclassic.estimators.voting import VotingRegressor
 from jaxclassic.estimators.neighbors import KNeighborsClassifier
 from jaxclassic.estimators.neighbors import KNeighborsRegressor
 from jaxclassic.estimators.neighbors import KernelDensity
+from jaxclassic.estimators.cluster import AgglomerativeClustering
+from jaxclassic.estimators.cluster import KMeans
 from jaxclassic.estimators.mixture import GaussianMixture
 
 __all__ = [
@@ -86,5 +88,7 @@ __all__ = [
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "KernelDensity",
+    "KMeans",
+    "AgglomerativeClustering",
     "GaussianMixture",
 ]

@@ -1,0 +1,264 @@
+"""scikit-learn-compatible clustering: ``KMeans`` and ``AgglomerativeClustering``.
+
+Thin wrappers over :mod:`jaxclassic.cluster`: they validate the input, pad the rows of k-means
+to a shape bucket with zero weights (refits of nearby sizes reuse one compiled program; a row
+of weight 0 has no influence on the core's k-means), call the functional fit and store its
+result with scikit-learn's fitted attributes. The maths lives in the core.
+
+Differences from scikit-learn, documented on the classes:
+
+* ``KMeans``: Lloyd's algorithm only (no ``algorithm="elkan"``, no sparse input); the seeds
+  come from ``jax.random`` (a key drawn from ``random_state``), so a fit equals scikit-learn's
+  only from the same explicit ``init`` centres; the tolerance is scaled by the *weighted*
+  feature variance (scikit-learn: unweighted), so zero-weight rows have no influence.
+* ``AgglomerativeClustering``: no ``connectivity``, ``memory``, ``compute_full_tree``
+  (the full tree is always built); ``linkage`` also accepts ``"weighted"``, ``"centroid"``
+  and ``"median"``; ``children_`` rows follow SciPy's merge order and numbering (the merges
+  are scikit-learn's on data without tied distances).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import jax
+import numpy as np
+from sklearn.base import ClusterMixin, TransformerMixin
+
+from jaxclassic.cluster import hierarchical as _hc
+from jaxclassic.cluster import kmeans as _km
+from jaxclassic.estimators._base import (
+    BaseEstimator,
+    _n_padded,
+    compute_dtype,
+    dtype_scope,
+    fit_sample_weight,
+    fitted_dtype,
+    pad_rows,
+    prepare_predict,
+    start_fit,
+    to_core,
+    to_host,
+    validate_data,
+)
+
+__all__ = ["KMeans", "AgglomerativeClustering"]
+
+
+def _key(random_state):
+    """A ``jax.random`` key drawn from scikit-learn's ``random_state``."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return jax.random.key(int(random_state))
+    from sklearn.utils import check_random_state
+
+    return jax.random.key(int(check_random_state(random_state).randint(0, 2**31 - 1)))
+
+
+def _check_int(value, name, low):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return int(value)
+
+
+class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
+    """k-means by Lloyd's algorithm (:func:`jaxclassic.cluster.fit_kmeans`).
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    init : {"k-means++", "random"} or array of shape (n_clusters, n_features), default="k-means++"
+        k-means++ is scikit-learn's greedy variant (``2 + log(k)`` candidates a centre).
+    n_init : "auto" or int, default="auto"
+        Restarts (vmapped in one program); ``"auto"``: 1 for k-means++ or an array, 10 for
+        ``"random"`` (scikit-learn's rule).
+    max_iter : int, default=300
+    tol : float, default=1e-4
+        On the total squared centre shift, relative to the mean (weighted) feature variance.
+    random_state : int, RandomState or None, default=None
+        Draws the ``jax.random`` key of the seeding.
+
+    Attributes
+    ----------
+    cluster_centers_ : (n_clusters, n_features) array
+    labels_ : (n_samples,) array
+    inertia_ : float
+    n_iter_ : int
+    n_features_in_ : int
+    params_ : KMeansParams
+        The core's fitted params (labels over the padded rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [10.0, 0.0], [10.0, 1.0]])
+    >>> km = KMeans(n_clusters=2, random_state=0).fit(X)
+    >>> sorted(km.cluster_centers_[:, 0].tolist()), km.inertia_
+    ([0.0, 10.0], 1.0)
+    """
+
+    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4,
+                 random_state=None):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    def _n_init(self):
+        if isinstance(self.n_init, str):
+            if self.n_init != "auto":
+                raise ValueError(f"n_init must be 'auto' or an int >= 1, got {self.n_init!r}")
+            return 10 if isinstance(self.init, str) and self.init == "random" else 1
+        return _check_int(self.n_init, "n_init", 1)
+
+    @dtype_scope
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster ``X`` (``y`` ignored); returns ``self``."""
+        n_clusters = _check_int(self.n_clusters, "n_clusters", 1)
+        max_iter = _check_int(self.max_iter, "max_iter", 1)
+        n_init = self._n_init()
+        if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
+            raise ValueError(f"tol must be a float >= 0, got {self.tol!r}")
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=True)
+        dtype = start_fit(self, compute_dtype(X.dtype))
+        X = X.astype(dtype, copy=False)
+        n = X.shape[0]
+        if n < n_clusters:
+            raise ValueError(f"n_samples={n} should be >= n_clusters={n_clusters}.")
+        sw = fit_sample_weight(sample_weight, X, dtype)
+        init = self.init
+        if not isinstance(init, str):
+            init = np.asarray(init, dtype=dtype)
+            if init.shape != (n_clusters, X.shape[1]):
+                raise ValueError(f"The shape of the initial centers {init.shape} does not match "
+                                 f"the number of clusters {n_clusters} and features {X.shape[1]}.")
+            n_init = 1
+        Xp, _, swp = pad_rows(X, None, sw, _n_padded(X))
+        Xj, swj = to_core(Xp, swp)
+        params = _km.fit_kmeans(Xj, n_clusters, key=_key(self.random_state), init=init, n_init=n_init,
+                                max_iter=max_iter, tol=float(self.tol), sample_weight=swj,
+                                n_local_trials="auto")
+        self.params_ = to_host(params)
+        self.cluster_centers_ = self.params_.cluster_centers
+        self.labels_ = self.params_.labels[:n].astype(np.int64)
+        self.inertia_ = float(params.inertia)
+        self.n_iter_ = int(params.n_iter)
+        return self
+
+    @dtype_scope
+    def predict(self, X):
+        """Index of the nearest centre of every row."""
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(_km.predict(self.params_, Xp))[:n].astype(np.int64)
+
+    @dtype_scope
+    def transform(self, X):
+        """Euclidean distances to every centre, (n_samples, n_clusters)."""
+        Xp, n = prepare_predict(self, X)
+        return np.asarray(_km.transform(self.params_, Xp))[:n]
+
+    @dtype_scope
+    def score(self, X, y=None, sample_weight=None):
+        """Minus the inertia of ``X`` under the fitted centres (scikit-learn's ``score``)."""
+        Xp, n = prepare_predict(self, X)
+        sw = fit_sample_weight(sample_weight, np.empty((n, 0)), fitted_dtype(self))
+        swp = np.zeros(Xp.shape[0], sw.dtype)
+        swp[:n] = sw
+        return -float(_km.inertia(self.params_, Xp, sample_weight=swp))
+
+
+class AgglomerativeClustering(ClusterMixin, BaseEstimator):
+    """Agglomerative clustering (:func:`jaxclassic.cluster.agglomerative`, :func:`~jaxclassic.cluster.cut_tree`).
+
+    Parameters
+    ----------
+    n_clusters : int or None, default=2
+        Clusters of the cut; None with ``distance_threshold``.
+    metric : str, default="euclidean"
+        ``"euclidean"`` (``"l2"``), ``"manhattan"`` (``"l1"``, ``"cityblock"``), ``"cosine"``;
+        euclidean only for ward, centroid and median.
+    linkage : {"ward", "complete", "average", "single", "weighted", "centroid", "median"}, default="ward"
+    distance_threshold : float or None, default=None
+        Merges at heights below it are kept (scikit-learn's rule); exactly one of this and
+        ``n_clusters`` is None.
+    compute_distances : bool, default=False
+        Store ``distances_`` (always stored with ``distance_threshold``).
+
+    Attributes
+    ----------
+    n_clusters_ : int
+    labels_ : (n_samples,) array
+        Numbered by the first row of each cluster.
+    n_leaves_ : int
+    n_connected_components_ : int
+        Always 1 (no connectivity).
+    children_ : (n_samples - 1, 2) array
+        SciPy's merge order and ids: node ``n_samples + i`` merges ``children_[i]``.
+    distances_ : (n_samples - 1,) array
+        The merge heights (SciPy's; scikit-learn's ward distances too).
+    linkage_matrix_ : (n_samples - 1, 4) array
+        The SciPy linkage matrix.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [5.0], [7.0]])
+    >>> AgglomerativeClustering(n_clusters=2, linkage="single").fit(X).labels_.tolist()
+    [0, 0, 1, 1]
+    """
+
+    _METRICS = {"euclidean": "euclidean", "l2": "euclidean", "manhattan": "manhattan", "l1": "manhattan",
+                "cityblock": "manhattan", "cosine": "cosine"}
+
+    def __init__(self, n_clusters=2, *, metric="euclidean", linkage="ward", distance_threshold=None,
+                 compute_distances=False):
+        self.n_clusters = n_clusters
+        self.metric = metric
+        self.linkage = linkage
+        self.distance_threshold = distance_threshold
+        self.compute_distances = compute_distances
+
+    @dtype_scope
+    def fit(self, X, y=None):
+        """Build the tree of ``X`` and cut it (``y`` ignored); returns ``self``."""
+        if (self.n_clusters is None) == (self.distance_threshold is None):
+            raise ValueError("Exactly one of n_clusters and distance_threshold has to be set, and "
+                             "the other needs to be None.")
+        if self.n_clusters is not None:
+            _check_int(self.n_clusters, "n_clusters", 1)
+        if self.distance_threshold is not None and not self.distance_threshold >= 0:
+            raise ValueError(f"distance_threshold must be >= 0, got {self.distance_threshold!r}")
+        if self.metric not in self._METRICS:
+            raise ValueError(f"metric must be one of {sorted(self._METRICS)}, got {self.metric!r}")
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, reset=True)
+        dtype = start_fit(self, compute_dtype(X.dtype))
+        n = X.shape[0]
+        if self.n_clusters is not None and self.n_clusters > n:
+            raise ValueError(f"Cannot extract more clusters than samples: {self.n_clusters} clusters "
+                             f"were given for a tree with {n} leaves.")
+        (Xj,) = to_core(X.astype(dtype, copy=False))
+        Z = _hc.agglomerative(Xj, linkage=self.linkage, metric=self._METRICS[self.metric])
+        heights = np.asarray(Z[:, 2])
+        if self.distance_threshold is not None:
+            self.n_clusters_ = int(np.count_nonzero(heights >= self.distance_threshold)) + 1
+        else:
+            self.n_clusters_ = int(self.n_clusters)
+        self.linkage_matrix_ = np.asarray(Z)
+        self.children_ = self.linkage_matrix_[:, :2].astype(np.intp)
+        self.n_leaves_ = n
+        self.n_connected_components_ = 1
+        if self.compute_distances or self.distance_threshold is not None:
+            self.distances_ = heights
+        self.labels_ = np.asarray(_hc.cut_tree(Z, n_clusters=self.n_clusters_)).astype(np.intp)
+        return self
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_``."""
+        return self.fit(X).labels_
