@@ -90,6 +90,7 @@ SVMs", JMLR 6 (2005).
 
 from __future__ import annotations
 
+import warnings
 from functools import partial
 from typing import NamedTuple
 
@@ -102,6 +103,7 @@ from jaxclassic.linear._gram import gram_with_ones
 from jaxclassic.linear._newton import NewtonProblem, default_tol, newton_solve, weighted_sum
 from jaxclassic.linear.perceptron import _epoch_order
 from jaxclassic._solver import iterate
+from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.svm import platt
 from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
@@ -115,7 +117,7 @@ from jaxclassic.validation import (
     is_traced,
 )
 
-__all__ = ["LinearSVMParams", "fit_linear_svm", "primal_objective", "dual_objective"]
+__all__ = ["LinearSVMParams", "fit_linear_svm", "primal_objective", "dual_objective", "warn_if_unconverged"]
 
 LOSSES = ("hinge", "squared_hinge")
 METHODS = ("dual", "primal")
@@ -483,10 +485,27 @@ def fit_linear_svm(
     key = check_key(key) if shuffle else jax.random.key(0)
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
     c = _bias_feature(fit_intercept, as_array(intercept_scaling), X.dtype)
-    return _fit_linear_svm(X, (2 * y - 1).astype(X.dtype), sw, as_array(C), as_array(tol), c, key,
-                           jnp.asarray(max_iter, jnp.int32), loss=loss, method=method,
-                           shuffle=shuffle, shrinking=shrinking, probability=probability,
-                           n_folds=n_folds)
+    params = _fit_linear_svm(X, (2 * y - 1).astype(X.dtype), sw, as_array(C), as_array(tol), c, key,
+                             jnp.asarray(max_iter, jnp.int32), loss=loss, method=method,
+                             shuffle=shuffle, shrinking=shrinking, probability=probability,
+                             n_folds=n_folds)
+    warn_if_unconverged(params, f"fit_linear_svm(method={method!r})", max_iter)
+    return params
+
+
+def warn_if_unconverged(params: LinearSVMParams, model: str, max_iter: int) -> None:
+    """Warn (:class:`~jaxclassic.exceptions.ConvergenceWarning`) when concrete params (any
+    member of stacked ones) did not meet ``tol``; silent inside ``jit``/``vmap``."""
+    if is_traced(params.converged):
+        return
+    converged = np.asarray(params.converged)
+    if not converged.all():
+        n_iter = int(np.max(np.asarray(params.n_iter)))
+        reason = (f"did not converge in {max_iter} iterations; increase max_iter or loosen tol"
+                  if n_iter >= max_iter else
+                  f"stopped after {n_iter} iterations without meeting tol (rounding floor or a "
+                  "refused line-search step); loosen tol")
+        warnings.warn(f"{model}: {reason}", ConvergenceWarning, stacklevel=3)
 
 
 def _codes(y):

@@ -167,6 +167,10 @@ FIT_CASES = [
     FitCase("kernel_svm", "jaxclassic.svm:fit_kernel_svm", "jaxclassic.svm:predict", "accuracy_scorer",
             {"C": 0.7, "gamma": 0.3}, {"kernel": "rbf", "tol": 1e-8}, "binary", 1e-6,
             instance_fields=("X_fit", "alpha", "dual_coef")),
+    # linear SVM (dual coordinate descent, rows in order): zero-weight rows have upper bound 0
+    FitCase("linear_svm", "jaxclassic.svm:fit_linear_svm", "jaxclassic.svm:predict", "accuracy_scorer",
+            {"C": 0.5}, {"tol": 1e-10, "max_iter": 100_000}, "binary", 1e-6,
+            instance_fields=("dual_coef",)),
 ]
 
 

@@ -21,6 +21,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 from jaxclassic import _dispatch
+from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.multiclass import fit_one_vs_rest
 from jaxclassic.svm import LinearSVMParams, fit_linear_svm, predict, decision_function, support_vectors
 from jaxclassic.svm import predict_proba
@@ -102,7 +103,8 @@ def test_multiclass_one_vs_rest_equals_sklearn():
 def test_duality_gap_closes(cancer, fits, loss):
     X, y = cancer
     kw = dict(C=1.0, loss=loss)
-    early = fit_linear_svm(X, y, loss=loss, key=KEY, max_iter=2)
+    with pytest.warns(ConvergenceWarning, match=r"fit_linear_svm\(method='dual'\): did not converge in 2 iterations"):
+        early = fit_linear_svm(X, y, loss=loss, key=KEY, max_iter=2)
     gap_early = float(primal_objective(early, X, y, **kw) - dual_objective(early, X, y, **kw))
     final = fits[loss]
     P, D = float(primal_objective(final, X, y, **kw)), float(dual_objective(final, X, y, **kw))
@@ -167,9 +169,10 @@ def test_zero_weight_rows_have_no_influence(small, loss, method, key):
 def test_integer_weights_equal_repeated_rows(small):
     X, y = small
     w = np.tile([1.0, 2.0, 3.0], len(y) // 3)
-    weighted = fit_linear_svm(X, y, C=0.7, sample_weight=w, key=KEY, tol=1e-10)
+    weighted = fit_linear_svm(X, y, C=0.7, sample_weight=w, key=KEY, **TIGHT)
     repeated = fit_linear_svm(np.repeat(X, w.astype(int), axis=0), np.repeat(y, w.astype(int)),
-                              C=0.7, key=KEY, tol=1e-10)
+                              C=0.7, key=KEY, **TIGHT)
+    assert bool(weighted.converged) and bool(repeated.converged)
     assert _rel(weighted.coef, repeated.coef) < 1e-7
 
 
@@ -200,13 +203,15 @@ def test_jit_equals_eager(small):
 def test_vmap_over_C_equals_loop_and_no_retrace(small):
     X, y = small
     Cs = jnp.array([0.05, 0.5, 5.0])
-    grid = jax.vmap(lambda C: fit_linear_svm(X, y, C=C, key=KEY, tol=1e-8))(Cs)
-    first = fit_linear_svm(X, y, C=0.05, key=KEY, tol=1e-8)
+    grid = jax.vmap(lambda C: fit_linear_svm(X, y, C=C, key=KEY, **TIGHT))(Cs)
+    first = fit_linear_svm(X, y, C=0.05, key=KEY, **TIGHT)
     size = _fit_linear_svm._cache_size()
-    loop = [first] + [fit_linear_svm(X, y, C=float(C), key=KEY, tol=1e-8) for C in Cs[1:]]
+    loop = [first] + [fit_linear_svm(X, y, C=float(C), key=KEY, **TIGHT) for C in Cs[1:]]
     assert _fit_linear_svm._cache_size() == size  # a new C (or a new max_iter) reuses the program
-    fit_linear_svm(X, y, C=3, key=KEY, tol=1e-8, max_iter=50)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 50 iterations"):
+        fit_linear_svm(X, y, C=3, key=KEY, tol=1e-8, max_iter=50)
     assert _fit_linear_svm._cache_size() == size
+    assert bool(grid.converged.all())
     for k, params in enumerate(loop):
         np.testing.assert_allclose(grid.coef[k], params.coef, rtol=1e-10, atol=1e-12)
         assert int(grid.n_iter[k]) == int(params.n_iter)
