@@ -48,6 +48,7 @@ from jaxclassic.estimators.voting import VotingRegressor
 from jaxclassic.estimators.neighbors import KNeighborsClassifier
 from jaxclassic.estimators.neighbors import KNeighborsRegressor
 from jaxclassic.estimators.neighbors import KernelDensity
+from jaxclassic.estimators.gaussian_process import GaussianProcessRegressor
 from jaxclassic.estimators.cluster import AgglomerativeClustering
 from jaxclassic.estimators.cluster import KMeans
 from jaxclassic.estimators.mixture import GaussianMixture
@@ -88,6 +89,7 @@ __all__ = [
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "KernelDensity",
+    "GaussianProcessRegressor",
     "KMeans",
     "AgglomerativeClustering",
     "GaussianMixture",

@@ -90,6 +90,15 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "KMeans": {
         "check_sample_weight_equivalence_on_dense_data": "seeding draws rows: weight k is not k repeated rows",
     },
+    # The repeated-rows fit of this check has duplicate inputs with alpha=1e-10 of noise: its
+    # covariance has a condition number ~1e10, its likelihood is rough at the 1e-8 level and
+    # L-BFGS stops there, 1.5e-5 from the weighted fit's optimum (which converges, at a higher
+    # likelihood: 173.4973429 vs 173.4973359). Weight k = k repeated rows exactly (mean, std,
+    # likelihood) and zero weights = removed rows are tested in tests/gaussian_process.
+    "GaussianProcessRegressor": {
+        "check_sample_weight_equivalence_on_dense_data": "ill-conditioned repeated-rows fit: "
+        "its optimisation stops 1.5e-5 short (see above)",
+    },
     # the ensembles: see the reasons above
     **{name: {"check_sample_weight_equivalence_on_dense_data": reason}
        for name, reason in (("RandomForestClassifier", _BOOTSTRAP), ("RandomForestRegressor", _BOOTSTRAP),

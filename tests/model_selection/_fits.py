@@ -171,6 +171,11 @@ FIT_CASES = [
     FitCase("linear_svm", "jaxclassic.svm:fit_linear_svm", "jaxclassic.svm:predict", "accuracy_scorer",
             {"C": 0.5}, {"tol": 1e-10, "max_iter": 100_000}, "binary", 1e-6,
             instance_fields=("dual_coef",)),
+    # GP regression (closed form): weight-0 rows have no influence; L reduced to its diagonal
+    FitCase("gaussian_process", "tests.model_selection._fits:gaussian_process_fit",
+            "jaxclassic.gaussian_process:predict", "neg_mse_scorer",
+            {"amplitude": 2.0, "length_scale": 1.5, "noise": 0.3}, {"normalize_y": True}, "regression",
+            instance_fields=("X_train", "y_train", "sample_weight", "added_noise", "L", "alpha")),
 ]
 
 
@@ -196,6 +201,17 @@ def bagged_ridge_fit(X, y, *, sample_weight=None, n_estimators=4, **kwargs):
 
     return _without_rows(fit_bagging(fit_ridge, X, y, n_estimators=n_estimators, sample_weight=sample_weight,
                                      key=jax.random.key(0), **kwargs))
+
+
+def gaussian_process_fit(X, y, *, sample_weight=None, **kwargs):
+    """:func:`jaxclassic.gaussian_process.fit_gp` with its ``(n, n)`` Cholesky factor reduced to its
+    diagonal, a row-indexed field: a weight-0 row's row and column of ``L`` are the identity's,
+    so the kept rows' block of ``L`` is the sliced fit's (its diagonal is compared here; ``alpha``
+    and the log marginal likelihood, which involve all of it, are compared too)."""
+    from jaxclassic.gaussian_process import fit_gp
+
+    params = fit_gp(X, y, sample_weight=sample_weight, **kwargs)
+    return params._replace(L=jnp.diagonal(params.L))
 
 
 def resolve(target: str) -> Callable:
