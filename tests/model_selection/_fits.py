@@ -176,6 +176,12 @@ FIT_CASES = [
             "jaxclassic.gaussian_process:predict", "neg_mse_scorer",
             {"amplitude": 2.0, "length_scale": 1.5, "noise": 0.3}, {"normalize_y": True}, "regression",
             instance_fields=("X_train", "y_train", "sample_weight", "added_noise", "L", "alpha")),
+    # Gaussian mixture by EM (unsupervised): started from responsibilities made row by row from
+    # the class labels (so slicing rows slices the start), scored by the log-loss of its
+    # membership probabilities against the classes
+    FitCase("gaussian_mixture", "tests.model_selection._fits:gaussian_mixture_fit",
+            "jaxclassic.cluster:predict_proba", "log_loss_scorer", {"reg_covar": 1e-3},
+            {"covariance_type": "full", "tol": 1e-10, "max_iter": 200}, "multiclass", 1e-6),
 ]
 
 
@@ -212,6 +218,17 @@ def gaussian_process_fit(X, y, *, sample_weight=None, **kwargs):
 
     params = fit_gp(X, y, sample_weight=sample_weight, **kwargs)
     return params._replace(L=jnp.diagonal(params.L))
+
+
+def gaussian_mixture_fit(X, y, *, sample_weight=None, **kwargs):
+    """:func:`jaxclassic.cluster.fit_gmm` with 3 components started from ``0.8 onehot(y) + 0.2/3``
+    (a start that depends on each row alone); ``lower_bounds`` (the per-iteration history,
+    -inf past ``n_iter``, a solver diagnostic) reduced to the final bound."""
+    from jaxclassic.cluster import fit_gmm
+
+    resp = 0.8 * jax.nn.one_hot(y, 3, dtype=X.dtype) + 0.2 / 3
+    params = fit_gmm(X, 3, init=resp, sample_weight=sample_weight, **kwargs)
+    return params._replace(lower_bounds=params.lower_bound[None])
 
 
 def resolve(target: str) -> Callable:
