@@ -308,6 +308,25 @@ def test_jit_equals_eager_vmap_equals_loop_no_retrace():
     assert gmm._fit_gmm._cache_size() == before
 
 
+def test_row_tiles_equal_one_block(monkeypatch):
+    # a budget of 16 rows a tile: the EM pass scans 10 tiles (the last one padded with
+    # zero-weight rows), predictions map over row tiles; both equal the one-block results
+    from jaxclassic import _tiling
+    from jaxclassic.cluster import _gmm_em
+
+    row_bytes = 3 * K * X_IRIS.shape[1] * 8
+    monkeypatch.setattr(_gmm_em, "CPU_TILE_BYTES", 16 * row_bytes)
+    monkeypatch.setattr(_tiling, "MEMORY_BUDGET", 16 * row_bytes)
+    assert _gmm_em.tile_rows(len(X_IRIS), K, X_IRIS.shape[1], np.float64) == 16
+    tiled = _fit(X_IRIS, R_IRIS, "full")
+    chex.assert_trees_all_close(tiled, _cached_fit("iris", "full"), atol=1e-10)
+    rows = X_IRIS[:37]  # a shape not compiled before: its prediction program sees the budget
+    covs = _full_covariances(tiled)
+    dens = sum(float(w) * stats.multivariate_normal(m, c).pdf(rows)
+               for w, m, c in zip(np.asarray(tiled.weights), np.asarray(tiled.means), covs))
+    np.testing.assert_allclose(cluster.score_samples(tiled, rows), np.log(dens), rtol=1e-10)
+
+
 def test_float32_keeps_dtype_and_is_close_to_float64():
     X32 = X_IRIS.astype(np.float32)
     p32 = _fit(X32, R_IRIS, "full", tol=1e-3)
