@@ -52,6 +52,7 @@ from jaxclassic.estimators.gaussian_process import GaussianProcessRegressor
 from jaxclassic.estimators.cluster import AgglomerativeClustering
 from jaxclassic.estimators.cluster import KMeans
 from jaxclassic.estimators.mixture import GaussianMixture
+from jaxclassic.estimators.linear_svm import LinearSVC
 
 __all__ = [
     "config_context",
@@ -93,4 +94,5 @@ __all__ = [
     "KMeans",
     "AgglomerativeClustering",
     "GaussianMixture",
+    "LinearSVC",
 ]

@@ -90,6 +90,15 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "KMeans": {
         "check_sample_weight_equivalence_on_dense_data": "seeding draws rows: weight k is not k repeated rows",
     },
+    # LinearSVC's dual stops within tol = 1e-4 of its (unique) optimum, at different points for
+    # weight k and k repeated rows (decision values ~5e-3 relative apart; the check asks 1e-5).
+    # With tol=1e-10 it passes (~20 s), but then the float32 checks (which cannot reach 1e-10)
+    # run 100,000 epochs: ~5 minutes. scikit-learn lists the same check as failing for its
+    # LinearSVC. Weighted = repeated rows at tol 1e-10: tests/svm/test_linear.py and
+    # tests/estimators/test_linear_svm.py.
+    "LinearSVC": {
+        "check_sample_weight_equivalence_on_dense_data": "dual stops within tol=1e-4 (see above)",
+    },
     # The repeated-rows fit of this check has duplicate inputs with alpha=1e-10 of noise: its
     # covariance has a condition number ~1e10, its likelihood is rough at the 1e-8 level and
     # L-BFGS stops there, 1.5e-5 from the weighted fit's optimum (which converges, at a higher

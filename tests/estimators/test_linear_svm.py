@@ -1,0 +1,114 @@
+"""Tests of jaxclassic/estimators/linear_svm.py beyond scikit-learn's generic checks.
+
+LinearSVC equals scikit-learn's LinearSVC (LIBLINEAR) with the same loss, C, intercept_scaling
+and a tight tol (1e-10: both dual solvers are then within ~1e-9 of the unique optimum, so
+coefficients are compared at 1e-7 relative to the largest), binary and one-vs-rest, with
+string labels; dual=False against LIBLINEAR's primal (trust-region Newton, which stops on a
+relative gradient: 1e-5); weighted = repeated rows; Pipeline / GridSearchCV; bad parameters.
+"""
+
+import numpy as np
+import pytest
+from sklearn import svm as sk_svm
+from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from jaxclassic import estimators as est
+from jaxclassic.exceptions import ConvergenceWarning
+
+TIGHT = dict(tol=1e-10)
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return StandardScaler().fit_transform(X), np.array(["benign", "malignant"])[1 - y]
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+def _rel(a, b):
+    return np.max(np.abs(a - b)) / np.max(np.abs(b))
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
+def test_binary_equals_sklearn_with_string_labels(cancer, loss):
+    X, y = cancer
+    ours = est.LinearSVC(C=0.5, loss=loss, intercept_scaling=2.0, max_iter=100_000, **TIGHT).fit(X, y)
+    ref = sk_svm.LinearSVC(C=0.5, loss=loss, dual=True, intercept_scaling=2.0, max_iter=1_000_000,
+                           **TIGHT).fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, ref.classes_)
+    assert ours.coef_.shape == (1, 30) and ours.intercept_.shape == (1,)
+    assert _rel(ours.coef_, ref.coef_) < 1e-7
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-7)
+    np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    assert isinstance(ours.n_iter_, int) and ours.n_iter_ > 0
+
+
+def test_multiclass_one_vs_rest_equals_sklearn(wine):
+    X, y = wine
+    ours = est.LinearSVC(C=0.3, max_iter=100_000, **TIGHT).fit(X, y)
+    ref = sk_svm.LinearSVC(C=0.3, dual=True, max_iter=1_000_000, **TIGHT).fit(X, y)
+    assert ours.coef_.shape == (3, 13) and ours.decision_function(X).shape == (178, 3)
+    assert _rel(ours.coef_, ref.coef_) < 1e-7
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+def test_primal_equals_sklearn_primal_and_auto(cancer):
+    X, y = cancer
+    ours = est.LinearSVC(dual=False, tol=1e-10).fit(X, y)
+    ref = sk_svm.LinearSVC(dual=False, tol=1e-12, max_iter=100_000).fit(X, y)
+    assert _rel(ours.coef_, ref.coef_) < 1e-5  # LIBLINEAR's TRON stops on a relative gradient
+    auto = est.LinearSVC(dual="auto", tol=1e-10).fit(X, y)  # n > d: the primal, as scikit-learn
+    np.testing.assert_array_equal(auto.coef_, ours.coef_)
+
+
+def test_weights_equal_repeated_rows(wine):
+    X, y = wine
+    w = np.tile([1, 2, 3], 60)[: len(y)]
+    weighted = est.LinearSVC(max_iter=100_000, **TIGHT).fit(X, y, sample_weight=w)
+    repeated = est.LinearSVC(max_iter=100_000, **TIGHT).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert _rel(weighted.coef_, repeated.coef_) < 1e-7
+
+
+def test_pipeline_and_grid_search(wine):
+    X, y = wine
+    search = GridSearchCV(make_pipeline(StandardScaler(), est.LinearSVC()),
+                          {"linearsvc__C": [0.01, 1.0]}, cv=3).fit(X, y)
+    assert search.best_score_ > 0.9
+    assert search.predict(X).shape == (178,)
+
+
+def test_float32_input_fits_in_float32(wine):
+    X, y = wine
+    model = est.LinearSVC().fit(X.astype(np.float32), y)
+    assert model.coef_.dtype == np.float32
+    ref = est.LinearSVC(max_iter=100_000, **TIGHT).fit(X, y)
+    assert _rel(model.coef_, ref.coef_) < 1e-2  # tol 1e-4 on the dual
+
+
+def test_unconverged_warns(wine):
+    X, y = wine
+    with pytest.warns(ConvergenceWarning, match="LinearSVC: did not converge in 2 iterations"):
+        est.LinearSVC(max_iter=2).fit(X, y)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(penalty="l1"), "penalty must be 'l2', got 'l1'"),
+    (dict(loss="log"), r"loss must be one of \['hinge', 'squared_hinge'\], got 'log'"),
+    (dict(loss="hinge", dual=False), "loss='hinge' is not supported with dual=False"),
+    (dict(C=0.0), r"C must be > 0.0, got 0.0"),
+    (dict(dual="yes"), "dual must be True, False or 'auto', got 'yes'"),
+])
+def test_bad_parameters_raise(wine, params, message):
+    X, y = wine
+    with pytest.raises(ValueError, match=message):
+        est.LinearSVC(**params).fit(X, y)
