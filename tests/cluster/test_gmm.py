@@ -265,7 +265,7 @@ R_BLOBS = (0.5 * np.eye(K)[KMeans(K, n_init=1, random_state=0).fit(BLOBS).labels
            + 0.5 * np.random.default_rng(9).dirichlet(np.ones(K), size=len(BLOBS)))
 
 
-@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+@pytest.mark.parametrize("covariance_type", TYPES)
 def test_generalised_em_never_decreases_and_reaches_em_optimum(covariance_type):
     exact = _fit(BLOBS, R_BLOBS, covariance_type, tol=1e-10)
     gem = _fit(BLOBS, R_BLOBS, covariance_type, tol=1e-10, m_step="gradient", m_step_iter=3)
