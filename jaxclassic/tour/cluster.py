@@ -10,10 +10,7 @@
   merge heights, beside SciPy's ``linkage`` / ``fcluster`` (the reference column holds SciPy's
   figure). These data have no tied distances, so the merges are SciPy's; on iris (one
   decimal: many ties, duplicate rows) tied merges may come in another order.
-* Gaussian mixture (:func:`jaxclassic.cluster.fit_gmm`, full covariances, started from
-  k-means) on iris: the mean log-likelihood per row and the ARI, beside scikit-learn's
-  ``GaussianMixture`` (a different k-means start: the figures agree where both reach the
-  same optimum).
+The Gaussian mixture has its own tour rows (``jaxclassic/tour/mixture.py``).
 
 ``fit s`` is the time of one jaxclassic fit after a warm-up fit of the same shapes.
 """
@@ -76,32 +73,10 @@ def _hierarchical_rows(datasets, ari) -> list[TourRow]:
     return out
 
 
-def _mixture_rows(datasets, ari) -> list[TourRow]:
-    try:
-        from jaxclassic.cluster import gmm
-    except ImportError:  # pragma: no cover - the Gaussian mixture lands beside k-means
-        return []
-    import jax
-    from sklearn.mixture import GaussianMixture
-
-    from jaxclassic import cluster
-
-    X, y = _data(datasets, "iris")
-    params, seconds = timed(lambda: gmm.fit_gmm(X, 3, key=jax.random.key(0), covariance_type="full"))
-    ref = GaussianMixture(3, covariance_type="full", random_state=0).fit(X)
-    model = "Gaussian mixture (full, k=3)"
-    labels = np.asarray(cluster.predict(params, X))
-    return [
-        TourRow(model, "iris", "mean log-likelihood", float(gmm.score(params, X)), float(ref.score(X)), seconds),
-        TourRow(model, "iris", "ARI vs classes", float(ari(y, labels)), float(ari(y, ref.predict(X))), seconds),
-    ]
-
-
 def rows() -> list[TourRow]:
     from sklearn import cluster as sk_cluster
     from sklearn import datasets
     from sklearn.metrics import adjusted_rand_score
 
     return (_kmeans_rows(datasets, sk_cluster, adjusted_rand_score)
-            + _hierarchical_rows(datasets, adjusted_rand_score)
-            + _mixture_rows(datasets, adjusted_rand_score))
+            + _hierarchical_rows(datasets, adjusted_rand_score))
