@@ -25,8 +25,9 @@ scikit-learn 46.5 s (43 epochs), ratio 0.83x; primal ``C=1``: ours 3.8 s (6 Newt
 compile 13 s) vs 16.9 s (6 TRON steps), 4.45x. Same training accuracy (0.9586 / 0.9587) and
 objectives equal to 2e-12 (dual) and 1.3e-10 (primal, float32 rounding) relative. The dual's
 sweep is sequential: on a CPU each coordinate step costs a few microseconds of loop overhead
-(about LIBLINEAR's cost per row at d = 100, several times it at d = 20); on a GPU it is slower
-still, and the primal method is the one to use there.
+(about LIBLINEAR's cost per row at d = 100, several times it at d = 20). Not measured on a
+GPU, where the sequential sweep cannot use the device's width: the primal method (a few
+matrix products per step) is the one expected to gain there.
 """
 
 from __future__ import annotations
