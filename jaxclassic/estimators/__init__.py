@@ -48,11 +48,12 @@ from jaxclassic.estimators.voting import VotingRegressor
 from jaxclassic.estimators.neighbors import KNeighborsClassifier
 from jaxclassic.estimators.neighbors import KNeighborsRegressor
 from jaxclassic.estimators.neighbors import KernelDensity
+from jaxclassic.estimators.mixture import GaussianMixture
 from jaxclassic.estimators.gaussian_process import GaussianProcessRegressor
 from jaxclassic.estimators.cluster import AgglomerativeClustering
 from jaxclassic.estimators.cluster import KMeans
-from jaxclassic.estimators.mixture import GaussianMixture
 from jaxclassic.estimators.linear_svm import LinearSVC
+from jaxclassic.estimators.svm import SVC
 
 __all__ = [
     "config_context",
@@ -90,9 +91,10 @@ __all__ = [
     "KNeighborsClassifier",
     "KNeighborsRegressor",
     "KernelDensity",
+    "GaussianMixture",
     "GaussianProcessRegressor",
     "KMeans",
     "AgglomerativeClustering",
-    "GaussianMixture",
     "LinearSVC",
+    "SVC",
 ]

@@ -9,3 +9,4 @@ from jaxclassic.svm.linear import LinearSVMParams
 from jaxclassic.svm.linear import fit_linear_svm
 from jaxclassic.svm.platt import platt_scale
 from jaxclassic.svm.kernel import fit_kernel_svm
+from jaxclassic.svm.svr import fit_kernel_svr

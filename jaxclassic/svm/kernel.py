@@ -87,6 +87,7 @@ __all__ = [
     "KernelSVMParams",
     "fit_kernel_svm",
     "resolve_gamma",
+    "decision_values",
     "restrict_to_support",
     "BATCH_ABOVE",
 ]
@@ -483,16 +484,22 @@ def kernel_expansion(X_fit, coef, spec, gamma, coef0, X):
     return _tiling.map_row_tiles(lambda block: _precision.matmul(fn(block, X_fit), coef), X, tile=tile)
 
 
+@partial(jax.jit, static_argnames=("spec",))
+def decision_values(X_fit, dual_coef, intercept, gamma, coef0, X, *, spec: KernelSpec):
+    r""":math:`f(x) = \sum_i c_i K(x_i, x) + b` for every row of ``X`` (row tiles under the budget).
+
+    ``dual_coef`` ``(n,)`` with a scalar ``intercept`` gives ``(m,)``; ``(n, P)`` with ``(P,)``
+    gives the ``P`` decision functions of models sharing ``X_fit`` at once, ``(m, P)``, from one
+    kernel block per tile (one-vs-one SVMs on the union of their support vectors, as LIBSVM).
+    """
+    X_fit = X_fit.astype(X.dtype)
+    return kernel_expansion(X_fit, dual_coef.astype(X.dtype), spec, gamma, coef0, X) + intercept
+
+
 def _decision_function(params: KernelSVMParams, X):
     X = check_predict_X(X, params.X_fit.dtype, params.X_fit.shape[-1])
-    return _decision_jit(params, X)
-
-
-@jax.jit
-def _decision_jit(params, X):
-    X_fit = params.X_fit.astype(X.dtype)
-    return kernel_expansion(X_fit, params.dual_coef.astype(X.dtype), params.kernel, params.gamma,
-                            params.coef0, X) + params.intercept
+    return decision_values(params.X_fit, params.dual_coef, params.intercept, params.gamma, params.coef0, X,
+                           spec=params.kernel)
 
 
 def _predict(params: KernelSVMParams, X):
