@@ -46,6 +46,9 @@ MEMORY_BUDGET = 256 * 2**20
 #: distance metrics of :func:`pairwise_distances`
 METRICS = ("euclidean", "sqeuclidean", "manhattan", "cosine", "minkowski", "chebyshev")
 
+#: entries per chunk of the two-stage selection of :func:`running_top_k` on long rows
+_CHUNK = 32
+
 
 def squared_euclidean(X: jax.Array, Z: jax.Array) -> jax.Array:
     r"""Squared euclidean distances by one matrix product, clamped at 0.
@@ -180,6 +183,36 @@ def map_row_tiles(fn: Callable[[jax.Array], object], Q: jax.Array, *, tile: int)
     return jax.tree_util.tree_map(lambda a: a.reshape((n_tiles * tile,) + a.shape[2:])[:n], out)
 
 
+def _long_row(m: int, k: int) -> bool:
+    """Whether a row of ``m`` candidates is long enough for the two-stage selection."""
+    return m >= 8 * k * _CHUNK
+
+
+def _smallest_k(dist: jax.Array, k: int) -> tuple[jax.Array, jax.Array]:
+    """The ``k`` smallest entries of each row of ``dist (t, m)`` and their positions: exactly
+    ``lax.top_k(-dist, k)`` (ascending, equal values in increasing position) for finite entries.
+
+    Long rows (``m`` a multiple of :data:`_CHUNK` and :func:`_long_row`) go in two stages: the
+    ``k`` chunks of :data:`_CHUNK` consecutive entries with the smallest minima hold the ``k``
+    smallest entries (were a chunk holding one of them not among those ``k``, the ``k`` chunks of
+    smaller minimum would hold ``k`` entries smaller than it, ``k + 1`` in all), so a selection
+    over the ``m / _CHUNK`` minima and one over the ``k * _CHUNK`` entries of the chosen chunks,
+    taken in increasing position (which keeps ties in position order), replace a selection over
+    the whole row (about half the time of ``lax.top_k`` on XLA's CPU backend at m = 50,000).
+    Positions returned for ``inf`` entries (fewer than ``k`` finite) may differ between the two.
+    """
+    t, m = dist.shape
+    if m % _CHUNK or not _long_row(m, k):
+        neg, pos = jax.lax.top_k(-dist, k)
+        return -neg, pos
+    blocks = dist.reshape(t, m // _CHUNK, _CHUNK)
+    _, chunk = jax.lax.top_k(-jnp.min(blocks, axis=2), k)
+    chunk = jnp.sort(chunk, axis=1)
+    cand = jnp.take_along_axis(blocks, chunk[:, :, None], axis=1).reshape(t, k * _CHUNK)
+    neg, pos = jax.lax.top_k(-cand, k)
+    return -neg, jnp.take_along_axis(chunk, pos // _CHUNK, axis=1) * _CHUNK + pos % _CHUNK
+
+
 def running_top_k(distance_fn: Callable[[jax.Array, jax.Array], jax.Array], Q: jax.Array,
                   R: jax.Array, k: int, *, query_tile: int, reference_tile: int,
                   reference_mask: jax.Array | None = None) -> tuple[jax.Array, jax.Array]:
@@ -188,7 +221,9 @@ def running_top_k(distance_fn: Callable[[jax.Array, jax.Array], jax.Array], Q: j
     Queries run in tiles of ``query_tile`` rows; within a tile the references run in tiles of
     ``reference_tile`` rows, and the best ``k`` so far are merged with each new block by one
     ``lax.top_k`` over ``k + reference_tile`` candidates, so memory is
-    ``query_tile × (k + reference_tile)`` whatever ``n`` and ``m``.
+    ``query_tile × (k + reference_tile)`` whatever ``n`` and ``m``. When all references fit in
+    one block and it is long (``m >= 8 k`` chunks of 32), the selection runs in two stages over
+    chunk minima (:func:`_smallest_k`, same result).
 
     Ties: ``lax.top_k`` keeps the earlier candidate first, and the running best always
     precedes the new block, so equal distances come in increasing reference index (the rule of
@@ -219,6 +254,8 @@ def running_top_k(distance_fn: Callable[[jax.Array, jax.Array], jax.Array], Q: j
     if not 1 <= k <= m:
         raise ValueError(f"k must be in [1, {m}] (the number of reference rows), got {k}")
     reference_tile = max(min(int(reference_tile), m), k) if m >= k else m
+    if reference_tile == m and _long_row(m, k):  # one block, selected in two stages
+        reference_tile = -(-m // _CHUNK) * _CHUNK
     n_rt = -(-m // reference_tile)
     pad = n_rt * reference_tile - m
     mask = jnp.ones(m, bool) if reference_mask is None else reference_mask.astype(bool)
@@ -238,9 +275,9 @@ def running_top_k(distance_fn: Callable[[jax.Array, jax.Array], jax.Array], Q: j
             return dist, jnp.broadcast_to(idx, dist.shape)
 
         if n_rt == 1:
-            dist, idx = block(R_tiles[0], mask_tiles[0], offsets[0])
-            neg, pos = jax.lax.top_k(-dist, k)
-            return -neg, jnp.take_along_axis(idx, pos, axis=1)
+            dist, _ = block(R_tiles[0], mask_tiles[0], offsets[0])
+            best_d, best_i = _smallest_k(dist, k)
+            return best_d, jnp.minimum(best_i, m - 1)  # padding rows (inf) name a real row
 
         def merge(best, xs):
             best_d, best_i = best

@@ -66,6 +66,33 @@ def test_running_top_k_ties_in_index_order_and_mask():
     np.testing.assert_allclose(np.asarray(d), 2.0)
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_running_top_k_two_stage_selection_on_long_rows_equals_full_sort(k):
+    # rows long enough for the chunked selection (m >= 8 k chunks of 32, padded to whole
+    # chunks); small integer coordinates, so distances are exact and many are equal: ties must
+    # still come in index order
+    rng = np.random.default_rng(5)
+    m = 8 * k * _tiling._CHUNK + 5
+    Rl = rng.integers(-6, 7, size=(m, 2)).astype(float)
+    Ql = rng.integers(-6, 7, size=(7, 2)).astype(float)
+    mask = rng.uniform(size=m) > 0.3
+    assert _tiling._long_row(m, k)
+    d, i = _tiling.running_top_k(_tiling.squared_euclidean, jnp.asarray(Ql), jnp.asarray(Rl), k,
+                                 query_tile=4, reference_tile=m, reference_mask=jnp.asarray(mask))
+    full = np.where(mask[None, :], cdist(Ql, Rl, "sqeuclidean"), np.inf)
+    order = np.argsort(full, axis=1, kind="stable")[:, :k]
+    np.testing.assert_array_equal(np.asarray(i), order)
+    np.testing.assert_allclose(np.asarray(d), np.take_along_axis(full, order, 1), rtol=1e-10, atol=1e-12)
+
+
+def test_smallest_k_equals_lax_top_k_with_ties():
+    dist = jnp.asarray(np.random.default_rng(6).integers(0, 20, size=(9, 64 * _tiling._CHUNK)).astype(float))
+    neg, pos = jax.lax.top_k(-dist, 4)
+    d, i = _tiling._smallest_k(dist, 4)
+    np.testing.assert_array_equal(np.asarray(i), np.asarray(pos))
+    np.testing.assert_array_equal(np.asarray(d), -np.asarray(neg))
+
+
 def test_running_top_k_jits_and_rejects_bad_k():
     f = jax.jit(lambda q, r: _tiling.running_top_k(_tiling.squared_euclidean, q, r, 3, query_tile=8,
                                                    reference_tile=16))
