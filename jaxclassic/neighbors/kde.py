@@ -195,6 +195,10 @@ def log_kernel_norm(bandwidth, n_features: int, kernel: str):
     --------
     >>> round(float(log_kernel_norm(1.0, 1, "gaussian")), 6)  # -log sqrt(2 pi)
     -0.918939
+
+    References
+    ----------
+    Silverman (1986), §3.3 (kernels); the table of the module docstring.
     """
     return -_log_unit_normaliser(int(n_features), kernel) - n_features * jnp.log(bandwidth)
 
@@ -515,6 +519,21 @@ def sample(params: KDEParams, key: Any, n_samples: int = 1) -> jax.Array:
     ------
     NotImplementedError
         For kernels other than gaussian and tophat (as scikit-learn).
+
+    Examples
+    --------
+    >>> import jax, jax.numpy as jnp
+    >>> from jaxclassic.neighbors import fit_kde, sample
+    >>> params = fit_kde(jnp.array([[0.0, 0.0], [5.0, 5.0]]), kernel="tophat", bandwidth=0.5)
+    >>> draws = sample(params, jax.random.key(0), 4)
+    >>> draws.shape, bool(jnp.all(jnp.minimum(jnp.linalg.norm(draws, axis=1),
+    ...                                       jnp.linalg.norm(draws - 5.0, axis=1)) < 0.5))
+    ((4, 2), True)
+
+    References
+    ----------
+    Silverman (1986), §6.4.1 (simulating from a kernel estimate); scikit-learn
+    ``KernelDensity.sample``.
     """
     key = check_key(key)
     n_samples = check_int(n_samples, "n_samples", low=1)
