@@ -54,6 +54,7 @@ from jaxclassic.estimators.cluster import AgglomerativeClustering
 from jaxclassic.estimators.cluster import KMeans
 from jaxclassic.estimators.linear_svm import LinearSVC
 from jaxclassic.estimators.svm import SVC
+from jaxclassic.estimators.svm import SVR
 
 __all__ = [
     "config_context",
@@ -97,4 +98,5 @@ __all__ = [
     "AgglomerativeClustering",
     "LinearSVC",
     "SVC",
+    "SVR",
 ]

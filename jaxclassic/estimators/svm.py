@@ -1,4 +1,4 @@
-"""scikit-learn-compatible kernel SVMs: ``SVC`` (and ``SVR``).
+"""scikit-learn-compatible kernel SVMs: ``SVC`` and ``SVR``.
 
 Thin wrappers over :func:`jaxclassic.svm.fit_kernel_svm` (SMO with LIBSVM's working-set
 selection): they validate and encode the input, pad the rows to a shape bucket with zero
@@ -41,6 +41,7 @@ from sklearn.utils.multiclass import _ovr_decision_function
 from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
+    RegressorMixin,
     dtype_scope,
     prepare_fit,
     prepare_predict,
@@ -50,8 +51,9 @@ from jaxclassic.multiclass import fit_one_vs_one
 from jaxclassic.svm import coupling, platt
 from jaxclassic.svm import kernel as _kernel
 from jaxclassic.svm.kernel import fit_kernel_svm
+from jaxclassic.svm.svr import fit_kernel_svr
 
-__all__ = ["SVC"]
+__all__ = ["SVC", "SVR"]
 
 _ovo_probabilities = jax.jit(coupling.ovo_probabilities, static_argnames=("n_classes",))
 
@@ -282,3 +284,71 @@ class SVC(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
+
+
+class SVR(RegressorMixin, BaseEstimator):
+    """Epsilon-support vector regression (:func:`jaxclassic.svm.fit_kernel_svr`: the same SMO on
+    the ``2n``-variable dual).
+
+    Parameters
+    ----------
+    kernel, degree, gamma, coef0, tol, cache_size, max_iter
+        As :class:`SVC`.
+    C : float, default=1.0
+    epsilon : float, default=0.1
+        Half-width of the tube within which errors cost nothing.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_ (1, n_SV): alpha - alpha*, intercept_ (1,),
+    n_support_, n_iter_, shape_fit_, fit_status_, n_features_in_, params_
+
+    Differences from scikit-learn's ``SVR``: as :class:`SVC` (no ``"precomputed"`` kernel or
+    shrinking; ``gamma="scale"`` weighted by ``sample_weight``).
+    """
+
+    def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0, epsilon=0.1,
+                 cache_size=200, max_iter=-1):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+
+    @dtype_scope
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model; returns ``self``."""
+        _check_kernel(self.kernel)
+        max_iter = _max_iter(self.max_iter)
+        Xj, yj, sw, n = prepare_fit(self, X, y, sample_weight)
+        params = fit_kernel_svr(Xj, yj, C=self.C, epsilon=self.epsilon, kernel=self.kernel, gamma=self.gamma,
+                                coef0=self.coef0, degree=self.degree, tol=self.tol, max_iter=max_iter,
+                                sample_weight=sw, **_solver_options(Xj, self.cache_size, 1))
+        self.params_ = to_host(params)
+        coef = np.asarray(params.dual_coef)[:n]
+        support = np.flatnonzero(coef != 0)
+        self.support_ = support.astype(np.int32)
+        self.support_vectors_ = np.asarray(Xj)[:n][support]
+        self.dual_coef_ = coef[support][None, :]
+        self.intercept_ = np.asarray(params.intercept).reshape(1)
+        self.n_support_ = np.array([support.size], np.int32)
+        self.n_iter_ = int(params.n_iter)
+        self.shape_fit_ = (n, Xj.shape[1])
+        self.fit_status_ = 0
+        return self
+
+    @dtype_scope
+    def predict(self, X):
+        """:math:`f(x) = \\sum_i (\\alpha_i - \\alpha_i^*) K(x_i, x) + b` for each row."""
+        Xp, n = prepare_predict(self, X)
+        dtype = Xp.dtype
+        params = self.params_
+        out = _kernel.decision_values(
+            jnp.asarray(self.support_vectors_, dtype), jnp.asarray(self.dual_coef_[0], dtype),
+            jnp.asarray(self.intercept_[0], dtype), jnp.asarray(params.gamma, dtype),
+            jnp.asarray(params.coef0, dtype), Xp, spec=params.kernel)
+        return np.asarray(out)[:n]

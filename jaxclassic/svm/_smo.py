@@ -26,7 +26,10 @@ with :math:`a_{it}` replaced by :math:`\tau = 10^{-12}` when it is not positive 
 treatment of non-PSD kernels such as the sigmoid one: the step stays bounded and the
 objective still decreases). The stopping error is the maximal violating pair gap
 :math:`m(\alpha) - M(\alpha) = \max_{I_{up}} -y_tG_t - \min_{I_{low}} -y_tG_t`, and the
-solver stops when it is ``<= tol`` (LIBSVM's ``eps``, scikit-learn's ``tol``).
+solver stops when it is ``<= tol`` (LIBSVM's ``eps``, scikit-learn's ``tol``), with ``tol`` raised
+to the rounding floor of the gradient :math:`100\,\epsilon\max(1, \max|p|)` (float64: ~2e-14;
+float32: ~1.2e-5 for C-SVC), and a step that moves no variable (rounding) stops the solver
+unconverged.
 
 **Pair update.** The two-variable subproblem is solved analytically and clipped to the box
 exactly as LIBSVM's ``Solver::Solve``; then :math:`G \mathrel{+}= Q_{:i}\Delta\alpha_i +
@@ -71,6 +74,8 @@ __all__ = ["DualProblem", "SMOResult", "RowOracle", "solve", "TAU"]
 
 #: LIBSVM's replacement of a non-positive curvature a_it (non-PSD kernels)
 TAU = 1e-12
+#: the stopping tolerance is at least TOL_FLOOR * eps * max(1, max|p|) (:func:`effective_tol`)
+TOL_FLOOR = 100
 #: inner SMO steps of the batched variant: at most INNER_FACTOR * q per outer step
 INNER_FACTOR = 10
 
@@ -239,6 +244,15 @@ def _sample(t, n, doubled):
     return t % n if doubled else t
 
 
+def _stop_if_stalled(gap, stalled, tol):
+    """The error reported to the solver template: the gap, or NaN when the step moved no
+    variable. Near the optimum in float32 the analytic step can round to no change at all;
+    the same pair would then be selected forever (a float32 fit asked for tol = 1e-12 ran
+    LIBSVM's 10,000,000 steps). A non-finite error stops :func:`jaxclassic._solver.iterate`
+    with ``converged=False``; the real gap is kept in the carry and reported."""
+    return jnp.where(stalled & (gap > tol), jnp.asarray(jnp.nan, gap.dtype), gap)
+
+
 # --------------------------------------------------------------------------- pair SMO
 def _pair_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled):
     y, upper = problem.y, problem.upper
@@ -252,7 +266,7 @@ def _pair_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled):
         return i, j, Ki, _gap(Gmax, Gmax2), state
 
     def step(carry):
-        alpha, G, i, j, Ki, state = carry
+        alpha, G, i, j, Ki, state, _ = carry
         Kj, state = oracle.row(state, _sample(j, n, doubled))
         Kj = _extend(Kj, doubled)
         ai, aj = _pair_update(alpha[i], alpha[j], G[i], G[j], y[i], y[j], upper[i], upper[j],
@@ -262,13 +276,13 @@ def _pair_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled):
         # G += Q_i dα_i + Q_j dα_j with Q_t = y_t y ⊙ K_t
         G = G + y * ((y[i] * dai) * Ki + (y[j] * daj) * Kj)
         i, j, Ki, gap, state = select(alpha, G, state)
-        return (alpha, G, i, j, Ki, state), gap
+        return (alpha, G, i, j, Ki, state, gap), _stop_if_stalled(gap, (dai == 0) & (daj == 0), tol)
 
     i, j, Ki, gap0, state = select(alpha0, G0, oracle.init())
-    res = iterate(step, (alpha0, G0, i, j, Ki, state), max_iter=max_iter, tol=tol,
+    res = iterate(step, (alpha0, G0, i, j, Ki, state, gap0), max_iter=max_iter, tol=tol,
                   init_error=gap0, history_size=1)
-    alpha, G = res.carry[0], res.carry[1]
-    return alpha, G, res
+    alpha, G, gap = res.carry[0], res.carry[1], res.carry[-1]
+    return alpha, G, res.n_iter, res.converged, gap
 
 
 # --------------------------------------------------------------------------- batched SMO
@@ -290,7 +304,7 @@ def _local_smo(aB, GB, yB, uB, KBB, QDB, tol, max_inner):
         dai, daj = ai - a[i], aj - a[j]
         a = a.at[i].set(ai).at[j].set(aj)
         G = G + yB * ((yB[i] * dai) * KBB[i] + (yB[j] * daj) * KBB[j])
-        return (a, G), gap_of(a, G)
+        return (a, G), _stop_if_stalled(gap_of(a, G), (dai == 0) & (daj == 0), local_tol)
 
     res = iterate(step, (aB, GB), max_iter=max_inner, tol=local_tol, init_error=gap_of(aB, GB),
                   history_size=1)
@@ -309,7 +323,7 @@ def _batched_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled, bat
         return _gap(Gmax, Gmax2)
 
     def step(carry):
-        alpha, G = carry
+        alpha, G, _ = carry
         in_up, in_low = _index_sets(alpha, y, upper)
         score = -y * G
         big = jnp.asarray(jnp.finfo(G.dtype).max, G.dtype)
@@ -325,12 +339,13 @@ def _batched_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled, bat
         dB = aB - alpha[B]
         alpha = alpha.at[B].set(aB)
         G = G + y * _precision.matmul(y[B] * dB, KB)
-        return (alpha, G), gap_of(alpha, G)
+        gap = gap_of(alpha, G)
+        return (alpha, G, gap), _stop_if_stalled(gap, jnp.all(dB == 0), tol)
 
-    res = iterate(step, (alpha0, G0), max_iter=max_iter, tol=tol, init_error=gap_of(alpha0, G0),
-                  history_size=1)
-    alpha, G = res.carry
-    return alpha, G, res
+    gap0 = gap_of(alpha0, G0)
+    res = iterate(step, (alpha0, G0, gap0), max_iter=max_iter, tol=tol, init_error=gap0, history_size=1)
+    alpha, G, gap = res.carry
+    return alpha, G, res.n_iter, res.converged, gap
 
 
 # --------------------------------------------------------------------------- solve
@@ -353,6 +368,16 @@ def offset(alpha, G, y, upper):
     return jnp.where(n_free > 0, mean_free, 0.5 * (ub + lb))
 
 
+def effective_tol(tol, p):
+    """``max(tol, TOL_FLOOR * eps * max(1, max|p|))``: the gap cannot be resolved below the
+    rounding of the gradient (whose entries are of the size of ``p``), and in float32 a tol of
+    1e-12 made SMO cycle through tiny steps until ``max_iter`` (10,000,000 steps). In float64
+    the floor is ~2e-14 (scikit-learn's checks ask for 1e-12); in float32 ~1.2e-5 for C-SVC."""
+    eps = jnp.finfo(p.dtype).eps
+    floor = TOL_FLOOR * eps * jnp.maximum(1.0, jnp.max(jnp.abs(p)))
+    return jnp.maximum(jnp.asarray(tol, p.dtype), floor.astype(p.dtype))
+
+
 def solve(problem: DualProblem, oracle: RowOracle, QD, *, tol, max_iter, doubled: bool = False,
           working_set: str = "pair", batch_size: int = 64) -> SMOResult:
     """Solve the dual QP from α = 0 (G = p) by pair SMO (WSS2) or the batched variant.
@@ -362,12 +387,13 @@ def solve(problem: DualProblem, oracle: RowOracle, QD, *, tol, max_iter, doubled
     """
     alpha0 = jnp.zeros_like(problem.p)
     G0 = problem.p
+    tol = effective_tol(tol, problem.p)
     if working_set == "batch":
-        alpha, G, res = _batched_smo(problem, oracle, QD, alpha0, G0, tol=tol, max_iter=max_iter,
+        alpha, G, n_iter, converged, gap = _batched_smo(problem, oracle, QD, alpha0, G0, tol=tol, max_iter=max_iter,
                                      doubled=doubled, batch_size=batch_size)
     else:
-        alpha, G, res = _pair_smo(problem, oracle, QD, alpha0, G0, tol=tol, max_iter=max_iter,
+        alpha, G, n_iter, converged, gap = _pair_smo(problem, oracle, QD, alpha0, G0, tol=tol, max_iter=max_iter,
                                   doubled=doubled)
     rho = offset(alpha, G, problem.y, problem.upper)
     objective = 0.5 * jnp.sum(alpha * (G + problem.p))
-    return SMOResult(alpha, G, rho, objective, res.n_iter, res.converged, res.error)
+    return SMOResult(alpha, G, rho, objective, n_iter, converged, gap)

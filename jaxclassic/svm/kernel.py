@@ -275,14 +275,21 @@ def choose_storage(storage: str, n: int, n_features: int, itemsize: int, memory_
 
 
 def warn_not_converged(params, name: str, max_iter: int) -> None:
-    """A ``ConvergenceWarning`` when concrete params did not reach ``tol`` (any of a batch)."""
+    """A ``ConvergenceWarning`` when concrete params did not reach ``tol`` (any of a batch):
+    ``max_iter`` steps ran out, or a step stopped moving (rounding; see ``_smo``)."""
     if is_traced(params.converged):
         return
-    if not bool(np.all(np.asarray(params.converged))):
-        warnings.warn(f"{name}: the SMO solver did not converge within max_iter={max_iter} steps "
-                      f"(maximal violating pair gap {float(np.max(np.asarray(params.error))):.3g} > tol); "
-                      "increase max_iter, or check that C=inf (hard margin) is used on separable data",
-                      ConvergenceWarning, stacklevel=3)
+    converged = np.asarray(params.converged)
+    if bool(np.all(converged)):
+        return
+    gap = float(np.max(np.asarray(params.error)[~converged]))
+    if bool(np.any(np.asarray(params.n_iter)[~converged] >= max_iter)):
+        why = (f"did not converge within max_iter={max_iter} steps (maximal violating pair gap {gap:.3g} > tol); "
+               "increase max_iter, or check that C=inf (hard margin) is used on separable data")
+    else:
+        why = (f"stopped at a maximal violating pair gap of {gap:.3g} > tol: the last step moved no "
+               "variable (rounding: tol is below what this dtype resolves); use a larger tol or float64")
+    warnings.warn(f"{name}: the SMO solver {why}", ConvergenceWarning, stacklevel=3)
 
 
 def row_block(spec: KernelSpec, gamma, coef0, X) -> Callable:

@@ -40,6 +40,7 @@ CHECK_PARAMS: dict[str, dict] = {
     # SMO stops at a violating-pair gap of tol: the weighted / repeated-rows check compares
     # decision values at 1e-7, which needs the optimum, not LIBSVM's default tol = 1e-3
     "SVC": dict(tol=1e-12),
+    "SVR": dict(tol=1e-12),
     "KMeans": dict(n_init=2, n_clusters=2, max_iter=5),  # scikit-learn's own check settings
     "RandomForestClassifier": dict(_SMALL, n_bins=32, random_state=0),
     "RandomForestRegressor": dict(_SMALL, n_bins=32, random_state=0),
