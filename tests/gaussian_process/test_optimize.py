@@ -57,6 +57,16 @@ def test_best_start_is_kept_and_the_fit_reproduces_its_lml(diabetes):
     np.testing.assert_allclose(params.log_marginal_likelihood_value, res.log_marginal_likelihood, rtol=1e-12)
 
 
+def test_vmapped_restarts_equal_restarts_one_after_another(diabetes):
+    res, _ = diabetes
+    loop = G.optimize_hyperparameters(X_DIA, Y_DIA, kernel="matern52", init=G.GPKernel(1.0, 1.0, 0.1),
+                                      n_restarts=2, key=jax.random.key(0), normalize_y=True, batch_restarts=False)
+    np.testing.assert_allclose(loop.start_log_marginal_likelihoods, res.start_log_marginal_likelihoods, rtol=1e-9)
+    for a, b in zip(loop.start_kernels, res.start_kernels):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_array_equal(loop.n_iter, res.n_iter)
+
+
 def test_gradient_vanishes_at_the_optimum(diabetes):
     res, _ = diabetes
 
