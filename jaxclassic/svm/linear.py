@@ -64,7 +64,9 @@ converges globally, and in finitely many steps once the set of margin violators 
 (Mangasarian 2002; Keerthi & DeCoste 2005). It runs in the package's one Newton loop
 (:func:`jaxclassic.linear._newton.newton_solve`: Cholesky of the equilibrated
 :math:`(d+1)\times(d+1)` Hessian, :math:`O(nd^2 + d^3)` per iteration, stopping on
-:math:`\lVert\nabla P\rVert_2/\sum_i s_i \le` ``tol``). The hinge loss is not differentiable:
+:math:`\lVert\nabla P\rVert_2/(C\sum_i s_i) \le` ``tol``: the gradient of :math:`P/C` over the
+total weight, which does not shrink with :math:`C` (LIBLINEAR's rule is relative to
+:math:`\lVert\nabla P(0)\rVert \propto C` too). The hinge loss is not differentiable:
 subgradient descent on it converges slowly and inexactly, so ``method="primal"`` refuses it
 (scikit-learn's ``LinearSVC(loss="hinge", dual=False)`` refuses it too). Its ``dual_coef``
 comes from the KKT conditions, :math:`\alpha_i = 2Cs_i\max(0, 1 - t_i f_i)`.
@@ -342,8 +344,11 @@ def _primal_newton(X, t, sw, C, tol, c, max_iter):
         return gram + jnp.eye(d + 1, dtype=dtype)
 
     problem = NewtonProblem(scores, objective, derivatives, hessian, lambda f: t * f)
-    res = newton_solve(problem, jnp.zeros(d + 1, dtype), s, jnp.asarray(False), max_iter=max_iter,
-                       tol=tol, history_size=1, F0=jnp.zeros(n, dtype))
+    # newton_solve stops on |grad| / sum(weights): weights C s make it |grad P| / (C sum s),
+    # the gradient of P / C = penalty / C + loss (the logistic fit's rule with l2 = 1 / C);
+    # on |grad P| / sum s, a small C met tol at w = 0 before any step
+    res = newton_solve(problem, jnp.zeros(d + 1, dtype), C * s, jnp.asarray(False),
+                       max_iter=max_iter, tol=tol, history_size=1, F0=jnp.zeros(n, dtype))
     theta = res.B
     # KKT: alpha_i = 2 C s_i max(0, 1 - t_i f_i) (stationarity of the L2-loss Lagrangian)
     alpha = 2 * C * s * jnp.maximum(0, 1 - t * res.scores)
@@ -413,8 +418,8 @@ def fit_linear_svm(
     ----------
     X : (n_samples, n_features) array
     y : (n_samples,) array
-        Class codes {0, 1} (class 1 is the positive side), or signs {-1, +1} (concrete input
-        only; traced labels are read as codes).
+        Class codes {0, 1} (class 1 is the positive side), or signs {-1, +1}; traced labels
+        are not validated, class 1 is ``y > 0``.
     C : float > 0
         Inverse regularisation strength (traced: a grid of ``C`` is one ``vmap``).
     loss : {"hinge", "squared_hinge"}
@@ -429,7 +434,7 @@ def fit_linear_svm(
         scikit-learn's ``LinearSVC`` (traced).
     tol : float, optional
         Dual: LIBLINEAR's stopping rule, :math:`\max PG - \min PG \le` ``tol`` over an epoch
-        (default ``1e-4``, scikit-learn's). Primal: :math:`\lVert\nabla P\rVert/\sum_i s_i
+        (default ``1e-4``, scikit-learn's). Primal: :math:`\lVert\nabla P\rVert/(C\sum_i s_i)
         \le` ``tol`` (default ``1e-8`` in float64, ``1e-6`` in float32).
     max_iter : int
         Epochs (dual) or Newton iterations (primal); traced, a new value does not recompile.
@@ -489,7 +494,8 @@ def fit_linear_svm(
     key = check_key(key) if shuffle else jax.random.key(0)
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
     c = _bias_feature(fit_intercept, as_array(intercept_scaling), X.dtype)
-    params = _fit_linear_svm(X, (2 * y - 1).astype(X.dtype), sw, as_array(C), as_array(tol), c, key,
+    # signs from y > 0, not 2y - 1: traced signs {-1, +1} reach here unconverted (-1 -> -3)
+    params = _fit_linear_svm(X, _signs(y, X.dtype), sw, as_array(C), as_array(tol), c, key,
                              jnp.asarray(max_iter, jnp.int32), loss=loss, method=method,
                              shuffle=shuffle, shrinking=shrinking, probability=probability,
                              n_folds=n_folds)
