@@ -9,17 +9,27 @@ params (``params_``) and scikit-learn's fitted attributes.
 
 Differences from scikit-learn's ``LinearSVC``:
 
-* ``penalty="l2"`` only (no L1 penalty), ``multi_class="ovr"`` only (no Crammer-Singer), no
-  ``class_weight`` (pass ``sample_weight``).
+* ``penalty="l2"`` only (no L1 penalty); one-vs-rest only, with no ``multi_class`` parameter
+  (no Crammer-Singer); no ``class_weight`` parameter: pass ``sample_weight``, e.g.
+  ``sklearn.utils.class_weight.compute_sample_weight("balanced", y)`` for
+  ``class_weight="balanced"`` (the same problem: both rescale ``C`` row by row); no ``verbose``.
+* ``dual=True`` by default where scikit-learn's default is ``"auto"`` (the primal when
+  ``n_samples >= n_features``): on raw, badly scaled columns coordinate descent crawls (as
+  LIBLINEAR's does) and warns, where ``dual="auto"`` or ``False`` converges in a few Newton
+  steps.
+* Dense input only (no sparse matrices). Without ``fit_intercept``, ``intercept_`` is
+  ``array([0.])`` (scikit-learn: the float ``0.0``).
 * ``dual=False`` runs a finite Newton method with the generalised Hessian (Cholesky, exact up
   to ``tol``) where LIBLINEAR runs a trust-region Newton method; both need the squared hinge.
-  Its ``tol`` is on the gradient norm of the primal over the total weight.
+  Its ``tol`` is on the gradient norm of the primal over ``C`` times the total weight.
 * The row order of the dual's epochs comes from ``random_state`` through JAX's generator, so it
   differs from LIBLINEAR's; the optimum does not (the primal is strongly convex): with a tight
   ``tol`` the coefficients agree to ~1e-7 relative (tests/estimators/test_linear_svm.py).
 """
 
 from __future__ import annotations
+
+import numbers
 
 import jax
 import numpy as np
@@ -41,6 +51,18 @@ __all__ = ["LinearSVC"]
 _decision = jax.jit(lambda params, X: _dispatch.decision_function(params, X))
 
 
+def _key(random_state):
+    """The dual's ``jax.random`` key: seed 0 for None, the int itself, or drawn from a
+    ``RandomState`` (scikit-learn's ``check_random_state``)."""
+    if random_state is None:
+        return jax.random.key(0)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return jax.random.key(int(random_state))
+    from sklearn.utils import check_random_state
+
+    return jax.random.key(int(check_random_state(random_state).randint(0, 2**31 - 1)))
+
+
 class LinearSVC(ClassifierMixin, BaseEstimator):
     """Linear support vector classifier (:func:`jaxclassic.svm.fit_linear_svm`; one-vs-rest
     for more than two classes).
@@ -58,18 +80,18 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     penalty : {"l2"}, default="l2"
     dual : bool or "auto", default=True
         True: LIBLINEAR's dual coordinate descent. False: finite Newton on the primal (squared
-        hinge only). "auto": the primal when ``n_samples > n_features`` and the loss is the
-        squared hinge, else the dual (scikit-learn's rule).
+        hinge only). "auto": the primal when ``n_samples >= n_features`` and the loss is the
+        squared hinge, else the dual (scikit-learn's rule). scikit-learn's default is "auto".
     tol : float, default=1e-4
         Dual: LIBLINEAR's stopping rule (range of the projected gradients over an epoch).
-        Primal: gradient norm over the total weight.
+        Primal: gradient norm over ``C`` times the total weight.
     max_iter : int, default=1000
         Epochs (dual) or Newton iterations (primal).
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1.0
         The constant feature :math:`c` carrying the (regularised) bias.
-    random_state : int, default=None
-        Seed of the dual's row order (None: 0).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the dual's row order (None: 0; a ``RandomState`` gives a seed from its stream).
 
     Attributes
     ----------
@@ -95,7 +117,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {list(LOSSES)}, got {self.loss!r}")
         if self.dual == "auto":
-            primal = n_samples > n_features and self.loss == "squared_hinge"
+            # scikit-learn's rule: the dual only when n_samples < n_features (n = d: primal)
+            primal = n_samples >= n_features and self.loss == "squared_hinge"
             return "primal" if primal else "dual"
         if not isinstance(self.dual, (bool, np.bool_)):
             raise ValueError(f"dual must be True, False or 'auto', got {self.dual!r}")
@@ -113,7 +136,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         kwargs = dict(C=float(self.C), loss=self.loss, method=method, tol=float(self.tol),
                       max_iter=max_iter, fit_intercept=bool(self.fit_intercept),
                       intercept_scaling=float(self.intercept_scaling),
-                      key=jax.random.key(0 if self.random_state is None else int(self.random_state)))
+                      key=_key(self.random_state))
         if len(self.classes_) == 2:
             params = fit_linear_svm(X, y, sample_weight=sw, **kwargs)
             fitted = params
