@@ -50,8 +50,8 @@ def pairwise_coupling(r):
     >>> import jax.numpy as jnp
     >>> p = jnp.array([0.5, 0.3, 0.2])
     >>> r = p[:, None] / (p[:, None] + p[None, :])   # consistent pairwise probabilities
-    >>> pairwise_coupling(r[None]).round(6).tolist()
-    [[0.5, 0.3, 0.2]]
+    >>> [round(float(v), 6) for v in pairwise_coupling(r[None])[0]]
+    [0.5, 0.3, 0.2]
     """
     r = jnp.clip(r, MIN_PROB, 1 - MIN_PROB)
     k = r.shape[-1]
