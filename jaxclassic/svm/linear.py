@@ -64,12 +64,18 @@ converges globally, and in finitely many steps once the set of margin violators 
 (Mangasarian 2002; Keerthi & DeCoste 2005). It runs in the package's one Newton loop
 (:func:`jaxclassic.linear._newton.newton_solve`: Cholesky of the equilibrated
 :math:`(d+1)\times(d+1)` Hessian, :math:`O(nd^2 + d^3)` per iteration, stopping on
-:math:`\lVert\nabla P\rVert_2/(C\sum_i s_i) \le` ``tol``: the gradient of :math:`P/C` over the
-total weight, which does not shrink with :math:`C` (LIBLINEAR's rule is relative to
-:math:`\lVert\nabla P(0)\rVert \propto C` too). The hinge loss is not differentiable:
-subgradient descent on it converges slowly and inexactly, so ``method="primal"`` refuses it
-(scikit-learn's ``LinearSVC(loss="hinge", dual=False)`` refuses it too). Its ``dual_coef``
-comes from the KKT conditions, :math:`\alpha_i = 2Cs_i\max(0, 1 - t_i f_i)`.
+:math:`\lVert\nabla P\rVert_2/(\min(C, 1)\sum_i s_i) \le` ``tol``). The scale follows the
+optimum's, which bounds the error: :math:`P` is 1-strongly convex, so
+:math:`\lVert\tilde w - \tilde w^*\rVert \le \lVert\nabla P(\tilde w)\rVert`. For a small
+:math:`C`, :math:`\tilde w^* \approx 2C\sum_i s_i t_i\tilde x_i` shrinks with :math:`C` (a rule on
+:math:`\lVert\nabla P\rVert/\sum_i s_i` alone was met at :math:`\tilde w = 0`, since
+:math:`\lVert\nabla P(0)\rVert = 2C\lVert\sum_i s_i t_i\tilde x_i\rVert`); for a large
+:math:`C` it does not grow with :math:`C` (a rule on :math:`\lVert\nabla P\rVert/(C\sum_i s_i)`,
+LIBLINEAR's scale, stopped far from the optimum at :math:`C = 10^4`). The hinge loss is not
+differentiable: subgradient descent on it converges slowly and inexactly, so
+``method="primal"`` refuses it (scikit-learn's ``LinearSVC(loss="hinge", dual=False)``
+refuses it too). Its ``dual_coef`` comes from the KKT conditions,
+:math:`\alpha_i = 2Cs_i\max(0, 1 - t_i f_i)`.
 
 **Duality gap.** :func:`primal_objective` and :func:`dual_objective` (the dual as a maximum,
 :math:`D(\alpha) = \mathbf 1^\top\alpha - \tfrac12\lVert\tilde w(\alpha)\rVert^2 -
@@ -344,10 +350,8 @@ def _primal_newton(X, t, sw, C, tol, c, max_iter):
         return gram + jnp.eye(d + 1, dtype=dtype)
 
     problem = NewtonProblem(scores, objective, derivatives, hessian, lambda f: t * f)
-    # newton_solve stops on |grad| / sum(weights): weights C s make it |grad P| / (C sum s),
-    # the gradient of P / C = penalty / C + loss (the logistic fit's rule with l2 = 1 / C);
-    # on |grad P| / sum s, a small C met tol at w = 0 before any step
-    res = newton_solve(problem, jnp.zeros(d + 1, dtype), C * s, jnp.asarray(False),
+    # newton_solve stops on |grad| / sum(weights): weights min(C, 1) s (module docstring)
+    res = newton_solve(problem, jnp.zeros(d + 1, dtype), jnp.minimum(C, 1) * s, jnp.asarray(False),
                        max_iter=max_iter, tol=tol, history_size=1, F0=jnp.zeros(n, dtype))
     theta = res.B
     # KKT: alpha_i = 2 C s_i max(0, 1 - t_i f_i) (stationarity of the L2-loss Lagrangian)
@@ -434,8 +438,8 @@ def fit_linear_svm(
         scikit-learn's ``LinearSVC`` (traced).
     tol : float, optional
         Dual: LIBLINEAR's stopping rule, :math:`\max PG - \min PG \le` ``tol`` over an epoch
-        (default ``1e-4``, scikit-learn's). Primal: :math:`\lVert\nabla P\rVert/(C\sum_i s_i)
-        \le` ``tol`` (default ``1e-8`` in float64, ``1e-6`` in float32).
+        (default ``1e-4``, scikit-learn's). Primal: :math:`\lVert\nabla P\rVert/(\min(C, 1)
+        \sum_i s_i) \le` ``tol`` (default ``1e-8`` in float64, ``1e-6`` in float32).
     max_iter : int
         Epochs (dual) or Newton iterations (primal); traced, a new value does not recompile.
     shrinking : bool
