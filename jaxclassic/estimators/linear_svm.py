@@ -21,7 +21,8 @@ Differences from scikit-learn's ``LinearSVC``:
   ``array([0.])`` (scikit-learn: the float ``0.0``).
 * ``dual=False`` runs a finite Newton method with the generalised Hessian (Cholesky, exact up
   to ``tol``) where LIBLINEAR runs a trust-region Newton method; both need the squared hinge.
-  Its ``tol`` is on the gradient norm of the primal over ``C`` times the total weight.
+  Its ``tol`` is on the gradient norm of the primal over ``min(C, 1)`` times the total
+  weight.
 * The row order of the dual's epochs comes from ``random_state`` through JAX's generator, so it
   differs from LIBLINEAR's; the optimum does not (the primal is strongly convex): with a tight
   ``tol`` the coefficients agree to ~1e-7 relative (tests/estimators/test_linear_svm.py).
@@ -84,7 +85,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         squared hinge, else the dual (scikit-learn's rule). scikit-learn's default is "auto".
     tol : float, default=1e-4
         Dual: LIBLINEAR's stopping rule (range of the projected gradients over an epoch).
-        Primal: gradient norm over ``C`` times the total weight.
+        Primal: gradient norm over ``min(C, 1)`` times the total weight.
     max_iter : int, default=1000
         Epochs (dual) or Newton iterations (primal).
     fit_intercept : bool, default=True
