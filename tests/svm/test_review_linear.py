@@ -96,8 +96,23 @@ def test_primal_small_C_equals_sklearn(small, C):
     assert _rel(model.coef_, ref.coef_) < 1e-3
 
 
+@pytest.mark.parametrize("C", [1e4, 1e6])
+def test_primal_large_C_at_default_tol_closes_the_gap(C):
+    """regression (of the first fix, |grad P| / (C sum s) <= tol): at C = 1e4 on separable data
+    that rule stopped with P 3x its minimum, converged=True. Now min(C, 1): the duality gap
+    (a certificate: D(alpha) <= P* for any feasible alpha) closes at scikit-learn's tol."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = StandardScaler().fit_transform(X[:100]), y[:100]
+    params = fit_linear_svm(X, y, C=C, method="primal", tol=1e-4)
+    P, D = float(primal_objective(params, X, y, C=C)), float(dual_objective(params, X, y, C=C))
+    assert bool(params.converged) and 0 <= P - D <= 1e-8 * P
+    ref = sk_svm.LinearSVC(C=C, dual=False, tol=1e-12, max_iter=100_000).fit(X, y)
+    assert P <= _objective(ref.coef_, ref.intercept_, X, y, C=C) * (1 + 1e-8)
+
+
 def test_primal_rule_invariant_to_weight_scale(small):
-    """(C, s) and (C / k, k s) are the same problem; the stopping rule must not tell them apart."""
+    """(C, s) and (C / k, k s) are the same problem; for C <= 1 the stopping rule must not tell
+    them apart."""
     X, y = small
     a = fit_linear_svm(X, y, C=1.0, method="primal", tol=1e-4)
     b = fit_linear_svm(X, y, C=1e-3, method="primal", tol=1e-4, sample_weight=np.full(100, 1e3))
