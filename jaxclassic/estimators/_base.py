@@ -66,6 +66,7 @@ __all__ = [
     "encode_labels",
     "prepare_fit",
     "prepare_predict",
+    "fit_sample_weight",
     "C_VOCABULARY",
 ]
 
@@ -272,19 +273,38 @@ def start_fit(estimator, dtype) -> type:
     return estimator._fit_dtype
 
 
+def fit_sample_weight(sample_weight, X, dtype) -> np.ndarray:
+    """scikit-learn's checks of ``sample_weight`` for ``X`` (shape, finite, non-negative), as
+    ``dtype``; ones when None; all zeros is an error (nothing to fit)."""
+    if sample_weight is None:
+        return np.ones(X.shape[0], dtype)
+    from sklearn.utils.validation import _check_sample_weight
+
+    sw = _check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True)
+    if not (sw > 0).any():
+        raise ValueError("sample_weight must have at least one positive value, got all zeros")
+    return sw
+
+
+def _finite(allow_nan: bool):
+    return "allow-nan" if allow_nan else True
+
+
 def prepare_fit(estimator, X, y, sample_weight=None, *, classifier: bool = False, pad: bool = True,
-                y_numeric: bool = True):
+                y_numeric: bool = True, allow_nan: bool = False):
     """Validate, encode and pad the training data of an estimator; enter its compute dtype.
 
     Call inside a :func:`dtype_scope` method. Returns ``(X, y, sample_weight, n_samples)`` as
     jax arrays in the compute dtype (:func:`compute_dtype`), padded with zero weights to
     :func:`bucket_size` rows (unless ``pad=False`` or ``X`` is large, see
     :data:`MAX_PADDED_SIZE`), where ``y`` is int32 class codes for a classifier (``classes_``
-    set on the estimator) and float otherwise.
+    set on the estimator) and float otherwise. ``allow_nan=True`` lets NaN through in ``X``
+    (estimators whose core treats it as missing: trees, forests, boosting; ``inf`` is still
+    an error).
     """
     X, y = validate_data(
         estimator, X, y, dtype=[np.float64, np.float32], y_numeric=(y_numeric and not classifier),
-        reset=True,
+        ensure_all_finite=_finite(allow_nan), reset=True,
     )
     dtype = start_fit(estimator, compute_dtype(X.dtype))
     X = X.astype(dtype, copy=False)
@@ -293,14 +313,7 @@ def prepare_fit(estimator, X, y, sample_weight=None, *, classifier: bool = False
     else:
         y = np.asarray(y, dtype=dtype)
     n = X.shape[0]
-    if sample_weight is None:
-        sw = np.ones(n, dtype)
-    else:
-        from sklearn.utils.validation import _check_sample_weight
-
-        sw = _check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True)
-        if not (sw > 0).any():
-            raise ValueError("sample_weight must have at least one positive value, got all zeros")
+    sw = fit_sample_weight(sample_weight, X, dtype)
     if pad:
         X, y, sw = pad_rows(X, y, sw, _n_padded(X))
     Xj, yj, swj = to_core(X, y, sw)
@@ -312,15 +325,16 @@ def fitted_dtype(estimator) -> type:
     return getattr(estimator, "_fit_dtype", np.float64)
 
 
-def prepare_predict(estimator, X, *, attributes=None):
+def prepare_predict(estimator, X, *, attributes=None, allow_nan: bool = False):
     """Check the estimator is fitted, validate ``X`` and enter the dtype of the fit.
 
     Call inside a :func:`dtype_scope` method. Returns ``(X_jax_padded, n_samples)``: ``X``
     in the fit's dtype, padded to its bucket so prediction programs are reused too; callers
-    slice the first ``n_samples`` results.
+    slice the first ``n_samples`` results. ``allow_nan`` as :func:`prepare_fit`.
     """
     check_is_fitted(estimator, attributes)
-    X = validate_data(estimator, X, dtype=[np.float64, np.float32], reset=False)
+    X = validate_data(estimator, X, dtype=[np.float64, np.float32], ensure_all_finite=_finite(allow_nan),
+                      reset=False)
     dtype = fitted_dtype(estimator)
     enter_dtype(dtype)
     X = X.astype(dtype, copy=False)

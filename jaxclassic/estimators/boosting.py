@@ -46,8 +46,6 @@ from jaxclassic.estimators._base import (
 from jaxclassic.estimators.tree import (
     _check_choice,
     _count_or_fraction,
-    _prepare_fit_nan,
-    _prepare_predict_nan,
 )
 
 __all__ = [
@@ -284,9 +282,8 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` trees on ``(X, y)``; returns ``self``."""
         loss = _GB_LOSSES[_check_choice(self.loss, "loss", _GB_LOSSES)]
-        X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=False)
+        Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, allow_nan=True)
         kwargs = self._core_kwargs(n)
-        Xj, yj, swj = to_core(X, y, sw)
         params = E.fit_gradient_boosting(Xj, yj, loss=loss, sample_weight=swj, **kwargs)
         self.params_ = to_host(params)
         self.n_estimators_ = kwargs["n_estimators"]
@@ -299,7 +296,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     @dtype_scope
     def predict(self, X):
         """:math:`F_0 + \\eta \\sum_m \\text{tree}_m(x)` ``(n,)``."""
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         return np.asarray(E.predict(self.params_, Xp))[:n]
 
 
@@ -355,10 +352,9 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Boost on ``(X, y)`` (``K`` trees a round for ``K > 2`` classes); returns ``self``."""
         _check_choice(self.loss, "loss", {"log_loss"})
-        X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=True)
+        Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=True, allow_nan=True)
         kwargs = self._core_kwargs(n)
         self.n_classes_ = len(self.classes_)
-        Xj, yj, swj = to_core(X, y, sw)
         params = E.fit_gradient_boosting(Xj, yj, loss="log_loss", n_classes=self.n_classes_,
                                          sample_weight=swj, **kwargs)
         self.params_ = to_host(params)
@@ -372,13 +368,13 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     @dtype_scope
     def decision_function(self, X):
         """Raw scores: the log-odds ``(n,)`` (two classes) or one per class ``(n, K)``."""
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         return np.asarray(E.decision_function(self.params_, Xp))[:n]
 
     @dtype_scope
     def predict_proba(self, X):
         """``[1 - σ(F), σ(F)]``, or ``softmax(F)`` for more than two classes."""
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         return np.asarray(E.predict_proba(self.params_, Xp))[:n]
 
     def predict_log_proba(self, X):
@@ -448,7 +444,7 @@ class _BaseXGBoost(BaseEstimator):
         return to_core(Xe, ye, we)
 
     def _fit(self, X, y, sample_weight, eval_set, sample_weight_eval_set, classifier):
-        X, y, sw, _ = _prepare_fit_nan(self, X, y, sample_weight, classifier=classifier)
+        Xj, yj, swj, _ = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
         if self.early_stopping_rounds is not None and eval_set is None:
             raise ValueError("early_stopping_rounds needs an eval_set passed to fit")
         if classifier:
@@ -460,7 +456,6 @@ class _BaseXGBoost(BaseEstimator):
             self._metric = "rmse"
         evals = self._eval_data(eval_set, sample_weight_eval_set, classifier)
         subsample, colsample = float(self.subsample), float(self.colsample_bytree)
-        Xj, yj, swj = to_core(X, y, sw)
         params = E.fit_xgboost(
             Xj, yj, loss=loss, n_estimators=_check_int(self.n_estimators, "n_estimators", 1),
             learning_rate=_check_positive(self.learning_rate, "learning_rate"),
@@ -500,7 +495,7 @@ class _BaseXGBoost(BaseEstimator):
 
     @dtype_scope
     def _core(self, fn, X):
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         return np.asarray(fn(self.params_, Xp))[:n]
 
 

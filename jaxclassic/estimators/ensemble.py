@@ -40,7 +40,8 @@ from jaxclassic.estimators._base import (
     ClassifierMixin,
     RegressorMixin,
     dtype_scope,
-    to_core,
+    prepare_fit,
+    prepare_predict,
     to_host,
 )
 from jaxclassic.estimators.boosting import _check_int, _key, _log
@@ -52,8 +53,6 @@ from jaxclassic.estimators.tree import (
     _check_choice,
     _check_max_depth,
     _count_or_fraction,
-    _prepare_fit_nan,
-    _prepare_predict_nan,
 )
 
 __all__ = [
@@ -86,21 +85,20 @@ class _BaseBootstrap(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
-    def _core_fit(self, X, y, sw, n, classifier):  # returns the core's params
+    def _core_fit(self, Xj, yj, swj, n, classifier):  # returns the core's params
         raise NotImplementedError
 
     def _fit(self, X, y, sample_weight, classifier):
         _check_int(self.n_estimators, "n_estimators", 1)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
-        X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=classifier)
+        Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
         if classifier:
             self.n_classes_ = len(self.classes_)
-        params = self._core_fit(X, y, sw, n, classifier)
+        params = self._core_fit(Xj, yj, swj, n, classifier)
         self.params_ = to_host(params)
         self.n_outputs_ = 1
         if self.oob_score:
-            Xj, yj = to_core(X, y)
             self.oob_score_ = float(E.oob_score(params, Xj, yj))
             oob = np.asarray(E.oob_decision_function(params, Xj))[:n]
             if classifier:
@@ -111,7 +109,7 @@ class _BaseBootstrap(BaseEstimator):
 
     @dtype_scope
     def _core(self, fn, X):
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         return np.asarray(fn(self.params_, Xp))[:n]
 
 
@@ -162,12 +160,11 @@ def _forest_kwargs(est, n, n_positive, classifier):
 
 
 class _BaseForest(_BaseBootstrap):
-    def _core_fit(self, X, y, sw, n, classifier):
-        n_positive = int((sw > 0).sum())
+    def _core_fit(self, Xj, yj, swj, n, classifier):
+        n_positive = int((swj > 0).sum())
         kwargs = _forest_kwargs(self, n, n_positive, classifier)
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be a bool, got {self.bootstrap!r}")
-        Xj, yj, swj = to_core(X, y, sw)
         params = E.fit_random_forest(
             Xj, yj, n_estimators=int(self.n_estimators), bootstrap=bool(self.bootstrap),
             max_samples=_max_samples(self.max_samples, n_positive) if self.bootstrap else None,
@@ -289,8 +286,8 @@ class RandomForestRegressor(_BaseForest, _BootstrapRegressor):
 
 # --------------------------------------------------------------------------- bagging
 class _BaseBagging(_BaseBootstrap):
-    def _core_fit(self, X, y, sw, n, classifier):
-        n_positive = int((sw > 0).sum())
+    def _core_fit(self, Xj, yj, swj, n, classifier):
+        n_positive = int((swj > 0).sum())
         base = self.estimator
         tree_class = DecisionTreeClassifier if classifier else DecisionTreeRegressor
         if base is None:
@@ -298,7 +295,6 @@ class _BaseBagging(_BaseBootstrap):
         if not isinstance(self.bootstrap, (bool, np.bool_)):
             raise ValueError(f"bootstrap must be a bool, got {self.bootstrap!r}")
         max_samples = _max_samples(self.max_samples, n_positive)
-        Xj, yj, swj = to_core(X, y, sw)
         key = _key(self.random_state)
         if isinstance(base, tree_class):
             # bagged CART = a forest drawing the tree's max_features (default all) per node

@@ -38,17 +38,18 @@ from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
-    _n_padded,
     bucket_size,
     check_is_fitted,
     compute_dtype,
     dtype_scope,
     encode_labels,
     enter_dtype,
+    fit_sample_weight,
     fitted_dtype,
     pad_rows,
+    prepare_fit,
+    prepare_predict,
     start_fit,
-    to_core,
     to_host,
     validate_data,
 )
@@ -66,48 +67,6 @@ _REGRESSION_CRITERIA = {"squared_error": "squared_error"}
 
 
 # --------------------------------------------------------------------------- input
-def _sample_weight(sample_weight, X, dtype):
-    n = X.shape[0]
-    if sample_weight is None:
-        return np.ones(n, dtype)
-    from sklearn.utils.validation import _check_sample_weight
-
-    sw = _check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True)
-    if not (sw > 0).any():
-        raise ValueError("sample_weight must have at least one positive value, got all zeros")
-    return sw
-
-
-def _prepare_fit_nan(estimator, X, y, sample_weight, *, classifier):
-    """:func:`~jaxclassic.estimators._base.prepare_fit` with NaN allowed in ``X``.
-
-    Returns numpy ``(X, y, sample_weight, n_samples)`` padded to the bucket, in the compute
-    dtype (entered); the caller passes them to the core.
-    """
-    X, y = validate_data(estimator, X, y, dtype=[np.float64, np.float32],
-                         ensure_all_finite="allow-nan", y_numeric=not classifier, reset=True)
-    dtype = start_fit(estimator, compute_dtype(X.dtype))
-    X = X.astype(dtype, copy=False)
-    y = encode_labels(estimator, y) if classifier else np.asarray(y, dtype=dtype)
-    sw = _sample_weight(sample_weight, X, dtype)
-    n = X.shape[0]
-    X, y, sw = pad_rows(X, y, sw, _n_padded(X))
-    return X, y, sw, n
-
-
-def _prepare_predict_nan(estimator, X):
-    """:func:`~jaxclassic.estimators._base.prepare_predict` with NaN allowed; numpy ``(X, n)``."""
-    check_is_fitted(estimator)
-    X = validate_data(estimator, X, dtype=[np.float64, np.float32],
-                      ensure_all_finite="allow-nan", reset=False)
-    dtype = fitted_dtype(estimator)
-    enter_dtype(dtype)
-    X = X.astype(dtype, copy=False)
-    n = X.shape[0]
-    Xp, _, _ = pad_rows(X, None, np.ones(n, dtype), _n_padded(X))
-    return Xp, n
-
-
 def _check_choice(value, name, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
@@ -179,8 +138,8 @@ class _BaseCART(BaseEstimator):
         max_depth = _check_max_depth(self.max_depth, 1)
         if not float(self.ccp_alpha) >= 0:
             raise ValueError(f"ccp_alpha must be >= 0, got {self.ccp_alpha!r}")
-        X, y, sw, n = _prepare_fit_nan(self, X, y, sample_weight, classifier=classifier)
-        n_features = X.shape[1]
+        Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
+        n_features = Xj.shape[1]
         min_samples_split = _count_or_fraction(self.min_samples_split, "min_samples_split", n, 2)
         min_samples_leaf = _count_or_fraction(self.min_samples_leaf, "min_samples_leaf", n, 1)
         self.max_features_ = _max_features(self.max_features, n_features)
@@ -191,11 +150,10 @@ class _BaseCART(BaseEstimator):
 
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
             key = jax.random.key(seed)
-        Xj, yj, swj = to_core(X, y, sw)
         params = fit_cart(
             Xj, yj, task="classification" if classifier else "regression", criterion=criterion,
             max_depth=max_depth, min_samples_split=min_samples_split,
-            min_samples_leaf=min(min_samples_leaf, X.shape[0]),
+            min_samples_leaf=min(min_samples_leaf, Xj.shape[0]),
             min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_features=None if key is None else self.max_features_, n_bins=int(self.n_bins),
@@ -212,12 +170,12 @@ class _BaseCART(BaseEstimator):
     @dtype_scope
     def apply(self, X):
         """Index of the leaf (node slot of ``params_``) each row ends in, ``(n,)``."""
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         return np.asarray(_api.apply(self.params_, Xp))[:n].astype(np.intp)
 
     @dtype_scope
     def _leaf_values(self, X):
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         leaves = np.asarray(_api.apply(self.params_, Xp))[:n]
         return self.params_.value[leaves]
 
@@ -430,7 +388,7 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
         self._check_codes(X)
         codes = encode_labels(self, y)
         dtype = start_fit(self, compute_dtype(np.float64))  # counts: float64 unless forced
-        sw = _sample_weight(sample_weight, X, dtype)
+        sw = fit_sample_weight(sample_weight, X, dtype)
         n = X.shape[0]
         Xp, yp, swp = pad_rows(X.astype(np.int32), codes, sw, bucket_size(n))
         params = fit_id3(Xp, yp, n_classes=len(self.classes_), sample_weight=swp,
@@ -570,7 +528,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow and prune the tree on ``(X, y)`` (rows weighted by ``sample_weight``)."""
         max_depth = _check_max_depth(self.max_depth, 0)
-        X, y, sw, _ = _prepare_fit_nan(self, X, y, sample_weight, classifier=True)
+        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True, allow_nan=True)
         self.categorical_ = _categorical_mask(self.categorical_features, self, X.shape[1])
         params = fit_c45(X, y, categorical=self.categorical_,
                          confidence_factor=float(self.confidence_factor),
@@ -584,7 +542,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     @dtype_scope
     def _run(self, fn, X):
-        Xp, n = _prepare_predict_nan(self, X)
+        Xp, n = prepare_predict(self, X, allow_nan=True)
         return np.asarray(fn(self.params_, Xp))[:n]
 
     def apply(self, X):

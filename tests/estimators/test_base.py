@@ -70,3 +70,32 @@ def test_prepare_fit_keeps_a_contiguous_float32_X_uncopied(monkeypatch):
     Xj, _, _, n = prepare(est)
     assert n == 70_000 and Xj.shape == X.shape and Xj.dtype == np.float32
     assert seen[0] is X  # validated and cast without a copy, not padded
+
+
+def test_prepare_fit_and_predict_allow_nan_only_when_asked():
+    """NaN in X: refused by default (scikit-learn's message), let through with allow_nan
+    (trees, forests, boosting read it as missing); inf refused either way."""
+    from jaxclassic.estimators import DecisionTreeRegressor
+
+    X = np.array([[0.0], [np.nan], [2.0], [3.0]])
+    y = np.array([0.0, 1.0, 2.0, 3.0])
+    est = DecisionTreeRegressor()
+
+    @_base.dtype_scope
+    def fit(self, X, **kw):
+        return _base.prepare_fit(self, X, y, **kw)
+
+    @_base.dtype_scope
+    def predict(self, X, **kw):
+        return _base.prepare_predict(self, X, attributes=["n_features_in_"], **kw)
+
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        fit(est, X)
+    Xj, _, sw, n = fit(est, X, allow_nan=True)
+    assert n == 4 and np.isnan(np.asarray(Xj)[1, 0]) and np.asarray(sw)[:4].tolist() == [1.0] * 4
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        fit(est, np.where(np.isnan(X), np.inf, X), allow_nan=True)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        predict(est, X)
+    Xp, n = predict(est, X, allow_nan=True)
+    assert n == 4 and np.isnan(np.asarray(Xp)[1, 0])
