@@ -48,7 +48,7 @@ vectors (LIBSVM's rule, also when none is free); class 1 where :math:`f(x) \ge 0
 
 Params keep full-length arrays (``alpha``, ``dual_coef`` over all ``n`` training rows, the rows
 themselves in ``X_fit``): shapes never depend on the data, so fits ``vmap`` over ``C``,
-``gamma``, folds and one-vs-one pairs. :func:`support_vectors` / :func:`restrict_to_support`
+``gamma``, folds and one-vs-one pairs. :func:`support`, ``svm.support_vectors`` and :func:`restrict_to_support`
 give scikit-learn's compact layout on the host.
 
 Precision: LIBSVM keeps α and G in double precision; here they have the input's dtype. In
@@ -98,6 +98,7 @@ __all__ = [
     "resolve_gamma",
     "decision_values",
     "restrict_to_support",
+    "support",
     "BATCH_ABOVE",
 ]
 
@@ -537,10 +538,20 @@ def restrict_to_support(params: KernelSVMParams) -> KernelSVMParams:
                            dual_coef=jnp.asarray(np.asarray(params.dual_coef)[keep]))
 
 
-def _support_vectors(params: KernelSVMParams):
-    """``(support, support_vectors)``: indices of ``alpha > 0`` and those rows (host side)."""
-    support = np.flatnonzero(np.asarray(params.alpha) > 0)
-    return support, np.asarray(params.X_fit)[support]
+def support(params) -> np.ndarray:
+    """Indices of the support vectors (``alpha > 0``; for ε-SVR ``dual_coef != 0``), ascending
+    (host side; scikit-learn's ``SVC`` orders them class by class)."""
+    coef = np.asarray(params.alpha if hasattr(params, "alpha") else params.dual_coef)
+    return np.flatnonzero(coef != 0)
+
+
+def _support_vectors(params, X=None):
+    """The support vectors, ``(n_SV, d)`` rows of the training set (host side). ``X`` (the
+    training rows, as the linear SVM's accessor takes) is optional: the params hold them."""
+    X_fit = np.asarray(params.X_fit)
+    if X is not None and np.shape(X) != X_fit.shape:
+        raise ValueError(f"X must be the training data {X_fit.shape}, got shape {np.shape(X)}")
+    return X_fit[support(params)]
 
 
 decision_function.register(KernelSVMParams, _decision_function)

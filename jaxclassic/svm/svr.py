@@ -49,6 +49,7 @@ from jaxclassic.svm.kernel import (
     check_kernel_args,
     choose_storage,
     choose_working_set,
+    _support_vectors,
     decision_values,
     resolve_gamma,
     warn_not_converged,
@@ -180,14 +181,6 @@ def _decision_function(params: KernelSVRParams, X):
     X = check_predict_X(X, params.X_fit.dtype, params.X_fit.shape[-1])
     return decision_values(params.X_fit, params.dual_coef, params.intercept, params.gamma, params.coef0, X,
                            spec=params.kernel)
-
-
-def _support_vectors(params: KernelSVRParams):
-    """``(support, support_vectors)``: rows with a non-zero ``dual_coef`` (host side)."""
-    import numpy as np
-
-    support = np.flatnonzero(np.asarray(params.dual_coef) != 0)
-    return support, np.asarray(params.X_fit)[support]
 
 
 decision_function.register(KernelSVRParams, _decision_function)

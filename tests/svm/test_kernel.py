@@ -123,7 +123,7 @@ def test_default_tol_matches_sklearn_objective_and_support():
     np.testing.assert_allclose(float(params.dual_objective), 0.5 * coef @ Kx @ coef - np.abs(coef).sum(),
                                rtol=1e-6)
     # scikit-learn lists the support class by class; ours in row order
-    np.testing.assert_array_equal(support_vectors(params)[0], np.sort(sk.support_))
+    np.testing.assert_array_equal(K.support(params), np.sort(sk.support_))
     np.testing.assert_array_equal(predict(params, X), sk.predict(X))
 
 
@@ -342,9 +342,10 @@ def test_predict_proba_needs_probability(small):
 def test_support_vectors_and_restriction(small):
     X, y = small
     params = fit_kernel_svm(X, y, gamma=0.05)
-    support, vectors = support_vectors(params)
+    support, vectors = K.support(params), support_vectors(params)
     np.testing.assert_array_equal(support, np.flatnonzero(np.asarray(params.alpha) > 0))
     np.testing.assert_array_equal(vectors, np.asarray(X)[support])
+    np.testing.assert_array_equal(support_vectors(params, X), vectors)  # the linear SVM's call
     compact = K.restrict_to_support(params)
     assert compact.X_fit.shape == (len(support), X.shape[1])
     np.testing.assert_allclose(decision_function(compact, X), decision_function(params, X), rtol=1e-12)
