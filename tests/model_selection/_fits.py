@@ -153,16 +153,18 @@ FIT_CASES = [
             "neg_mse_scorer", {}, {"k": 4, "task": "regression", "weights": "distance"}, "regression",
             instance_fields=("fit_X", "y", "sample_weight")),
     # forests and bagging take a key (not hashable, so not a static fit_kwarg): the wrappers
-    # below fix it
+    # below fix it; a held-out row is never drawn (its bootstrap count, an int, is not compared)
     FitCase("random_forest_classification", "tests.model_selection._fits:random_forest_fit",
             "jaxclassic.ensemble:predict", "accuracy_scorer", {"min_impurity_decrease": 0.01},
             {"task": "classification", "n_estimators": 4, "max_depth": 3, "n_classes": 2, "n_bins": 8,
-             "max_features": 2}, "categorical"),
+             "max_features": 2}, "categorical", instance_fields=("sample_weight",)),
     FitCase("random_forest_regression", "tests.model_selection._fits:random_forest_fit",
             "jaxclassic.ensemble:predict", "neg_mse_scorer", {"min_impurity_decrease": 0.01},
-            {"task": "regression", "n_estimators": 4, "max_depth": 3, "n_bins": 8}, "categorical"),
+            {"task": "regression", "n_estimators": 4, "max_depth": 3, "n_bins": 8}, "categorical",
+            instance_fields=("sample_weight",)),
     FitCase("bagging_ridge", "tests.model_selection._fits:bagged_ridge_fit", "jaxclassic.ensemble:predict",
-            "neg_mse_scorer", {"alpha": 0.7}, {"n_estimators": 4}, "regression"),
+            "neg_mse_scorer", {"alpha": 0.7}, {"n_estimators": 4}, "regression",
+            instance_fields=("sample_weight",)),
     # kernel SVM (SMO): a fold's zero-weight rows have upper bound 0 and are never selected
     FitCase("kernel_svm", "jaxclassic.svm:fit_kernel_svm", "jaxclassic.svm:predict", "accuracy_scorer",
             {"C": 0.7, "gamma": 0.3}, {"kernel": "rbf", "tol": 1e-8}, "binary", 1e-6,
@@ -185,19 +187,11 @@ FIT_CASES = [
 ]
 
 
-def _without_rows(params):
-    """A bootstrap ensemble's params with its row-indexed fields (``counts (E, n)``,
-    ``sample_weight (n,)``) summed over the rows: a fold's fit holds all ``n`` rows (the
-    held-out ones at weight 0, never drawn), the sliced loop's only its training rows, so
-    the two compare field by field (predictions use neither field)."""
-    return params._replace(counts=jnp.sum(params.counts, axis=1), sample_weight=jnp.sum(params.sample_weight)[None])
-
-
 def random_forest_fit(X, y, *, sample_weight=None, **kwargs):
     """:func:`jaxclassic.ensemble.fit_random_forest` with the key fixed."""
     from jaxclassic.ensemble import fit_random_forest
 
-    return _without_rows(fit_random_forest(X, y, sample_weight=sample_weight, key=jax.random.key(0), **kwargs))
+    return fit_random_forest(X, y, sample_weight=sample_weight, key=jax.random.key(0), **kwargs)
 
 
 def bagged_ridge_fit(X, y, *, sample_weight=None, n_estimators=4, **kwargs):
@@ -205,8 +199,8 @@ def bagged_ridge_fit(X, y, *, sample_weight=None, n_estimators=4, **kwargs):
     from jaxclassic.ensemble import fit_bagging
     from jaxclassic.linear import fit_ridge
 
-    return _without_rows(fit_bagging(fit_ridge, X, y, n_estimators=n_estimators, sample_weight=sample_weight,
-                                     key=jax.random.key(0), **kwargs))
+    return fit_bagging(fit_ridge, X, y, n_estimators=n_estimators, sample_weight=sample_weight,
+                       key=jax.random.key(0), **kwargs)
 
 
 def gaussian_process_fit(X, y, *, sample_weight=None, **kwargs):
