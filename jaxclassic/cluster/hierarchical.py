@@ -20,7 +20,10 @@ Linkages, by the Lance–Williams update of the distance from the merged cluster
 The last three are computed from the cluster means (or WPGMC's median points) directly,
 which is what their Lance–Williams updates evaluate on euclidean distances; they need
 ``metric="euclidean"``. The first four work on any metric of
-:func:`jaxclassic._tiling.pairwise_distances`.
+:func:`jaxclassic._tiling.pairwise_distances`. The rows are centred on their mean first (every
+metric but cosine is translation invariant): the Gram form of the euclidean matrix and the
+merged means then keep the distances of data far from the origin (float32 rows around
+:math:`10^3` lost them).
 
 Algorithm: the *generic* agglomerative algorithm with a nearest-neighbour list (Müllner 2011,
 SciPy's ``fast_linkage``), which merges the globally closest pair at every step and so gives
@@ -147,6 +150,10 @@ def _mean_start(X):
 @partial(jax.jit, static_argnames=("linkage", "metric"))
 def _linkage(X, p, *, linkage, metric):
     n = X.shape[0]
+    if metric != "cosine":
+        # every metric but cosine is translation invariant: centre, so that the Gram form of the
+        # euclidean matrix (and the merged means) do not lose the distances to the offset
+        X = X - jnp.mean(X, axis=0)
     dtype = X.dtype
     slots = jnp.arange(n, dtype=jnp.int32)
     squared = linkage in MEAN_LINKAGES
@@ -292,14 +299,17 @@ def _maxdists(Z):
     return jax.lax.fori_loop(0, m, body, jnp.full((m,), -jnp.inf, Z.dtype))
 
 
-def cut_tree(Z, *, n_clusters=None, distance=None) -> jax.Array:
+def cut_tree(Z, *, n_clusters=None, distance=None, rule="height") -> jax.Array:
     r"""Flat clusters from a linkage matrix: SciPy's ``fcluster`` with ``"maxclust"`` or
     ``"distance"``, labels ``0..k-1`` numbered in order of their first row.
 
     The cut applies every merge whose subtree's largest height (:func:`maxdists`) is at most a
     threshold :math:`r`: ``distance=t`` takes :math:`r = t`; ``n_clusters=k`` takes the smallest
     :math:`r` leaving at most ``k`` clusters (the ``(n-k)``-th smallest of the maxdists). With
-    tied heights at the cut, fewer than ``k`` clusters can remain, as in SciPy.
+    tied heights at the cut, fewer than ``k`` clusters can remain, as in SciPy. With
+    ``rule="merge"``, ``n_clusters=k`` applies the first ``n - k`` merges of ``Z`` (undoes the
+    last ``k - 1``) instead: exactly ``k`` clusters, ties or not (SciPy's ``cut_tree`` and
+    scikit-learn's ``AgglomerativeClustering``).
 
     Parameters
     ----------
@@ -309,6 +319,9 @@ def cut_tree(Z, *, n_clusters=None, distance=None) -> jax.Array:
         ``1 <= n_clusters <= n``.
     distance : float, optional
         Cophenetic distance threshold (``>= 0``). Exactly one of the two.
+    rule : {"height", "merge"}
+        How ``n_clusters`` cuts: by a height threshold (``fcluster``'s ``"maxclust"``) or by
+        merge order (exactly ``n_clusters`` clusters).
 
     Returns
     -------
@@ -320,6 +333,9 @@ def cut_tree(Z, *, n_clusters=None, distance=None) -> jax.Array:
     >>> Z = agglomerative(jnp.array([[0.0], [1.0], [5.0], [7.0]]), linkage="single")
     >>> cut_tree(Z, n_clusters=2).tolist(), cut_tree(Z, distance=1.5).tolist()
     ([0, 0, 1, 1], [0, 0, 1, 2])
+    >>> Z = agglomerative(jnp.array([[0.0], [1.0], [2.0], [3.0]]), linkage="single")  # tied heights
+    >>> cut_tree(Z, n_clusters=2).tolist(), cut_tree(Z, n_clusters=2, rule="merge").tolist()
+    ([0, 0, 0, 0], [0, 0, 0, 1])
 
     References
     ----------
@@ -328,22 +344,26 @@ def cut_tree(Z, *, n_clusters=None, distance=None) -> jax.Array:
     if (n_clusters is None) == (distance is None):
         raise ValueError("exactly one of n_clusters and distance must be given, got "
                          + ("both" if n_clusters is not None else "neither"))
+    rule = check_choice(rule, "rule", ("height", "merge"))
     Z = _check_linkage_matrix(Z)
     n = Z.shape[0] + 1
     if n_clusters is not None:
         if not is_traced(n_clusters):
             n_clusters = check_int(n_clusters, "n_clusters", low=1, high=n)
-        return _cut(Z, jnp.asarray(n_clusters, jnp.int32), jnp.asarray(0, Z.dtype), by_count=True)
+        return _cut(Z, jnp.asarray(n_clusters, jnp.int32), jnp.asarray(0, Z.dtype),
+                    by_count=True, by_merge=rule == "merge")
     check_scalar(distance, "distance", low=0.0)
     return _cut(Z, jnp.asarray(n, jnp.int32), jnp.asarray(distance, Z.dtype), by_count=False)
 
 
-@partial(jax.jit, static_argnames=("by_count",))
-def _cut(Z, n_clusters, distance, *, by_count):
+@partial(jax.jit, static_argnames=("by_count", "by_merge"))
+def _cut(Z, n_clusters, distance, *, by_count, by_merge=False):
     m = Z.shape[0]
     n = m + 1
     md = _maxdists(Z)
-    if by_count:
+    if by_merge:
+        applied = jnp.arange(m) < n - n_clusters
+    elif by_count:
         threshold = jnp.sort(md)[jnp.clip(n - n_clusters - 1, 0, m - 1)]
         applied = (md <= threshold) & (n_clusters < n)
     else:

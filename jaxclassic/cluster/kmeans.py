@@ -25,7 +25,10 @@ starting centres).
 Neither step increases :math:`J`, so the inertia never increases across iterations (tested at
 every iteration). Cost per iteration: one ``n × d × k`` product and one pass of segment sums.
 The data are centred on their weighted mean first (distances are unchanged; the Gram form
-loses less to rounding near the origin), as scikit-learn centres them.
+loses less to rounding near the origin), as scikit-learn centres them; :func:`predict`,
+:func:`transform` and :func:`inertia` centre the rows and the centres on the centres' mean
+(scikit-learn's ``predict`` does not: on float32 rows around 1e6 it disagrees with its own
+``labels_``).
 
 Stopping (scikit-learn's rule for ``algorithm="lloyd"``): stop when the labels of the rows of
 positive weight did not change in an iteration ("strict convergence"), or when the total
@@ -583,10 +586,21 @@ def _predict(params: KMeansParams, X) -> jax.Array:
     return _predict_jit(centres, X, tile=_tile(X.shape[0], centres.shape[0], X.dtype.itemsize))
 
 
+def _centred(centres, X):
+    """``(centres, X)`` less the centres' mean: distances unchanged, and the Gram form of
+    :func:`jaxclassic._tiling.squared_euclidean` keeps them for data far from the origin (the
+    fit centres its rows the same way; uncentred, float32 rows around 1e6 got other labels
+    from ``predict`` than from the fit)."""
+    centres = centres.astype(X.dtype)
+    origin = jnp.mean(centres, axis=0)
+    return centres - origin, X - origin
+
+
 @partial(jax.jit, static_argnames=("tile",))
 def _predict_jit(centres, X, *, tile):
+    centres, X = _centred(centres, X)
     active = jnp.ones((centres.shape[0],), bool)
-    return _assign(X, centres.astype(X.dtype), active, tile)[0]
+    return _assign(X, centres, active, tile)[0]
 
 
 def transform(params: KMeansParams, X) -> jax.Array:
@@ -606,8 +620,8 @@ def transform(params: KMeansParams, X) -> jax.Array:
 
 @partial(jax.jit, static_argnames=("tile",))
 def _transform_jit(centres, X, *, tile):
-    return _tiling.map_row_tiles(
-        lambda rows: _tiling.pairwise_distances(rows, centres.astype(X.dtype)), X, tile=tile)
+    centres, X = _centred(centres, X)
+    return _tiling.map_row_tiles(lambda rows: _tiling.pairwise_distances(rows, centres), X, tile=tile)
 
 
 def inertia(params: KMeansParams, X, sample_weight=None) -> jax.Array:
@@ -629,6 +643,6 @@ def inertia(params: KMeansParams, X, sample_weight=None) -> jax.Array:
 
 @partial(jax.jit, static_argnames=("tile",))
 def _inertia_jit(centres, X, sw, *, tile):
-    centres = centres.astype(X.dtype)
+    centres, X = _centred(centres, X)
     labels = _assign(X, centres, jnp.ones((centres.shape[0],), bool), tile)[0]
     return jnp.sum(sw * jnp.sum(jnp.square(X - centres[labels]), axis=1))

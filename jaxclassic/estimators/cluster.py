@@ -66,8 +66,11 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=8
-    init : {"k-means++", "random"} or array of shape (n_clusters, n_features), default="k-means++"
-        k-means++ is scikit-learn's greedy variant (``2 + log(k)`` candidates a centre).
+    init : {"k-means++", "random"}, callable or array of shape (n_clusters, n_features), default="k-means++"
+        k-means++ is scikit-learn's greedy variant (``2 + log(k)`` candidates a centre). A
+        callable ``init(X, n_clusters, random_state=RandomState)`` returns the centres; it is
+        called once on the uncentred ``X`` (scikit-learn: once a restart, on ``X`` centred),
+        and then ``n_init`` is 1, as for an array.
     n_init : "auto" or int, default="auto"
         Restarts (vmapped in one program); ``"auto"``: 1 for k-means++ or an array, 10 for
         ``"random"`` (scikit-learn's rule).
@@ -133,6 +136,10 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"n_samples={n} should be >= n_clusters={n_clusters}.")
         sw = fit_sample_weight(sample_weight, X, dtype)
         init = self.init
+        if callable(init):
+            from sklearn.utils import check_random_state
+
+            init = init(X, n_clusters, random_state=check_random_state(self.random_state))
         if not isinstance(init, str):
             init = np.asarray(init, dtype=dtype)
             if init.shape != (n_clusters, X.shape[1]):
@@ -194,7 +201,9 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     ----------
     n_clusters_ : int
     labels_ : (n_samples,) array
-        Numbered by the first row of each cluster.
+        Numbered by the first row of each cluster. The cut undoes the last ``n_clusters_ - 1``
+        merges (scikit-learn's rule): exactly ``n_clusters_`` clusters, even where merge heights
+        tie at the cut.
     n_leaves_ : int
     n_connected_components_ : int
         Always 1 (no connectivity).
@@ -256,7 +265,8 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
         self.n_connected_components_ = 1
         if self.compute_distances or self.distance_threshold is not None:
             self.distances_ = heights
-        self.labels_ = np.asarray(_hc.cut_tree(Z, n_clusters=self.n_clusters_)).astype(np.intp)
+        # by merge order, as scikit-learn: exactly n_clusters_ clusters even with tied heights
+        self.labels_ = np.asarray(_hc.cut_tree(Z, n_clusters=self.n_clusters_, rule="merge")).astype(np.intp)
         return self
 
     def fit_predict(self, X, y=None):
