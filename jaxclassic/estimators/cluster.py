@@ -242,8 +242,10 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
                              "the other needs to be None.")
         if self.n_clusters is not None:
             _check_int(self.n_clusters, "n_clusters", 1)
-        if self.distance_threshold is not None and not self.distance_threshold >= 0:
-            raise ValueError(f"distance_threshold must be >= 0, got {self.distance_threshold!r}")
+        threshold = self.distance_threshold
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, numbers.Real)
+                                      or not threshold >= 0):
+            raise ValueError(f"distance_threshold must be a float >= 0, got {threshold!r}")
         if self.metric not in self._METRICS:
             raise ValueError(f"metric must be one of {sorted(self._METRICS)}, got {self.metric!r}")
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, reset=True)

@@ -241,3 +241,11 @@ def test_gmm_more_components_than_distinct_rows_equals_sklearn():
     ref = sk_mixture.GaussianMixture(5, random_state=0).fit(X)
     assert ours.lower_bound_ == pytest.approx(ref.lower_bound_, rel=1e-8)
     np.testing.assert_allclose(np.sort(ours.weights_), np.sort(ref.weights_), atol=1e-8)
+
+
+# --------------------------------------------------------------------------- bad input, named
+@pytest.mark.parametrize("threshold", ["1", np.nan, -1.0, True])
+def test_agglomerative_bad_distance_threshold(threshold):
+    # before: a string raised "TypeError: '>=' not supported between 'str' and 'int'"
+    with pytest.raises(ValueError, match="distance_threshold must be a float >= 0"):
+        est.AgglomerativeClustering(None, distance_threshold=threshold).fit(IRIS)
