@@ -194,6 +194,44 @@ def test_kmeans_edge_sizes_equal_sklearn():
     assert (ours.inertia_, ours.n_iter_) == (pytest.approx(ref.inertia_, rel=1e-10), ref.n_iter_)
 
 
+def _first_rows(X, n_clusters, random_state):
+    return np.array(X[:n_clusters], copy=True)
+
+
+def test_kmeans_grid_search_over_a_pipeline_equals_sklearn():
+    # StandardScaler -> KMeans in GridSearchCV (score = -inertia of the held-out fold), both
+    # started from the first rows of each training fold: every fold's score to 1e-8 relative
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    grid = {"kmeans__n_clusters": [2, 3, 4]}
+    ours = GridSearchCV(make_pipeline(StandardScaler(), est.KMeans(init=_first_rows)), grid, cv=3).fit(WINE)
+    ref = GridSearchCV(make_pipeline(StandardScaler(), sk_cluster.KMeans(init=_first_rows, n_init=1)),
+                       grid, cv=3).fit(WINE)
+    for i in range(3):
+        np.testing.assert_allclose(ours.cv_results_[f"split{i}_test_score"],
+                                   ref.cv_results_[f"split{i}_test_score"], rtol=1e-8)
+
+
+def test_dataframe_and_integer_input():
+    import pandas as pd
+
+    frame = pd.DataFrame(IRIS, columns=["a", "b", "c", "d"])
+    init = IRIS[[0, 60, 120]]
+    km = est.KMeans(3, init=init).fit(frame)
+    assert list(km.feature_names_in_) == ["a", "b", "c", "d"]
+    np.testing.assert_array_equal(km.predict(frame), est.KMeans(3, init=init).fit(IRIS).labels_)
+    gm = est.GaussianMixture(3, random_state=0).fit(frame)
+    assert gm.score(frame) == pytest.approx(est.GaussianMixture(3, random_state=0).fit(IRIS).score(IRIS), rel=1e-12)
+    # integers are fitted as float64, as scikit-learn does
+    Xi = np.round(IRIS * 10).astype(np.int64)
+    ours = est.KMeans(3, init=Xi[[0, 60, 120]]).fit(Xi)
+    ref = sk_cluster.KMeans(3, init=Xi[[0, 60, 120]].astype(float), n_init=1).fit(Xi)
+    assert ours.cluster_centers_.dtype == np.float64
+    assert ours.inertia_ == pytest.approx(ref.inertia_, rel=1e-10)
+
+
 # --------------------------------------------------------------------------- Gaussian mixtures
 def _sk_same_start(X, k, covariance_type):
     """scikit-learn's fit and the responsibilities its k-means start used (its own KMeans with
