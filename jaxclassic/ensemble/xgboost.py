@@ -163,7 +163,8 @@ def _soft_threshold(g, alpha):
     return jnp.sign(g) * jnp.maximum(jnp.abs(g) - alpha, 0)
 
 
-_CRITERION = _L1GradientPair()
+# NaN goes right at a node no counted row of the round reached with the feature missing (xgboost)
+_CRITERION = _L1GradientPair(unseen_missing_right=True)
 
 
 # --------------------------------------------------------------------------- loss plumbing
@@ -196,26 +197,6 @@ def _default_base_score(loss_name, y, sw, n_outputs, dtype):
         freq = jnp.clip(jnp.zeros((n_outputs,), dtype).at[y].add(w), eps, 1)
         return jnp.log(freq) - jnp.mean(jnp.log(freq))
     return jnp.zeros((n_outputs,), dtype)
-
-
-def _missing_seen(tree, codes_T, weight, depth, n_bins):
-    """``(M,)`` bool: a row of positive weight reached the node with its split feature missing."""
-    n = codes_T.shape[1]
-    flat = codes_T.reshape(-1)
-    rows = jnp.arange(n)
-
-    def step(_, carry):
-        node, seen = carry
-        internal = tree.children_left[node] >= 0
-        code = flat[jnp.maximum(tree.feature[node], 0) * n + rows].astype(jnp.int32)
-        miss = code == n_bins
-        seen = seen.at[node].max((internal & miss & (weight > 0)).astype(jnp.int32))
-        left = jnp.where(miss, tree.missing_left[node], code <= tree.threshold_bin[node])
-        nxt = jnp.where(left, tree.children_left[node], tree.children_right[node])
-        return jnp.where(internal, nxt, node), seen
-
-    init = (jnp.zeros((n,), jnp.int32), jnp.zeros(tree.feature.shape, jnp.int32))
-    return jax.lax.fori_loop(0, depth, step, init)[1] > 0
 
 
 # --------------------------------------------------------------------------- the program
@@ -255,7 +236,10 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
             fmask = u >= kth
         else:
             fmask = jnp.ones((K, n_features), bool)
-        grown = jax.vmap(grow_one, in_axes=(0, None, 0))(stats, count, fmask)
+        if K == 1:  # no vmap: a batched loop runs its whole-carry selects every step
+            grown = jax.tree.map(lambda a: a[None], grow_one(stats[0], count, fmask[0]))
+        else:
+            grown = jax.vmap(grow_one, in_axes=(0, None, 0))(stats, count, fmask)
         G, H = grown.node_stats[..., 0], grown.node_stats[..., 1]  # (K, M)
         value = -_soft_threshold(G, alpha) / (H + lam) * eta
         score = _soft_threshold(G, alpha) ** 2 / (H + lam)
@@ -263,12 +247,8 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
         take = lambda a, i: jnp.take_along_axis(a, i, axis=1)
         gain = jnp.where(grown.children_left >= 0, take(score, left) + take(score, right) - score, 0)
         trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0))(grown, value, edges, n_features, H)
-        # xgboost's default direction where no row of the round reached the node with the
-        # feature missing: right (the engine's sides tie there, broken by rounding)
-        seen = jax.vmap(lambda tr: _missing_seen(tr, codes_T, w, max_depth, n_bins))(trees)
-        trees = trees._replace(missing_left=trees.missing_left & seen)
-        leaf = jax.vmap(lambda tr: B.route_codes(tr, codes_T, max_depth, n_bins))(trees)
-        f = f + take(trees.value[..., 0], leaf).T
+        # the engine routed every training row to its leaf (row_node): no second pass
+        f = f + take(trees.value[..., 0], grown.row_node).T
         if has_eval:
             leaf = jax.vmap(lambda tr: B.route_codes(tr, ecodes_T, max_depth, n_bins))(trees)
             fe = fe + take(trees.value[..., 0], leaf).T
@@ -447,6 +427,8 @@ def fit_xgboost(
     elif key is None:
         key = jax.random.key(0)
     codes, edges = bin_features(Xc, max_bin, sample_weight=None if is_traced(sample_weight) else sample_weight)
+    if codes.dtype != jnp.uint8 and not is_traced(codes) and not bool(jnp.any(codes > 255)):
+        codes = codes.astype(jnp.uint8)  # 256 bins and no NaN: one byte a code (the passes read half)
     if eval_set is not None:
         Xe, ye, we = _check_eval_set(eval_set)
         Xe = check_predict_X(Xe, dtype, n_features, name="eval_set X", allow_nan=True).astype(dtype)

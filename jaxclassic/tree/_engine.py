@@ -22,12 +22,22 @@ of the nodes to split are known (the root's from one pass); (2) the split search
 cumulative sum over the bins, tried twice — the missing bin on the right and on the left (the
 learned default side, ``missing_left``) — the gains vectorised over
 (feature, node, bin, side) and an argmax per node; (3) the chosen splits are compacted into
-``W`` slots by a cumsum ranking and the rows' node index updated by one gather; (4) the
-histograms of the new children come from ONE pass over the rows of the *smaller* child of
-each split (a ``lax.scan`` over features of a ``segment_sum`` into ``W·B`` slots, codes
-feature-major ``(F, n)``: the measured fastest kernel, ``shared/notes/histogram-kernel.md``)
-and their siblings by subtraction from the parent's histogram (no pass at all for the
-children of the last level: they are leaves).
+``W`` slots by a cumsum ranking and the rows' node index updated by one gather (of a
+per-node table, then of the row's code); (4) the histograms of the new children come from
+ONE pass over the rows of the *smaller* child of each split and their siblings by
+subtraction from the parent's histogram (no pass at all for the children of the last level:
+they are leaves). The pass: the rows of the smaller children (at most half the counted rows)
+are compacted, in row order, into a fixed buffer of ``n/2`` (a running count by a blocked
+scan: ``jnp.cumsum`` is slow on XLA:CPU); then, over only the chunks of ``n/16`` rows that hold
+some (a loop of dynamic length: the work follows the rows, 15-35% of ``n`` per level on
+real data rather than ``n``), per feature one scatter-add into that feature's ``W·B``
+sums (small enough for the cache; codes feature-major ``(F, n)``: the measured fastest
+kernel, ``shared/notes/histogram-kernel.md``), every index in range so that no row costs a
+bounds branch (a scatter that drops the rows outside the smaller children mispredicts on
+every other row: 3x slower). The sums per (feature, bin) are taken in row order, as one
+``segment_sum`` over all rows would. Split search and children histograms run over only
+the live candidates of the level, ``_SPLIT_CHUNK`` at a time (a loop of dynamic length), so
+their cost does not follow the padded width of a phase.
 
 Layout and cost. Histograms are stored bins first, ``(B + 1, S + 1, F, C)``: the cumulative
 sum over the bins is a scan of whole ``(S + 1, F, C)`` planes and each statistic is one
@@ -127,6 +137,9 @@ class Gini:
 
     stop_when_pure: bool = True
     normalise: bool = True
+    #: at a node no counted row reaches with the split feature missing, send NaN right
+    #: (xgboost) instead of to the child with more rows (scikit-learn)
+    unseen_missing_right: bool = False
 
     def plane_loss(self, p, params=()):
         w = _total(p)
@@ -276,7 +289,8 @@ def histograms(codes_T, stats_count, slot, n_slots, n_codes):
 def _hist(codes_T, stats_count, slot, n_slots, n_codes):
     """The engine's layout of :func:`histograms`: ``(n_codes, S1, F, n_slots)``, bins first so
     that the cumulative sum over bins is a scan of whole ``(S1, F, n_slots)`` planes and every
-    statistic is a contiguous plane for the gains."""
+    statistic is a contiguous plane for the gains. Every row is summed; rows with
+    ``slot == n_slots`` are dropped."""
     n_features = codes_T.shape[0]
     n_out = n_codes * n_slots
     # code-major ids code·n_slots + slot; a dropped row gets an id >= n_out whatever its code
@@ -287,6 +301,68 @@ def _hist(codes_T, stats_count, slot, n_slots, n_codes):
 
     _, out = jax.lax.scan(step, None, codes_T)  # (F, n_codes·n_slots, S1)
     return out.reshape(n_features, n_codes, n_slots, -1).transpose(1, 3, 0, 2)
+
+
+def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks):
+    """:func:`_hist` (not yet transposed: ``(F, n_codes, n_slots, S1)``) of the compacted rows
+    ``rows`` (m,) (:func:`_compact`) only: their ``stats_count`` (m, S1) and in-range ``slot``
+    (m,) given at those rows, of which the first ``n_used`` are real (the rest: zero
+    statistics, spread over rows and slots).
+
+    Work in proportion to ``n_used``: a loop over only the ``ceil(n_used / chunk)`` chunks of
+    ``m / n_chunks`` rows that hold real rows; per chunk, a loop over the features of one
+    scatter-add of the chunk's rows into that feature's block of the ``(F·n_codes·n_slots,
+    S1)`` sums (in place; a block small enough to stay in cache; the feature's codes gathered
+    at ``rows``). Per (feature, bin) the rows are added in row order: the sums of
+    :func:`_hist` bit for bit. Every index is in range (``promise_in_bounds``: no bounds
+    branch per update; an unpredictable branch costs a misprediction per row).
+    """
+    n_features = codes_T.shape[0]
+    n_out = n_codes * n_slots
+    chunk = rows.shape[0] // n_chunks
+    n_loop = (n_used + chunk - 1) // chunk
+    stats_count = stats_count.reshape(n_chunks, chunk, -1)
+    slot = slot.astype(jnp.int32).reshape(n_chunks, chunk)
+    rows = rows.reshape(n_chunks, chunk)
+
+    def body(i, acc):
+        stats_i, slot_i, rows_i = stats_count[i], slot[i], rows[i]
+
+        def feature(f, acc):
+            codes = codes_T[f].at[rows_i].get(mode="promise_in_bounds").astype(jnp.int32)
+            return acc.at[f * n_out + codes * n_slots + slot_i].add(stats_i, mode="promise_in_bounds")
+
+        return jax.lax.fori_loop(0, n_features, feature, acc)
+
+    acc = jnp.zeros((n_features * n_out, stats_count.shape[-1]), stats_count.dtype)
+    out = jax.lax.fori_loop(0, n_loop, body, acc)
+    return out.reshape(n_features, n_codes, n_slots, -1)  # transposed by _children, per chunk
+
+
+def _count_before(keep, block=128):
+    """Inclusive running count of ``keep`` (n,) bool, int32.
+
+    ``jnp.cumsum`` of a long vector is slow on XLA:CPU (~7 ns per element); this is a scan
+    over the ``block`` positions of ``n / block`` blocks at once, then the block offsets."""
+    n = keep.shape[0]
+    n_blocks = -(-n // block)
+    k = jnp.pad(keep.astype(jnp.int32), (0, n_blocks * block - n)).reshape(n_blocks, block).T
+    _, inner = jax.lax.scan(lambda a, r: (a + r, a + r), jnp.zeros((n_blocks,), jnp.int32), k)
+    total = inner[-1]
+    return (inner + (jnp.cumsum(total) - total)).T.reshape(-1)[:n]
+
+
+def _compact(keep, size):
+    """The indices of the rows where ``keep``, in order, in a buffer of ``size`` (static; at
+    least ``sum(keep)``), and their number. The entries past it index rows ``j mod n``.
+
+    The unkept rows are written to a spare last entry (no bounds branch per row)."""
+    n = keep.shape[0]
+    pos = _count_before(keep) - 1
+    spread = jnp.arange(size + 1, dtype=jnp.int32) % n
+    at = jnp.where(keep & (pos < size), pos, size)  # (a bound never reached: memory safety)
+    idx = spread.at[at].set(jnp.arange(n, dtype=jnp.int32), mode="promise_in_bounds")
+    return idx[:size], jnp.minimum(pos[-1] + 1, size)
 
 
 def _feature_choice(key, level, feature_mask, n_cand, max_features):
@@ -332,9 +408,14 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok):
         valid = (lp[n_stats] >= msl) & (rp[n_stats] >= msl)
         valid &= criterion.plane_weight(lp[:n_stats], params) >= mwl
         valid &= criterion.plane_weight(rp[:n_stats], params) >= mwl
-        # no missing value in the node: NaN goes to the child with more rows (scikit-learn)
-        nan_left = lp[n_stats] > rp[n_stats]
-        valid &= no_miss & (nan_left if side else ~nan_left) | ~no_miss
+        # no missing value in the node: NaN goes to the child with more rows (scikit-learn),
+        # or right (xgboost: ``unseen_missing_right``)
+        if criterion.unseen_missing_right:
+            if side:
+                valid &= ~no_miss
+        else:
+            nan_left = lp[n_stats] > rp[n_stats]
+            valid &= no_miss & (nan_left if side else ~nan_left) | ~no_miss
         gains.append(jnp.where(valid & feat_ok.T, gain, -jnp.inf))
     gain = jnp.stack(gains, axis=1)  # (T, 2, F, C)
     best = jnp.max(gain, axis=(0, 1, 2))
@@ -349,8 +430,57 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok):
     return best, feat.astype(jnp.int32), bin_.astype(jnp.int32), side == 1, left_stats
 
 
+def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk):
+    """:func:`_best_splits` of the first ``n_live`` (traced) candidates only, ``chunk`` at a
+    time (a loop of ``ceil(n_live / chunk)`` steps): the cost follows the live candidates,
+    not the width of the level's arrays. The others get gain ``-inf``.
+
+    Each candidate's search is independent of the others, so the chunks give the same
+    values as one call over all candidates (a last chunk that would run past the end is
+    moved back to end there: it recomputes some candidates, with the same results)."""
+    n_cand = hist.shape[3]
+    if chunk >= n_cand:
+        return _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok)
+    dtype = hist.dtype
+    out = (jnp.full((n_cand,), -jnp.inf, dtype), jnp.zeros((n_cand,), jnp.int32), jnp.zeros((n_cand,), jnp.int32),
+           jnp.zeros((n_cand,), bool), jnp.zeros(pstats.shape, dtype))
+
+    def body(j, out):
+        start = jnp.minimum(j * chunk, n_cand - chunk)
+        part = _best_splits(jax.lax.dynamic_slice_in_dim(hist, start, chunk, axis=3),
+                            jax.lax.dynamic_slice_in_dim(pstats, start, chunk),
+                            criterion, params, n_bins, msl, mwl,
+                            jax.lax.dynamic_slice_in_dim(feat_ok, start, chunk))
+        return tuple(jax.lax.dynamic_update_slice_in_dim(o, p.astype(o.dtype), start, 0) for o, p in zip(out, part))
+
+    return jax.lax.fori_loop(0, (n_live + chunk - 1) // chunk, body, out)
+
+
+def _children(hist, small, src, small_left, n_live, chunk):
+    """The children's histograms ``(B+1, S1, F, 2s)`` of the first ``n_live`` (traced) of
+    ``s`` splits, ``chunk`` splits at a time: child ``2r`` (left) and ``2r + 1`` (right) of
+    split ``r`` are its smaller child's ``small[:, :, r]`` (``(F, B+1, s, S1)``, as summed)
+    and the parent's ``hist[..., src[r]]`` minus it. Entries past ``2 n_live`` are 0."""
+    n_codes, n_s1, n_features, _ = hist.shape
+    n_slots = small.shape[2]
+    chunk = min(chunk, n_slots)
+    out = jnp.zeros((n_codes, n_s1, n_features, 2 * n_slots), hist.dtype)
+
+    def body(j, out):
+        start = jnp.minimum(j * chunk, n_slots - chunk)
+        sm = jax.lax.dynamic_slice_in_dim(small, start, chunk, axis=2).transpose(1, 3, 0, 2)
+        large = hist[..., jax.lax.dynamic_slice_in_dim(src, start, chunk)] - sm
+        sl = jax.lax.dynamic_slice_in_dim(small_left, start, chunk)
+        both = jnp.stack([jnp.where(sl, sm, large), jnp.where(sl, large, sm)], -1)
+        return jax.lax.dynamic_update_slice_in_dim(out, both.reshape(sm.shape[:3] + (2 * chunk,)), 2 * start, 3)
+
+    return jax.lax.fori_loop(0, (n_live + chunk - 1) // chunk, body, out)
+
+
 # --------------------------------------------------------------------------- growth
 _PHASE_GROWTH = 16  # width ratio of consecutive growth phases (see grow)
+_N_CHUNKS = 8  # the smaller children's rows are summed in chunks of n/16: work ~ their number
+_SPLIT_CHUNK = 8  # candidates searched (and children histograms built) per step: work ~ live ones
 
 
 def grow(
@@ -445,6 +575,10 @@ def grow(
     flat_codes = codes_T.reshape(-1)
     rows = jnp.arange(n_rows)
     i32 = jnp.int32
+    # the smaller children of a level hold at most half the counted rows (counts are exact
+    # float sums below 2^24 rows; the margin covers their rounding above)
+    n_small = max(1, min(n_rows, n_rows // 2 + n_rows // (1 << 20) + 1))
+    n_small = -(-n_small // _N_CHUNKS) * _N_CHUNKS  # whole chunks (the pad: spare rows)
 
     def level(st, hist):
         """Split the candidates of one level (histograms ``(B+1, S1, F, c)``, at most
@@ -461,8 +595,9 @@ def grow(
         if criterion.stop_when_pure:
             open_ &= ~criterion.is_pure(pstats[:, :n_stats], st["impurity"][ids], purity_ref, eps)
         feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
-        gain, feat, tbin, mleft, lstats = _best_splits(
-            hist, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok)
+        gain, feat, tbin, mleft, lstats = _best_splits_live(
+            hist, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
+            jnp.sum(st["cand_valid"]), _SPLIT_CHUNK)
         want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
         rank = (jnp.cumsum(want) - 1).astype(i32)
         fits = (rank < n_slots) & (st["n_nodes"] + 2 * (rank + 1) <= M)
@@ -487,34 +622,45 @@ def grow(
         new["depth"] = put(put(st["depth"], at_l, pdepth + 1), at_r, pdepth + 1)
         new["n_nodes"] = st["n_nodes"] + 2 * n_split
         new["truncated"] = st["truncated"] | jnp.any(want & ~fits)
-        # route the rows of the split nodes: one gather of their code at the node's feature
-        node = st["row_node"]
-        f = new["feature"][node]
-        code = flat_codes[jnp.maximum(f, 0) * n_rows + rows].astype(i32)
-        go_left = jnp.where(code == n_bins, new["mleft"][node], code <= new["tbin"][node])
-        moved = new["left"][node] >= 0
-        node = jnp.where(moved, jnp.where(go_left, new["left"][node], new["right"][node]), node)
-        new["row_node"] = node
-        # children's histograms: the smaller child of each split by one pass, its sibling by subtraction
+        # route the rows of the split nodes: one gather of a per-node table (feature, bin,
+        # missing side, left child, histogram slot of each child) and one of the code
         small_left = lstats[:, n_stats] <= rstats[:, n_stats]
-        small_id = jnp.where(small_left, left_id, right_id)
-        slot_of_node = jnp.full((M + 1,), n_slots, i32).at[jnp.where(split, small_id, M)].set(rank)
-        slot = jnp.where(positive, slot_of_node[node], n_slots)
-        small_hist = lambda: _hist(codes_T, sc, slot, n_slots, n_codes)
-        if max_depth is None:
-            small = small_hist()
-        else:  # the children of the last level are leaves: no histogram pass for them
-            small = jax.lax.cond(st["level"] + 1 < depth_cap, small_hist,
-                                 lambda: jnp.zeros(hist.shape[:3] + (n_slots,), dtype))
+        slot_l = jnp.where(small_left, rank, n_slots)
+        slot_r = jnp.where(small_left, n_slots, rank)
+        table = jnp.stack([jnp.full((M + 1,), -1, i32).at[at_p].set(v, mode="drop")
+                           for v in (feat, tbin, mleft.astype(i32), left_id, slot_l, slot_r)], 1)
+        node = st["row_node"]
+        t = table[node]  # (n, 6)
+        code = flat_codes[jnp.maximum(t[:, 0], 0) * n_rows + rows].astype(i32)
+        go_left = jnp.where(code == n_bins, t[:, 2] == 1, code <= t[:, 1])
+        moved = t[:, 3] >= 0
+        node = jnp.where(moved, t[:, 3] + (~go_left).astype(i32), node)
+        new["row_node"] = node
+        # children's histograms: the rows of the smaller child of each split (at most half
+        # the counted rows: compacted into a fixed buffer) by one pass, siblings by subtraction
+        slot = jnp.where(moved & positive, jnp.where(go_left, t[:, 4], t[:, 5]), n_slots)
+
         at_rank = jnp.where(split, rank, n_slots)
         src = jnp.zeros((n_slots,), i32).at[at_rank].set(jnp.arange(n_cand, dtype=i32), mode="drop")
         small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
-        large = hist[..., src] - small
-        children = jnp.stack([jnp.where(small_left_r, small, large), jnp.where(small_left_r, large, small)], -1)
+
+        def children():
+            sel, n_used = _compact(slot < n_slots, n_small)
+            filled = jnp.arange(n_small) < n_used
+            sc_sel = jnp.where(filled[:, None], sc[sel], 0)
+            slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_small) % n_slots)
+            small = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS)
+            return _children(hist, small, src, small_left_r, n_split, _SPLIT_CHUNK // 2)
+
+        if max_depth is None:
+            children = children()
+        else:  # the children of the last level are leaves: no histogram for them
+            children = jax.lax.cond(st["level"] + 1 < depth_cap, children,
+                                    lambda: jnp.zeros(hist.shape[:3] + (2 * n_slots,), dtype))
         new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
         new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split
         new["level"] = st["level"] + 1
-        return new, children.reshape(hist.shape[:3] + (2 * n_slots,))
+        return new, children
 
     st = dict(
         level=jnp.asarray(0, i32),
