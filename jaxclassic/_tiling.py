@@ -8,9 +8,9 @@ next tile. The tiles run one after another in a ``lax.map`` inside the caller's 
 
 Distances use matrix products (Gram trick): :math:`\|x - z\|^2 = \|x\|^2 + \|z\|^2 - 2 x\cdot z`,
 clamped at 0 because rounding can make it slightly negative for near-duplicate points. In
-float32 the absolute error of this form is about :math:`\epsilon (\|x\|^2 + \|z\|^2)`, so data
-far from the origin should be centred first (the fits that use it centre on the reference
-mean, which leaves distances unchanged).
+float32 the absolute error of this form is about :math:`\epsilon (\|x\|^2 + \|z\|^2)`, so
+:func:`squared_euclidean` first shifts both blocks by the reference block's first row (an exact
+identity for distances) and data far from the origin keeps its digits.
 
 The memory budget (:data:`MEMORY_BUDGET`, bytes) bounds the largest intermediate block a tile
 creates; set it before tracing a fit (``jaxclassic._tiling.MEMORY_BUDGET = 2**30``).
@@ -70,6 +70,13 @@ def squared_euclidean(X: jax.Array, Z: jax.Array) -> jax.Array:
     >>> squared_euclidean(jnp.array([[0.0, 0.0]]), jnp.array([[3.0, 4.0]])).tolist()
     [[25.0]]
     """
+    if Z.shape[0]:
+        # distances do not change under a shift: measure from Z's first row, so that data far
+        # from the origin (float32 columns around 1e3 have norms^2 ~1e6, whose rounding is of
+        # order 1) keeps the digits of its spread. The first row, not the mean: estimators pad
+        # with zero-weight zero rows at the end, which would pull a mean back to the origin.
+        X = X - Z[:1]
+        Z = Z - Z[:1]
     xx = jnp.sum(X * X, axis=1)
     zz = jnp.sum(Z * Z, axis=1)
     return jnp.maximum(xx[:, None] + zz[None, :] - 2.0 * _precision.matmul(X, Z.T), 0.0)

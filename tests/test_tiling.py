@@ -101,3 +101,13 @@ def test_running_top_k_jits_and_rejects_bad_k():
     with pytest.raises(ValueError, match=r"k must be in \[1, 41\]"):
         _tiling.running_top_k(_tiling.squared_euclidean, jnp.asarray(Q), jnp.asarray(R), 42,
                               query_tile=8, reference_tile=8)
+
+
+def test_squared_euclidean_keeps_float32_digits_far_from_the_origin():
+    # columns around 1e3 in float32: ||x||^2 ~ 4e6 rounds at ~0.25, the spread is ~1;
+    # distances are measured from the reference's first row (an exact shift)
+    X = RNG.normal(size=(30, 4))
+    D64 = cdist(X, X[:20], "sqeuclidean")
+    Xf = (X + 1e3).astype(np.float32)
+    D32 = np.asarray(_tiling.squared_euclidean(jnp.asarray(Xf), jnp.asarray(Xf[:20])))
+    np.testing.assert_allclose(D32, D64, atol=2e-3)

@@ -317,10 +317,15 @@ def row_block(spec: KernelSpec, gamma, coef0, X) -> Callable:
     if callable(name) or name == "laplace":
         fn = make_kernel(spec, gamma, coef0)
         return lambda A: fn(A, X)
-    XT = X.T
-    norms = jnp.sum(X * X, axis=1)
+    # rbf distances from X's first row (exact: distances do not change under a shift; float32
+    # data far from the origin would lose its spread to the rounding of ||x||^2 otherwise)
+    shift = X[:1] if name == "rbf" else jnp.zeros_like(X[:1])
+    Xs = X - shift
+    XT = Xs.T
+    norms = jnp.sum(Xs * Xs, axis=1)
 
     def block(A):
+        A = A - shift
         dot = _precision.matmul(A, XT)
         if name == "linear":
             return dot
