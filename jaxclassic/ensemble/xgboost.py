@@ -202,9 +202,10 @@ def _default_base_score(loss_name, y, sw, n_outputs, dtype):
 # --------------------------------------------------------------------------- the program
 @partial(jax.jit, static_argnames=(
     "loss", "vector", "doubled", "n_outputs", "n_estimators", "max_depth", "n_bins", "n_colsample",
-    "use_subsample", "has_eval", "patience"))
+    "use_subsample", "has_eval", "patience", "has_missing"))
 def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss, vector, doubled,
-             n_outputs, n_estimators, max_depth, n_bins, n_colsample, use_subsample, has_eval, patience):
+             n_outputs, n_estimators, max_depth, n_bins, n_colsample, use_subsample, has_eval, patience,
+             has_missing=True):
     dtype = edges.dtype
     n_features, n = codes_T.shape
     K = n_outputs
@@ -221,7 +222,7 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
         return grow(codes_T, stats, count, criterion=_CRITERION, n_bins=n_bins, max_nodes=M, max_width=W,
                     max_depth=max_depth, criterion_params=crit_params, min_samples_split=2,
                     min_samples_leaf=1, min_weight_leaf=hyper["min_child_weight"],
-                    min_impurity_decrease=mid, feature_mask=fmask)
+                    min_impurity_decrease=mid, feature_mask=fmask, has_missing=has_missing)
 
     def new_trees(t, f, fe):
         k_sub, k_col = jax.random.split(jax.random.fold_in(key, t))
@@ -427,8 +428,9 @@ def fit_xgboost(
     elif key is None:
         key = jax.random.key(0)
     codes, edges = bin_features(Xc, max_bin, sample_weight=None if is_traced(sample_weight) else sample_weight)
-    if codes.dtype != jnp.uint8 and not is_traced(codes) and not bool(jnp.any(codes > 255)):
-        codes = codes.astype(jnp.uint8)  # 256 bins and no NaN: one byte a code (the passes read half)
+    has_missing = is_traced(codes) or bool(jnp.any(codes == max_bin))
+    if not has_missing:  # the split search scores one missing side (engine); codes fit a byte
+        codes = codes.astype(jnp.uint8)
     if eval_set is not None:
         Xe, ye, we = _check_eval_set(eval_set)
         Xe = check_predict_X(Xe, dtype, n_features, name="eval_set X", allow_nan=True).astype(dtype)
@@ -453,7 +455,8 @@ def fit_xgboost(
         codes.T, y, sw, ecodes.T, ye, we, edges, base, hyper, key,
         loss=loss_fn, vector=n_outputs > 1, doubled=loss_name == "softmax", n_outputs=n_outputs,
         n_estimators=n_estimators, max_depth=max_depth, n_bins=max_bin, n_colsample=n_colsample,
-        use_subsample=use_subsample, has_eval=eval_set is not None, patience=early_stopping_rounds)
+        use_subsample=use_subsample, has_eval=eval_set is not None, patience=early_stopping_rounds,
+        has_missing=has_missing)
     B.warn_if_clamped(clamped)
     cls = XGBoostClassifierParams if loss_name in ("log_loss", "softmax") else XGBoostParams
     return cls(*out, bin_edges=edges)

@@ -377,12 +377,15 @@ def _feature_choice(key, level, feature_mask, n_cand, max_features):
     return allowed & (u >= kth)
 
 
-def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok):
+def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing=True):
     """Best split of each candidate from its histogram ``(B + 1, S1, F, C)`` (:func:`_hist`).
 
     The thresholds ``t < n_bins - 1`` ("code <= t" left) times the two sides of the missing
     bin are scored at once; the first maximum in (feature, bin, NaN right before NaN left)
     order wins, as a first-argmax over the features of per-feature first-argmaxes would.
+    ``missing=False`` (static: no row of the data is missing) scores one side only: the
+    missing bin is empty, both sides have the same gain and validity, and the side the rule
+    gives is read at the chosen split (the same result, half the work).
     Returns gain (C,) (-inf when none is valid), feature, bin, missing_left, left stats (C, S1).
     """
     n_stats = hist.shape[1] - 1
@@ -400,6 +403,26 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok):
     p_planes = [pstats[:, k] for k in range(n_stats + 1)]
     loss_p = criterion.plane_loss(p_planes[:n_stats], params) - criterion.penalty(params)
     no_miss = miss[n_stats] == 0  # (F, C)
+    if not missing:  # no row in the missing bin: one side per threshold, chosen after the search
+        lp = [cum[:, k] for k in range(n_stats + 1)]  # (T, F, C) each
+        rp = [p - l for p, l in zip(p_planes, lp)]
+        gain = loss_p - criterion.plane_loss(lp[:n_stats], params) - criterion.plane_loss(rp[:n_stats], params)
+        valid = (lp[n_stats] >= msl) & (rp[n_stats] >= msl)
+        valid &= criterion.plane_weight(lp[:n_stats], params) >= mwl
+        valid &= criterion.plane_weight(rp[:n_stats], params) >= mwl
+        gain = jnp.where(valid & feat_ok.T, gain, -jnp.inf)
+        best = jnp.max(gain, axis=(0, 1))
+        order = (jax.lax.broadcasted_iota(jnp.int32, gain.shape, 1) * n_thr
+                 + jax.lax.broadcasted_iota(jnp.int32, gain.shape, 0))
+        first = jnp.min(jnp.where(gain == best, order, n_features * n_thr), axis=(0, 1))
+        first = jnp.minimum(first, n_features * n_thr - 1)
+        feat, bin_ = first // n_thr, first % n_thr
+        left_stats = cum[bin_, :, jnp.minimum(feat, n_features - 1), jnp.arange(n_cand)]
+        if criterion.unseen_missing_right:
+            side = jnp.zeros((n_cand,), bool)
+        else:  # the side of the child with more rows, as below
+            side = left_stats[:, n_stats] > pstats[:, n_stats] - left_stats[:, n_stats]
+        return best, feat.astype(jnp.int32), bin_.astype(jnp.int32), side, left_stats
     gains = []
     for side in (0, 1):  # 1: the missing bin goes left
         lp = [cum[:, k] + miss[k] if side else cum[:, k] for k in range(n_stats + 1)]  # (T, F, C) each
@@ -430,7 +453,7 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok):
     return best, feat.astype(jnp.int32), bin_.astype(jnp.int32), side == 1, left_stats
 
 
-def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk):
+def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk, missing=True):
     """:func:`_best_splits` of the first ``n_live`` (traced) candidates only, ``chunk`` at a
     time (a loop of ``ceil(n_live / chunk)`` steps): the cost follows the live candidates,
     not the width of the level's arrays. The others get gain ``-inf``.
@@ -440,7 +463,7 @@ def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok
     moved back to end there: it recomputes some candidates, with the same results)."""
     n_cand = hist.shape[3]
     if chunk >= n_cand:
-        return _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok)
+        return _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing)
     dtype = hist.dtype
     out = (jnp.full((n_cand,), -jnp.inf, dtype), jnp.zeros((n_cand,), jnp.int32), jnp.zeros((n_cand,), jnp.int32),
            jnp.zeros((n_cand,), bool), jnp.zeros(pstats.shape, dtype))
@@ -450,7 +473,7 @@ def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok
         part = _best_splits(jax.lax.dynamic_slice_in_dim(hist, start, chunk, axis=3),
                             jax.lax.dynamic_slice_in_dim(pstats, start, chunk),
                             criterion, params, n_bins, msl, mwl,
-                            jax.lax.dynamic_slice_in_dim(feat_ok, start, chunk))
+                            jax.lax.dynamic_slice_in_dim(feat_ok, start, chunk), missing)
         return tuple(jax.lax.dynamic_update_slice_in_dim(o, p.astype(o.dtype), start, 0) for o, p in zip(out, part))
 
     return jax.lax.fori_loop(0, (n_live + chunk - 1) // chunk, body, out)
@@ -501,6 +524,7 @@ def grow(
     max_features: int | None = None,
     feature_mask=None,
     key=None,
+    has_missing: bool = True,
 ) -> Grown:
     r"""Grow one binary tree level by level from binned features (pure; jit/vmap it).
 
@@ -532,6 +556,9 @@ def grow(
         Features allowed at all (random-subspace forests).
     key : jax.random key, optional
         Needed when ``max_features < F``.
+    has_missing : bool (static), default True
+        False promises that no code is ``n_bins`` (no missing value): the split search then
+        scores one missing side instead of two (the same tree).
 
     Returns
     -------
@@ -597,7 +624,7 @@ def grow(
         feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits_live(
             hist, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
-            jnp.sum(st["cand_valid"]), _SPLIT_CHUNK)
+            jnp.sum(st["cand_valid"]), _SPLIT_CHUNK, has_missing)
         want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
         rank = (jnp.cumsum(want) - 1).astype(i32)
         fits = (rank < n_slots) & (st["n_nodes"] + 2 * (rank + 1) <= M)
