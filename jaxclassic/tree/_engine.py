@@ -96,6 +96,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
 from jax.scipy.special import xlogy
 
 __all__ = [
@@ -303,6 +304,34 @@ def _hist(codes_T, stats_count, slot, n_slots, n_codes):
     return out.reshape(n_features, n_codes, n_slots, -1).transpose(1, 3, 0, 2)
 
 
+def _dynamic_loop(n_loop, body, init, args):
+    """``fori_loop(0, n_loop, lambda i, c: body(i, c, *args), init)`` whose batched form
+    (under ``vmap``) runs the largest trip count of the batch with the body vmapped, and no
+    per-step select of the carry: for bodies that are no-ops past an element's own
+    ``n_loop`` (they add zeros or write entries nobody reads). ``vmap`` of a ``fori_loop``
+    with a batched trip count would select the whole carry at every step (the carries
+    here are histograms: megabytes per tree of a vmapped forest).
+    """
+
+    @custom_vmap
+    def loop(n_loop, init, *args):
+        return jax.lax.fori_loop(0, n_loop, lambda i, c: body(i, c, *args), init)
+
+    @loop.def_vmap
+    def loop_batched(axis_size, in_batched, n_loop, init, *args):
+        n_batched, init_batched, *args_batched = in_batched
+        if n_batched:
+            n_loop = jnp.max(n_loop)
+        init = jax.tree.map(lambda a, b: a if b else jnp.broadcast_to(a, (axis_size,) + a.shape),
+                            init, init_batched)
+        axes = [jax.tree.map(lambda b: 0 if b else None, ab) for ab in args_batched]
+        step = jax.vmap(body, in_axes=(None, 0, *axes))
+        out = jax.lax.fori_loop(0, n_loop, lambda i, c: step(i, c, *args), init)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return loop(n_loop, init, *args)
+
+
 def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks):
     """:func:`_hist` (not yet transposed: ``(F, n_codes, n_slots, S1)``) of the compacted rows
     ``rows`` (m,) (:func:`_compact`) only: their ``stats_count`` (m, S1) and in-range ``slot``
@@ -310,23 +339,24 @@ def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chu
     statistics, spread over rows and slots).
 
     Work in proportion to ``n_used``: a loop over only the ``ceil(n_used / chunk)`` chunks of
-    ``m / n_chunks`` rows that hold real rows; per chunk, a loop over the features of one
-    scatter-add of the chunk's rows into that feature's block of the ``(F·n_codes·n_slots,
-    S1)`` sums (in place; a block small enough to stay in cache; the feature's codes gathered
-    at ``rows``). Per (feature, bin) the rows are added in row order: the sums of
-    :func:`_hist` bit for bit. Every index is in range (``promise_in_bounds``: no bounds
-    branch per update; an unpredictable branch costs a misprediction per row).
+    ``m / n_chunks`` rows that hold real rows (:func:`_dynamic_loop`: under ``vmap``, the
+    longest of the batch; the extra chunks add zeros); per chunk, a loop over the features
+    of one scatter-add of the chunk's rows into that feature's block of the
+    ``(F·n_codes·n_slots, S1)`` sums (in place; a block small enough to stay in cache; the
+    feature's codes gathered at ``rows``). Per (feature, bin) the rows are added in row
+    order: the sums of :func:`_hist` bit for bit. Every index is in range
+    (``promise_in_bounds``: no bounds branch per update; an unpredictable branch costs a
+    misprediction per row).
     """
     n_features = codes_T.shape[0]
     n_out = n_codes * n_slots
     chunk = rows.shape[0] // n_chunks
-    n_loop = (n_used + chunk - 1) // chunk
-    stats_count = stats_count.reshape(n_chunks, chunk, -1)
-    slot = slot.astype(jnp.int32).reshape(n_chunks, chunk)
-    rows = rows.reshape(n_chunks, chunk)
+    n_s1 = stats_count.shape[-1]
 
-    def body(i, acc):
-        stats_i, slot_i, rows_i = stats_count[i], slot[i], rows[i]
+    def body(i, acc, codes_T, stats_count, slot, rows):
+        stats_i = jax.lax.dynamic_slice_in_dim(stats_count, i * chunk, chunk)
+        slot_i = jax.lax.dynamic_slice_in_dim(slot, i * chunk, chunk).astype(jnp.int32)
+        rows_i = jax.lax.dynamic_slice_in_dim(rows, i * chunk, chunk)
 
         def feature(f, acc):
             codes = codes_T[f].at[rows_i].get(mode="promise_in_bounds").astype(jnp.int32)
@@ -334,9 +364,9 @@ def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chu
 
         return jax.lax.fori_loop(0, n_features, feature, acc)
 
-    acc = jnp.zeros((n_features * n_out, stats_count.shape[-1]), stats_count.dtype)
-    out = jax.lax.fori_loop(0, n_loop, body, acc)
-    return out.reshape(n_features, n_codes, n_slots, -1)  # transposed by _children, per chunk
+    acc = jnp.zeros((n_features * n_out, n_s1), stats_count.dtype)
+    out = _dynamic_loop((n_used + chunk - 1) // chunk, body, acc, (codes_T, stats_count, slot, rows))
+    return out.reshape(n_features, n_codes, n_slots, n_s1)  # transposed by _children, per chunk
 
 
 def _count_before(keep, block=128):
@@ -456,7 +486,7 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
 def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk, missing=True):
     """:func:`_best_splits` of the first ``n_live`` (traced) candidates only, ``chunk`` at a
     time (a loop of ``ceil(n_live / chunk)`` steps): the cost follows the live candidates,
-    not the width of the level's arrays. The others get gain ``-inf``.
+    not the width of the level's arrays. Candidates past the chunks run get gain ``-inf``.
 
     Each candidate's search is independent of the others, so the chunks give the same
     values as one call over all candidates (a last chunk that would run past the end is
@@ -481,15 +511,16 @@ def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok
 
 def _children(hist, small, src, small_left, n_live, chunk):
     """The children's histograms ``(B+1, S1, F, 2s)`` of the first ``n_live`` (traced) of
-    ``s`` splits, ``chunk`` splits at a time: child ``2r`` (left) and ``2r + 1`` (right) of
-    split ``r`` are its smaller child's ``small[:, :, r]`` (``(F, B+1, s, S1)``, as summed)
-    and the parent's ``hist[..., src[r]]`` minus it. Entries past ``2 n_live`` are 0."""
+    ``s`` splits, ``chunk`` splits at a time (:func:`_dynamic_loop`): child ``2r`` (left)
+    and ``2r + 1`` (right) of split ``r`` are its smaller child's ``small[:, :, r]``
+    (``(F, B+1, s, S1)``, as summed) and the parent's ``hist[..., src[r]]`` minus it.
+    Entries past ``2 n_live`` are unspecified (no candidate lives there)."""
     n_codes, n_s1, n_features, _ = hist.shape
     n_slots = small.shape[2]
     chunk = min(chunk, n_slots)
     out = jnp.zeros((n_codes, n_s1, n_features, 2 * n_slots), hist.dtype)
 
-    def body(j, out):
+    def body(j, out, hist, small, src, small_left):
         start = jnp.minimum(j * chunk, n_slots - chunk)
         sm = jax.lax.dynamic_slice_in_dim(small, start, chunk, axis=2).transpose(1, 3, 0, 2)
         large = hist[..., jax.lax.dynamic_slice_in_dim(src, start, chunk)] - sm
@@ -497,7 +528,7 @@ def _children(hist, small, src, small_left, n_live, chunk):
         both = jnp.stack([jnp.where(sl, sm, large), jnp.where(sl, large, sm)], -1)
         return jax.lax.dynamic_update_slice_in_dim(out, both.reshape(sm.shape[:3] + (2 * chunk,)), 2 * start, 3)
 
-    return jax.lax.fori_loop(0, (n_live + chunk - 1) // chunk, body, out)
+    return _dynamic_loop((n_live + chunk - 1) // chunk, body, out, (hist, small, src, small_left))
 
 
 # --------------------------------------------------------------------------- growth

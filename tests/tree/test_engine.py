@@ -1,0 +1,166 @@
+"""The histogram engine's fast paths against numpy and against its own plain forms.
+
+The pieces that make a level cheap (the running count and the compaction of the smaller
+children's rows, the chunked histogram of those rows, the split search over live candidates
+only, the one-sided search when nothing is missing, the loops' batched form under ``vmap``)
+must give the same numbers as the plain computation: numpy references (``np.cumsum``,
+``np.flatnonzero``, ``np.add.at``) and, for the float sums, the engine's one-pass
+``_hist`` bit for bit (the rows are added in the same order). Small shapes, each compiled once.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxclassic.tree import _engine as E
+from jaxclassic.tree.binning import bin_features
+
+RNG = np.random.default_rng(3)
+N, F, NB, SLOTS = 203, 3, 16, 4  # N not a multiple of the block (128) nor of the chunks
+
+
+def _tree_equal(a, b):
+    for name in a._fields:
+        np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)), err_msg=name)
+
+
+def test_count_before_and_compact_equal_numpy():
+    keep = RNG.random(N) < 0.3
+    np.testing.assert_array_equal(np.asarray(jax.jit(E._count_before)(jnp.asarray(keep))), np.cumsum(keep))
+    idx, n_used = jax.jit(E._compact, static_argnums=1)(jnp.asarray(keep), N // 2 + 1)
+    rows = np.flatnonzero(keep)
+    assert int(n_used) == rows.size
+    np.testing.assert_array_equal(np.asarray(idx)[: rows.size], rows)
+    assert np.all((np.asarray(idx) >= 0) & (np.asarray(idx) < N))  # the padding indexes real rows
+
+
+def _subset(seed, frac):
+    rng = np.random.default_rng(seed)
+    codes_T = jnp.asarray(rng.integers(0, NB + 1, size=(F, N)).astype(np.uint8))
+    sc = jnp.asarray(rng.normal(size=(N, 3)).astype(np.float32))
+    slot = np.where(rng.random(N) < frac, rng.integers(0, SLOTS, N), SLOTS).astype(np.int32)
+    return codes_T, sc, jnp.asarray(slot)
+
+
+def _rows_hist(codes_T, sc, slot):
+    m = E._N_CHUNKS * -(-(N // 2 + 1) // E._N_CHUNKS)
+    sel, n_used = E._compact(slot < SLOTS, m)
+    filled = jnp.arange(m) < n_used
+    sc_sel = jnp.where(filled[:, None], sc[sel], 0)
+    slot_sel = jnp.where(filled, slot[sel], jnp.arange(m) % SLOTS)
+    raw = E._hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, SLOTS, NB + 1, E._N_CHUNKS)
+    return raw.transpose(1, 3, 0, 2)  # the engine's (B+1, S1, F, slots) layout
+
+
+ROWS_HIST = jax.jit(_rows_hist)
+
+
+def test_hist_rows_equals_numpy_and_the_one_pass_kernel_bit_for_bit():
+    codes_T, sc, slot = _subset(0, 0.4)
+    got = np.asarray(ROWS_HIST(codes_T, sc, slot))
+    # numpy reference (float64): per (bin, stat, feature, slot) sums of the kept rows
+    ref = np.zeros((NB + 1, 3, F, SLOTS))
+    keep = np.asarray(slot) < SLOTS
+    for f in range(F):
+        np.add.at(ref, (np.asarray(codes_T)[f, keep], slice(None), f, np.asarray(slot)[keep]),
+                  np.asarray(sc, np.float64)[keep])
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)  # float32 sums of <= 100 terms
+    # the one-pass kernel over all rows (dropped ones out of range): same order, same bits
+    plain = np.asarray(jax.jit(E._hist, static_argnums=(3, 4))(codes_T, sc, slot, SLOTS, NB + 1))
+    np.testing.assert_array_equal(got, plain)
+
+
+def test_hist_rows_vmap_equals_loop():
+    # different subset sizes in one batch: the batched loop runs the longest and adds zeros
+    parts = [_subset(s, frac) for s, frac in ((1, 0.05), (2, 0.45), (3, 0.2))]
+    stacked = [jnp.stack(a) for a in zip(*parts)]
+    got = jax.vmap(ROWS_HIST)(*stacked)
+    for i, p in enumerate(parts):
+        np.testing.assert_array_equal(np.asarray(got[i]), np.asarray(ROWS_HIST(*p)))
+
+
+def test_best_splits_live_equals_the_full_search():
+    C, n_live = 16, 11
+    hist = jax.random.uniform(jax.random.key(0), (NB + 1, 3, F, C))
+    pstats = jnp.sum(hist, 0)[:, 0, :].T
+    feat_ok = jax.random.uniform(jax.random.key(1), (C, F)) < 0.8
+    args = (E.GradientPair(), (1.0, 0.0), NB, jnp.float32(1.0), jnp.float32(0.5))
+    full = jax.jit(lambda h, p, f: E._best_splits(h, p, *args, f))(hist, pstats, feat_ok)
+    live = jax.jit(lambda h, p, f: E._best_splits_live(h, p, *args, f, n_live, 4))(hist, pstats, feat_ok)
+    for a, b in zip(full, live):
+        np.testing.assert_array_equal(np.asarray(a)[:n_live], np.asarray(b)[:n_live])
+    assert np.all(np.asarray(live[0])[12:] == -np.inf)  # past the 3 chunks of 4 run
+
+
+def _data(nan):
+    X = RNG.normal(size=(300, 4)).astype(np.float32)
+    X[:, 1] = np.round(X[:, 1])  # a few distinct values
+    if nan:
+        X[RNG.random(X.shape) < 0.1] = np.nan
+    codes, _ = bin_features(X, 32)
+    w = (RNG.random(300) < 0.85) * RNG.integers(1, 3, 300).astype(np.float32)
+    return jnp.asarray(np.asarray(codes).T), X, jnp.asarray(w)
+
+
+def _grow(codes_T, stats, count, criterion, params, has_missing=True):
+    return E.grow(codes_T, stats, count, criterion=criterion, n_bins=32, max_nodes=63, max_width=16,
+                  max_depth=5, criterion_params=params, has_missing=has_missing)
+
+
+GROW = jax.jit(_grow, static_argnums=(3, 5))
+
+
+@pytest.mark.parametrize("name", ["gini", "gradient", "gradient_right"])
+def test_has_missing_false_grows_the_same_tree(name):
+    codes_T, X, w = _data(nan=False)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    if name == "gini":
+        crit, params, stats = E.CRITERIA["gini"], (), jnp.asarray(np.eye(2)[y]) * w[:, None]
+    else:
+        crit = E.GradientPair(unseen_missing_right=name == "gradient_right")
+        g, h = RNG.normal(size=300) + y, RNG.random(300) + 0.5
+        params, stats = (1.0, 0.0), jnp.asarray(np.stack([g, h], 1), jnp.float32) * w[:, None]
+    count = (w > 0).astype(jnp.float32)
+    _tree_equal(GROW(codes_T, stats, count, crit, params, True), GROW(codes_T, stats, count, crit, params, False))
+
+
+def test_unseen_missing_goes_right():
+    # with unseen_missing_right, a split node no counted row reached with its feature
+    # missing sends NaN right; with the default rule, to the child with more rows
+    codes_T, X, w = _data(nan=True)
+    g, h = RNG.normal(size=300) + np.nan_to_num(X[:, 0]), np.ones(300)
+    stats = jnp.asarray(np.stack([g, h], 1), jnp.float32) * w[:, None]
+    count = (w > 0).astype(jnp.float32)
+    for right in (False, True):
+        tree = GROW(codes_T, stats, count, E.GradientPair(unseen_missing_right=right), (1.0, 0.0))
+        node, feat = np.asarray(tree.row_node), np.asarray(tree.feature)
+        # rows of positive weight that reached each node with the node's feature missing
+        seen = np.zeros(63, bool)
+        for i in np.flatnonzero(np.asarray(w) > 0):
+            t = 0
+            while feat[t] >= 0:
+                code = int(codes_T[feat[t], i])
+                seen[t] |= code == 32
+                left = bool(tree.missing_left[t]) if code == 32 else code <= int(tree.threshold_bin[t])
+                t = int(tree.children_left[t] if left else tree.children_right[t])
+            assert t == node[i]  # the engine's row_node is the leaf of the routing rule
+        split = feat >= 0
+        unseen = split & ~seen
+        assert unseen.any()
+        cnt = np.asarray(tree.node_stats)[:, -1]
+        more_left = cnt[np.asarray(tree.children_left)] > cnt[np.asarray(tree.children_right)]
+        expect = np.zeros(63, bool) if right else more_left
+        np.testing.assert_array_equal(np.asarray(tree.missing_left)[unseen], expect[unseen])
+
+
+def test_grow_vmap_equals_loop():
+    # trees of different shapes in one batch (the batched dynamic loops run the longest)
+    codes_T, X, w = _data(nan=True)
+    ys = [np.nan_to_num(X[:, 0]) > 0, np.nan_to_num(X[:, 1]) > 1, RNG.random(300) < 0.5]
+    stats = jnp.stack([jnp.asarray(np.eye(2)[y.astype(int)], jnp.float32) * w[:, None] for y in ys])
+    count = (w > 0).astype(jnp.float32)
+    crit = E.CRITERIA["gini"]
+    got = jax.jit(jax.vmap(lambda s: _grow(codes_T, s, count, crit, ())))(stats)
+    for i in range(len(ys)):
+        _tree_equal(jax.tree.map(lambda a: a[i], got), GROW(codes_T, stats[i], count, crit, ()))
