@@ -1,0 +1,15 @@
+"""Probabilistic graphical models: discrete Bayesian networks, hidden Markov models and
+linear-chain conditional random fields.
+
+- :mod:`~jaxclassic.graphical.bayes_net`: DAGs over discrete variables with conditional
+  probability tables; fit by counting (MAP with Dirichlet pseudo-counts), exact queries by
+  variable elimination, d-separation, Markov blankets, ancestral sampling.
+- :mod:`~jaxclassic.graphical.hmm`: forward / backward / Viterbi by ``lax.scan``, posteriors,
+  Baum--Welch for categorical and Gaussian emissions over padded, vmapped sequences.
+- :mod:`~jaxclassic.graphical.crf`: linear-chain CRFs, log Z by the forward algorithm,
+  marginals as its gradient, Viterbi decoding, L-BFGS training.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
