@@ -1,0 +1,375 @@
+r"""Baum--Welch: maximum-likelihood HMMs by EM over many padded sequences, vmapped.
+
+Objective: :math:`\sum_s w_s \log p(x^{(s)})` over sequences :math:`s` with weights
+:math:`w_s \ge 0` (``sample_weight``, one per sequence; integer weights equal repeated
+sequences and a sequence of weight 0 has no influence).
+
+One EM iteration (Baum 1972; Rabiner 1989 §III.C; Bishop *PRML* §13.2.1):
+
+* **E-step**: forward--backward on every sequence at once (``vmap`` over the padded block
+  of :func:`jaxclassic.graphical.hmm.pad_sequences`), giving :math:`\log p(x^{(s)})`,
+  :math:`\gamma^{(s)}_t` and :math:`\sum_t\xi^{(s)}_t` (:mod:`jaxclassic.graphical.hmm`).
+* **M-step**, closed form: :math:`\pi \propto \sum_s w_s\gamma^{(s)}_0`,
+  :math:`A_{ij} \propto \sum_s w_s\sum_t\xi^{(s)}_t(i,j)`; categorical
+  :math:`B_{jm} \propto \sum_s w_s\sum_t\gamma^{(s)}_t(j)[x^{(s)}_t = m]`; Gaussian: the
+  mixture M-step of :func:`jaxclassic.cluster._gmm_covariance.m_step` with responsibilities
+  :math:`w_s\gamma^{(s)}_t(j)` over all observed steps (means, and covariances with
+  ``reg_covar`` :math:`\rho` on the diagonal). A row with no expected count (a state never
+  visited) keeps its previous value (hmmlearn keeps it too).
+* **Stopping** (hmmlearn's rule, through :func:`jaxclassic._solver.iterate`): iteration
+  :math:`t` records :math:`L_t`, the weighted log-likelihood of the parameters entering it,
+  then takes its M-step; EM stops once :math:`\lvert L_t - L_{t-1}\rvert \le` ``tol``
+  (hmmlearn: :math:`L_t - L_{t-1} <` ``tol``) or after ``max_iter`` iterations. EM never
+  decreases :math:`L` (Baum's inequality; tested per iteration).
+
+With ``reg_covar = 0`` the Gaussian M-step equals hmmlearn's with ``covars_prior = 0``
+(hmmlearn's default prior :math:`10^{-2}` adds :math:`10^{-2}/n_j` to each variance instead of
+our :math:`\rho`); the start, transition and emission M-steps equal hmmlearn's default
+(priors 1, i.e. none).
+
+Initialisation from ``key`` (hmmlearn's scheme, restarts vmapped over ``n_init`` keys and the
+largest final :math:`L` kept): :math:`\pi` and the rows of :math:`A` halfway between uniform
+and a flat Dirichlet draw; categorical :math:`B` uniform draws normalised by row (hmmlearn);
+Gaussian means at k-means++ seeds of the observed rows
+(:func:`jaxclassic.cluster.kmeans_plusplus`; hmmlearn runs k-means), covariances the weighted
+covariance of all observed rows plus :math:`\rho` (hmmlearn: plus ``min_covar``), the same for
+every state. Or ``init``: a params tuple to start from (then one restart).
+
+References
+----------
+L. E. Baum, "An inequality and associated maximization technique in statistical estimation
+for probabilistic functions of Markov processes", Inequalities 3, 1972.
+L. R. Rabiner (1989), Proc. IEEE 77(2), §III.C.
+C. M. Bishop, *Pattern Recognition and Machine Learning*, 2006, §13.2.1.
+hmmlearn, ``hmmlearn/base.py`` (``_do_mstep``) and ``hmm.py`` (the reference).
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxclassic import _precision
+from jaxclassic._solver import iterate
+from jaxclassic.cluster import _gmm_covariance as _cov
+from jaxclassic.cluster.kmeans import _plusplus_indices
+from jaxclassic.exceptions import ConvergenceWarning
+from jaxclassic.graphical import hmm as _hmm
+from jaxclassic.validation import (
+    check_array,
+    check_choice,
+    check_int,
+    check_key,
+    check_scalar,
+    default_float_dtype,
+)
+
+__all__ = ["fit_hmm"]
+
+EMISSIONS = ("categorical", "gaussian")
+
+
+# --------------------------------------------------------------------------- EM
+def _theta(params):
+    """The parameters EM updates, as a tuple (the fit report fields dropped)."""
+    if isinstance(params, _hmm.CategoricalHMMParams):
+        return (params.startprob, params.transmat, params.emissionprob)
+    return (params.startprob, params.transmat, params.means, params.covars,
+            params.precisions_cholesky)
+
+
+def _params(theta, emission, covariance_type):
+    if emission == "categorical":
+        return _hmm.CategoricalHMMParams(*theta)
+    return _hmm.GAUSSIAN_TYPES[covariance_type](*theta)
+
+
+def _normalise_rows(counts, old):
+    total = jnp.sum(counts, axis=-1, keepdims=True)
+    return jnp.where(total > 0, counts / jnp.where(total > 0, total, 1.0), old)
+
+
+def _e_step(params, Xp, mask, weight):
+    """``(L, gamma weighted (S, T, K), start counts (K,), transition counts (K, K))``."""
+    log_pi = jnp.log(params.startprob)
+    A = params.transmat
+
+    def one(x, m):
+        return _hmm._expected_counts(log_pi, A, _hmm.log_emission(params, x), m)
+
+    ll, gamma, xi_sum = jax.vmap(one)(Xp, mask)
+    used = weight > 0
+    total = jnp.sum(jnp.where(used, weight * ll, 0.0))
+    wg = jnp.where(used[:, None, None], weight[:, None, None] * gamma, 0.0)
+    trans = jnp.sum(jnp.where(used[:, None, None], weight[:, None, None] * xi_sum, 0.0), axis=0)
+    return total, wg, wg[:, 0, :].sum(axis=0), trans
+
+
+def _m_step(params, Xp, wg, start, trans, reg_covar, update, n_symbols):
+    startprob = _normalise_rows(start, params.startprob) if "s" in update else params.startprob
+    transmat = _normalise_rows(trans, params.transmat) if "t" in update else params.transmat
+    if isinstance(params, _hmm.CategoricalHMMParams):
+        emissionprob = params.emissionprob
+        if "e" in update:
+            onehot = jax.nn.one_hot(Xp, n_symbols, dtype=wg.dtype)
+            counts = _precision.einsum("stk,stm->km", wg, onehot)
+            emissionprob = _normalise_rows(counts, params.emissionprob)
+        return params._replace(startprob=startprob, transmat=transmat, emissionprob=emissionprob)
+    ct = params.covariance_type
+    S, T, K = wg.shape
+    X = Xp.reshape(S * T, -1)
+    R = wg.reshape(S * T, K)
+    D = X[:, None, :] - params.means[None]
+    stats = _cov.statistics(D, R, ct)
+    if "m" not in update:  # no mean step: the statistics about the kept means (delta = 0)
+        stats = stats._replace(s1=jnp.zeros_like(stats.s1))
+    _, means, covars, prec_chol = _cov.m_step(stats, params.means, reg_covar, ct)
+    if "c" not in update:
+        covars, prec_chol = params.covars, params.precisions_cholesky
+    return params._replace(startprob=startprob, transmat=transmat, means=means, covars=covars,
+                           precisions_cholesky=prec_chol)
+
+
+def _run_em(init, Xp, mask, weight, tol, reg_covar, *, max_iter, update, n_symbols):
+    emission = init.emission
+    ct = getattr(init, "covariance_type", None)
+    dtype = init.startprob.dtype
+    big = jnp.finfo(dtype).max
+
+    def step(carry):
+        theta, prev, i, history = carry
+        params = _params(theta, emission, ct)
+        ll, wg, start, trans = _e_step(params, Xp, mask, weight)
+        new = _m_step(params, Xp, wg, start, trans, reg_covar, update, n_symbols)
+        err = jnp.where(jnp.isnan(prev), big, jnp.abs(ll - prev))
+        err = jnp.where(jnp.isfinite(ll), err, jnp.inf)
+        history = history.at[i].set(ll, mode="clip")
+        return (_theta(new), ll, i + 1, history), err
+
+    history0 = jnp.full((max(max_iter, 1),), jnp.nan, dtype=dtype)
+    carry0 = (_theta(init), jnp.asarray(jnp.nan, dtype), jnp.int32(0), history0)
+    res = iterate(step, carry0, max_iter=max_iter, tol=tol)
+    theta, ll, _, history = res.carry
+    return _params(theta, emission, ct)._replace(
+        converged=res.converged, n_iter=res.n_iter, log_likelihood=ll, log_likelihoods=history)
+
+
+def _initial(key, Xp, mask, weight, reg_covar, *, n_states, emission, covariance_type,
+             n_symbols):
+    """Random start (module docstring)."""
+    dtype = weight.dtype
+    K = n_states
+    k_pi, k_a, k_e = jax.random.split(key, 3)
+    uniform = jnp.full((K,), 1.0 / K, dtype=dtype)
+    startprob = 0.5 * uniform + 0.5 * jax.random.dirichlet(k_pi, jnp.ones((K,), dtype))
+    transmat = 0.5 * uniform + 0.5 * jax.random.dirichlet(k_a, jnp.ones((K,), dtype), (K,))
+    if emission == "categorical":
+        u = jax.random.uniform(k_e, (K, n_symbols), dtype=dtype)
+        return _hmm.CategoricalHMMParams(startprob, transmat, u / u.sum(axis=1, keepdims=True))
+    S, T = mask.shape
+    X = Xp.reshape(S * T, -1)
+    sw = (weight[:, None] * mask).reshape(-1).astype(dtype)
+    idx = _plusplus_indices(X, sw, k_e, n_clusters=K, n_local_trials=1)
+    means = X[idx]
+    mean = jnp.sum(sw[:, None] * X, axis=0) / jnp.sum(sw)
+    C = X - mean
+    cov = _precision.matmul((sw[:, None] * C).T, C) / jnp.sum(sw)
+    d = X.shape[1]
+    cov = cov + reg_covar * jnp.eye(d, dtype=dtype)
+    covars = {"full": jnp.broadcast_to(cov, (K, d, d)), "tied": cov,
+              "diag": jnp.broadcast_to(jnp.diagonal(cov), (K, d)),
+              "spherical": jnp.full((K,), jnp.mean(jnp.diagonal(cov)), dtype)}[covariance_type]
+    prec_chol = _cov.precision_cholesky(covars, covariance_type)
+    return _hmm.GAUSSIAN_TYPES[covariance_type](startprob, transmat, means, covars, prec_chol)
+
+
+@partial(jax.jit, static_argnames=("n_states", "emission", "covariance_type", "max_iter", "n_init",
+                                   "update", "n_symbols"))
+def _fit(Xp, mask, weight, key, init, tol, reg_covar, *, n_states, emission, covariance_type,
+         max_iter, n_init, update, n_symbols):
+    run = partial(_run_em, Xp=Xp, mask=mask, weight=weight, tol=tol, reg_covar=reg_covar,
+                  max_iter=max_iter, update=update, n_symbols=n_symbols)
+    if init is not None:
+        return run(init)
+
+    def single(k):
+        return run(_initial(k, Xp, mask, weight, reg_covar, n_states=n_states, emission=emission,
+                            covariance_type=covariance_type, n_symbols=n_symbols))
+
+    if n_init == 1:
+        return single(key)
+    fits = jax.vmap(single)(jax.random.split(key, n_init))
+    final = jnp.where(jnp.isnan(fits.log_likelihood), -jnp.inf, fits.log_likelihood)
+    return jax.tree.map(lambda a: a[jnp.argmax(final)], fits)
+
+
+# --------------------------------------------------------------------------- checks
+def _check_X(X, emission, n_symbols):
+    if emission == "categorical":
+        X = check_array(X, "X", ndim=(1, 2), numeric="int", _numpy=True, min_samples=1)
+        if X.ndim == 2:
+            if X.shape[1] != 1:
+                raise ValueError(f"X of symbols must be (n,) or (n, 1), got shape {X.shape}")
+            X = X[:, 0]
+        if X.min() < 0:
+            raise ValueError(f"X holds symbol {X.min()}; symbols must be non-negative ints")
+        if n_symbols is None:
+            n_symbols = int(X.max()) + 1
+        n_symbols = check_int(n_symbols, "n_symbols", low=1)
+        if X.max() >= n_symbols:
+            raise ValueError(f"X holds symbol {X.max()}, outside the range 0..{n_symbols - 1} of "
+                             f"n_symbols={n_symbols}")
+        return X, n_symbols
+    X = check_array(X, "X", _numpy=True)
+    return X, None
+
+
+def _check_init(init, emission, covariance_type, n_states, n_symbols, d, dtype):
+    if emission == "categorical":
+        if not isinstance(init, _hmm.CategoricalHMMParams):
+            raise TypeError(f"init must be a CategoricalHMMParams (categorical_hmm) for "
+                            f"emission='categorical', got {type(init).__name__}")
+        init = _hmm.categorical_hmm(init.startprob, init.transmat, init.emissionprob)
+        if init.emissionprob.shape[1] != n_symbols:
+            raise ValueError(f"init.emissionprob must have {n_symbols} columns (n_symbols), got "
+                             f"shape {init.emissionprob.shape}")
+    else:
+        if not isinstance(init, _hmm.GaussianHMMParams) or getattr(
+                init, "covariance_type", None) != covariance_type:
+            raise TypeError(f"init must be a GaussianHMMParams of covariance_type="
+                            f"{covariance_type!r} (gaussian_hmm), got {type(init).__name__}")
+        init = _hmm.gaussian_hmm(init.startprob, init.transmat, init.means, init.covars,
+                                 covariance_type)
+        if init.means.shape[1] != d:
+            raise ValueError(f"init.means has {init.means.shape[1]} features, X has {d}")
+    if init.startprob.shape[0] != n_states:
+        raise ValueError(f"init has {init.startprob.shape[0]} states, but n_states={n_states}")
+    return jax.tree.map(lambda a: jnp.asarray(a, dtype), init)
+
+
+def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
+            covariance_type="diag", n_init=1, max_iter=100, tol=1e-2, reg_covar=1e-6, init=None,
+            update=None, sample_weight=None, key=None):
+    r"""Fit a hidden Markov model by Baum--Welch (EM) on one or many sequences.
+
+    Maximises :math:`\sum_s w_s\log p(x^{(s)})` by alternating forward--backward posteriors
+    :math:`\gamma, \xi` and the closed-form updates :math:`\pi\propto\sum_s w_s\gamma_0`,
+    :math:`A_{ij}\propto\sum_s w_s\sum_t\xi_t(i,j)`, :math:`B_{jm}\propto\sum_s w_s\sum_t
+    \gamma_t(j)[x_t = m]` (categorical) or the weighted Gaussian moments (module docstring:
+    stopping rule, initialisation, the difference from hmmlearn's covariance prior).
+
+    Parameters
+    ----------
+    X : (n,) or (n, 1) int array (categorical) or (n, d) array (gaussian)
+        The sequences one after the other (hmmlearn's layout).
+    lengths : sequence of int or None
+        Lengths of the sequences (positive, summing to ``n``); ``None``: one sequence. A
+        sequence of length 1 is allowed (it informs :math:`\pi` and the emissions only).
+    n_states : int
+        :math:`K \ge 1` (static).
+    emission : {"categorical", "gaussian"}
+    n_symbols : int, optional
+        :math:`M` (categorical); default ``max(X) + 1`` (static).
+    covariance_type : {"diag", "full", "tied", "spherical"}
+        Gaussian emissions (static).
+    n_init : int
+        Restarts from ``key`` (vmapped); the largest final log-likelihood is kept (static).
+    max_iter : int
+        Bound on EM iterations (static; sizes ``log_likelihoods``).
+    tol : float
+        Tolerance on the change of the total log-likelihood (traced; hmmlearn's default 1e-2).
+    reg_covar : float
+        :math:`\rho \ge 0` added to the covariances' diagonal (traced).
+    init : CategoricalHMMParams or GaussianHMMParams, optional
+        Start here (checked: probabilities sum to 1, covariances positive definite); then
+        ``key`` is not needed and ``n_init`` is 1.
+    update : str, optional
+        Which parameters EM updates, hmmlearn's ``params`` letters: ``"s"`` startprob, ``"t"``
+        transmat, ``"e"`` emissionprob (categorical), ``"m"`` means, ``"c"`` covars (gaussian);
+        default all.
+    sample_weight : (S,) array, optional
+        One non-negative weight per sequence.
+    key : jax.random key
+        Randomness of the initialisation (not needed with ``init``).
+
+    Returns
+    -------
+    CategoricalHMMParams or GaussianHMMParams
+        With ``converged``, ``n_iter``, ``log_likelihood`` (of the parameters entering the last
+        iteration) and ``log_likelihoods`` (per iteration, NaN past ``n_iter``).
+
+    Raises
+    ------
+    ValueError
+        Bad hyperparameters, empty sequences, ``lengths`` not summing to ``n``, symbols outside
+        ``0..n_symbols - 1``, an ``init`` whose probabilities do not sum to 1.
+    TypeError
+        ``init`` of the wrong type, an int ``key``.
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from jaxclassic.graphical import fit_hmm
+    >>> X = np.array([0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1] * 5)
+    >>> p = fit_hmm(X, None, 2, key=jax.random.key(0), max_iter=50)
+    >>> sorted(np.round(np.asarray(p.emissionprob.max(axis=1)), 2).tolist())
+    [1.0, 1.0]
+
+    References
+    ----------
+    Baum (1972); Rabiner (1989), §III.C; Bishop (2006), §13.2.1 (module docstring).
+    """
+    emission = check_choice(emission, "emission", EMISSIONS)
+    n_states = check_int(n_states, "n_states", low=1)
+    covariance_type = check_choice(covariance_type, "covariance_type", _hmm.COVARIANCE_TYPES)
+    n_init = check_int(n_init, "n_init", low=1)
+    max_iter = check_int(max_iter, "max_iter", low=0)
+    check_scalar(tol, "tol", low=0.0)
+    check_scalar(reg_covar, "reg_covar", low=0.0)
+    letters = "ste" if emission == "categorical" else "stmc"
+    if update is None:
+        update = letters
+    if not isinstance(update, str) or set(update) - set(letters):
+        raise ValueError(f"update must be a string of the letters {letters!r} for "
+                         f"emission={emission!r}, got {update!r}")
+    update = "".join(c for c in letters if c in update)
+    X, n_symbols = _check_X(X, emission, n_symbols)
+    Xp, mask = _hmm.pad_sequences(X, lengths)
+    S = mask.shape[0]
+    dtype = Xp.dtype if emission == "gaussian" else default_float_dtype()
+    if sample_weight is None:
+        weight = np.ones((S,), dtype=dtype)
+    else:
+        weight = check_array(sample_weight, "sample_weight", ndim=1, dtype=dtype, _numpy=True)
+        if weight.shape != (S,):
+            raise ValueError(f"sample_weight must have one weight per sequence, shape ({S},), got "
+                             f"{weight.shape}")
+        if (weight < 0).any() or not (weight > 0).any():
+            raise ValueError("sample_weight must be non-negative with at least one positive value")
+    if emission == "gaussian":
+        n_rows = int((mask & (weight[:, None] > 0)).sum())
+        if n_states > n_rows:
+            raise ValueError(f"n_states must be <= the number of observed rows of positive weight "
+                             f"({n_rows}) for Gaussian emissions, got {n_states}")
+    if init is not None:
+        init = _check_init(init, emission, covariance_type, n_states, n_symbols,
+                           Xp.shape[-1] if emission == "gaussian" else None, dtype)
+        n_init = 1
+    else:
+        key = check_key(key)
+    params = _fit(jnp.asarray(Xp), jnp.asarray(mask), jnp.asarray(weight, dtype), key, init,
+                  tol, reg_covar, n_states=n_states, emission=emission,
+                  covariance_type=covariance_type, max_iter=max_iter, n_init=n_init,
+                  update=update, n_symbols=n_symbols)
+    if not bool(jnp.isfinite(params.startprob).all()) or (
+            emission == "gaussian" and not bool(jnp.isfinite(params.precisions_cholesky).all())):
+        raise ValueError("fit_hmm produced non-finite parameters (a collapsed Gaussian state with "
+                         "reg_covar=0?); increase reg_covar or scale the data")
+    if max_iter > 0 and not bool(params.converged):
+        warnings.warn(f"fit_hmm did not converge in max_iter={max_iter} iterations (last change "
+                      f"of the log-likelihood above tol={tol}).", ConvergenceWarning, stacklevel=2)
+    return params
