@@ -13,3 +13,13 @@ linear-chain conditional random fields.
 from __future__ import annotations
 
 __all__: list[str] = []
+
+# hidden Markov models (the sampler stays module-level: jaxclassic.graphical.hmm.sample)
+from jaxclassic.graphical import hmm  # noqa: E402
+from jaxclassic.graphical.hmm import CategoricalHMMParams, GaussianHMMParams  # noqa: E402
+from jaxclassic.graphical.hmm import categorical_hmm, gaussian_hmm  # noqa: E402
+from jaxclassic.graphical.hmm import forward, backward, posterior, viterbi  # noqa: E402
+from jaxclassic.graphical.hmm_fit import fit_hmm  # noqa: E402
+
+__all__ += ["hmm", "CategoricalHMMParams", "GaussianHMMParams", "categorical_hmm", "gaussian_hmm"]
+__all__ += ["forward", "backward", "posterior", "viterbi", "fit_hmm"]
