@@ -14,6 +14,21 @@ from __future__ import annotations
 
 __all__: list[str] = []
 
+# discrete Bayesian networks
+from jaxclassic.graphical.bayes_net import BayesNet  # noqa: E402
+from jaxclassic.graphical.bayes_net import Structure  # noqa: E402
+from jaxclassic.graphical.bayes_net import make_structure  # noqa: E402
+from jaxclassic.graphical.bayes_net import make_bayes_net  # noqa: E402
+from jaxclassic.graphical.bayes_net import fit_bayes_net  # noqa: E402
+from jaxclassic.graphical.bayes_net import joint_log_prob  # noqa: E402
+from jaxclassic.graphical.bayes_net import query  # noqa: E402
+from jaxclassic.graphical.bayes_net import d_separated  # noqa: E402
+from jaxclassic.graphical.bayes_net import markov_blanket  # noqa: E402
+from jaxclassic.graphical.bayes_net import sample  # noqa: E402
+
+__all__ += ["BayesNet", "Structure", "make_structure", "make_bayes_net", "fit_bayes_net"]
+__all__ += ["joint_log_prob", "query", "d_separated", "markov_blanket", "sample"]
+
 # hidden Markov models (the sampler stays module-level: jaxclassic.graphical.hmm.sample)
 from jaxclassic.graphical import hmm  # noqa: E402
 from jaxclassic.graphical.hmm import CategoricalHMMParams, GaussianHMMParams  # noqa: E402
