@@ -1,0 +1,28 @@
+"""The graphical-models tour: its rows are finite and equal their references."""
+
+import math
+from fractions import Fraction
+
+import pytest
+
+pytest.importorskip("sklearn")
+
+from jaxclassic.tour import TourRow, format_table  # noqa: E402
+from jaxclassic.tour import graphical as tour_graphical  # noqa: E402
+
+
+def test_bayes_net_rows_equal_mitchell_and_pgmpy():
+    pytest.importorskip("pgmpy")
+    rows = tour_graphical._bayes_net_rows()
+    assert [r.dataset for r in rows] == ["play_tennis", "play_tennis"]
+    for r in rows:
+        assert isinstance(r, TourRow) and math.isfinite(r.ours) and r.sklearn is not None
+        assert r.fit_seconds >= 0
+    assert format_table(rows).count("\n") == len(rows) + 1
+    # Mitchell §6.9.1 by hand, exact fractions: p(yes) prod p(a | yes) vs the same for no
+    yes = Fraction(9, 14) * Fraction(2, 9) * Fraction(3, 9) * Fraction(3, 9) * Fraction(3, 9)
+    no = Fraction(5, 14) * Fraction(3, 5) * Fraction(1, 5) * Fraction(4, 5) * Fraction(3, 5)
+    assert rows[0].ours == pytest.approx(float(yes / (yes + no)), abs=1e-12)
+    assert rows[0].ours == pytest.approx(rows[0].sklearn, abs=1e-10)  # pgmpy, float64 both
+    # leave-one-out: our zero-weight folds = pgmpy's refits on 13 rows, fold by fold
+    assert rows[1].ours == pytest.approx(rows[1].sklearn, abs=1e-12)
