@@ -6,6 +6,18 @@ random_state=0)`` as float32, the first 80% for training (full: 200,000 and 1,00
 quick: 4,000 rows, 10 rounds, depth 3). Ours is the public ``ensemble.fit_xgboost`` (binning
 included, as the references' fit includes theirs), timed after a compile call; quality:
 held-out ROC AUC and log-loss of each side.
+
+Run: ``python -m benchmarks.run --only boosting`` (full size) or with ``--quick``; where the
+time of one round goes: ``python -m benchmarks.profile_boosting``.
+
+Measured (2026-11-26, this 2-core CPU, quiet, jax 0.10.2 float32, xgboost / LightGBM /
+scikit-learn on both cores): 160,000 training rows: ours 2.99 s (compile 3.6 s) vs xgboost
+1.34 s (ratio 0.45x), LightGBM 1.42 s, HistGradientBoosting 1.54 s; test AUC 0.9909 on every
+side, log-loss 0.1413 vs xgboost's 0.1413. 800,000 rows: ours 14.1 s vs xgboost 6.18 s (0.44x),
+LightGBM 6.20 s, HistGradientBoosting 6.27 s; AUC 0.9896 vs 0.9895. Per round ours ~28 ms vs
+xgboost's ~9 ms at 160k rows (the 10-round profile, where fixed costs weigh more, has ours at
+466 ms vs xgboost 539 ms). What bounds us: XLA's CPU scatter-add builds each histogram on one
+thread (xgboost and LightGBM build per-thread partial histograms), see ``profile_boosting``.
 """
 
 from __future__ import annotations
