@@ -184,6 +184,11 @@ FIT_CASES = [
     FitCase("gaussian_mixture", "tests.model_selection._fits:gaussian_mixture_fit",
             "jaxclassic.cluster:predict_proba", "log_loss_scorer", {"reg_covar": 1e-3},
             {"covariance_type": "full", "tol": 1e-10, "max_iter": 200}, "multiclass", 1e-6),
+    # discrete Bayesian network (counting): a naive-Bayes-shaped DAG y -> each column, the
+    # class posterior by variable elimination
+    FitCase("bayes_net", "tests.model_selection._fits:bayes_net_fit",
+            "tests.model_selection._fits:bayes_net_predict_proba", "log_loss_scorer",
+            {"pseudo_count": 1.0}, {}, "categorical"),
 ]
 
 
@@ -223,6 +228,31 @@ def gaussian_mixture_fit(X, y, *, sample_weight=None, **kwargs):
     resp = 0.8 * jax.nn.one_hot(y, 3, dtype=X.dtype) + 0.2 / 3
     params = fit_gmm(X, 3, init=resp, sample_weight=sample_weight, **kwargs)
     return params._replace(lower_bounds=params.lower_bound[None])
+
+
+def _bayes_net_structure(n_features):
+    from jaxclassic.graphical import make_structure
+
+    names = [f"x{j}" for j in range(n_features)]
+    return make_structure({"y": [], **{n: ["y"] for n in names}}, [2] + [3] * n_features)
+
+
+def bayes_net_fit(X, y, *, sample_weight=None, pseudo_count=0.0):
+    """:func:`jaxclassic.graphical.fit_bayes_net` on the columns ``[y, X]`` (2 classes, 3
+    categories a feature: ``categorical_data``) under the DAG ``y -> x_j``."""
+    from jaxclassic.graphical import fit_bayes_net
+
+    data = jnp.concatenate([jnp.asarray(y, jnp.int32)[:, None], jnp.asarray(X, jnp.int32)], axis=1)
+    return fit_bayes_net(data, _bayes_net_structure(X.shape[1]), pseudo_count=pseudo_count,
+                         sample_weight=sample_weight)
+
+
+def bayes_net_predict_proba(net, X):
+    """p(y | x) of each row by :func:`jaxclassic.graphical.query` (vmapped over the rows)."""
+    from jaxclassic.graphical import query
+
+    names = net.structure.names[1:]
+    return jax.vmap(lambda row: query(net, "y", dict(zip(names, row))))(jnp.asarray(X, jnp.int32))
 
 
 def resolve(target: str) -> Callable:
