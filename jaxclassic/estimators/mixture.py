@@ -33,6 +33,7 @@ from jaxclassic.estimators._base import (
     compute_dtype,
     dtype_scope,
     enter_dtype,
+    fit_sample_weight,
     fitted_dtype,
     pad_rows,
     prepare_predict,
@@ -123,14 +124,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, reset=True)
         dtype = start_fit(self, compute_dtype(X.dtype))
         X = X.astype(dtype, copy=False)
-        if sample_weight is None:
-            sw = np.ones(X.shape[0], dtype)
-        else:
-            from sklearn.utils.validation import _check_sample_weight
-
-            sw = _check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True)
-            if not (sw > 0).any():
-                raise ValueError("sample_weight must have at least one positive value, got all zeros")
+        sw = fit_sample_weight(sample_weight, X, dtype)
         if not isinstance(self.init_params, str) or self.init_params not in _gmm.INITS:
             raise ValueError(f"init_params must be one of {list(_gmm.INITS)}, got {self.init_params!r}")
         Xp, _, swp = pad_rows(X, None, sw, _n_padded(X))

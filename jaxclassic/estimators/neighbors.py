@@ -35,6 +35,7 @@ from jaxclassic.estimators._base import (
     compute_dtype,
     dtype_scope,
     enter_dtype,
+    fit_sample_weight,
     fitted_dtype,
     pad_rows,
     prepare_fit,
@@ -208,14 +209,7 @@ class KernelDensity(BaseEstimator):
         X = validate_data(self, X, dtype=[np.float64, np.float32], reset=True)
         dtype = start_fit(self, compute_dtype(X.dtype))
         X = X.astype(dtype, copy=False)
-        if sample_weight is None:
-            sw = np.ones(X.shape[0], dtype)
-        else:
-            from sklearn.utils.validation import _check_sample_weight
-
-            sw = _check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True)
-            if not (sw > 0).any():
-                raise ValueError("sample_weight must have at least one positive value, got all zeros")
+        sw = fit_sample_weight(sample_weight, X, dtype)
         bandwidth = self.bandwidth
         if not isinstance(bandwidth, str):
             if isinstance(bandwidth, bool) or not np.isscalar(bandwidth):
