@@ -20,6 +20,7 @@ from jaxclassic.graphical.bayes_net import Structure  # noqa: E402
 from jaxclassic.graphical.bayes_net import make_structure  # noqa: E402
 from jaxclassic.graphical.bayes_net import make_bayes_net  # noqa: E402
 from jaxclassic.graphical.bayes_net import fit_bayes_net  # noqa: E402
+from jaxclassic.graphical.bayes_net import bdeu_pseudo_counts  # noqa: E402
 from jaxclassic.graphical.bayes_net import joint_log_prob  # noqa: E402
 from jaxclassic.graphical.bayes_net import query  # noqa: E402
 from jaxclassic.graphical.bayes_net import d_separated  # noqa: E402
@@ -27,6 +28,7 @@ from jaxclassic.graphical.bayes_net import markov_blanket  # noqa: E402
 from jaxclassic.graphical.bayes_net import sample  # noqa: E402
 
 __all__ += ["BayesNet", "Structure", "make_structure", "make_bayes_net", "fit_bayes_net"]
+__all__ += ["bdeu_pseudo_counts"]
 __all__ += ["joint_log_prob", "query", "d_separated", "markov_blanket", "sample"]
 
 # hidden Markov models (the sampler stays module-level: jaxclassic.graphical.hmm.sample)

@@ -27,7 +27,9 @@ Dirichlet priors with pseudo-count :math:`\alpha` on every cell is
     \qquad N_{v, j, k} = \sum_i w_i \, [x_{i, \mathrm{pa}(v)} = j] \, [x_{iv} = k],
 
 the weighted counts (:math:`\alpha = 0` maximum likelihood, :math:`\alpha = 1` Laplace,
-pgmpy's K2 prior). A parent configuration never seen (all its counts zero with
+pgmpy's K2 prior; one :math:`\alpha_v` per variable gives the BDeu prior
+:math:`\alpha_v = \mathrm{ESS} / (K_v \prod_{u \in \mathrm{pa}(v)} K_u)`,
+:func:`bdeu_pseudo_counts`). A parent configuration never seen (all its counts zero with
 :math:`\alpha = 0`) gets the uniform distribution, as in pgmpy. The counts are weighted sums,
 so a row of weight 0 has no influence; ``pseudo_count`` is traced (a grid is a ``vmap``).
 
@@ -74,6 +76,7 @@ __all__ = [
     "make_structure",
     "make_bayes_net",
     "fit_bayes_net",
+    "bdeu_pseudo_counts",
     "joint_log_prob",
     "query",
     "d_separated",
@@ -196,9 +199,10 @@ def _flat_config(x, structure: Structure, v: int):
 
 @partial(jax.jit, static_argnames=("structure",))
 def _fit(X, sample_weight, pseudo_count, structure):
-    alpha = jnp.asarray(pseudo_count, sample_weight.dtype)
+    alphas = jnp.asarray(pseudo_count, sample_weight.dtype)
     cpts, counts = [], []
     for v in range(structure.n_variables):
+        alpha = alphas[v] if alphas.ndim else alphas
         shape = structure.cpt_shape(v)
         n_cells = int(np.prod(shape))
         count = jax.ops.segment_sum(sample_weight, _flat_config(X, structure, v),
@@ -229,9 +233,9 @@ def fit_bayes_net(X, structure: Structure, *, pseudo_count=0.0, sample_weight=No
         States coded ``0 .. cardinality - 1``, column ``j`` for ``structure.names[j]``.
     structure : Structure
         The DAG and cardinalities (:func:`make_structure`); static.
-    pseudo_count : float >= 0
-        The Dirichlet pseudo-count :math:`\alpha` added to every cell (1 = Laplace / K2);
-        traced.
+    pseudo_count : float >= 0, or array (n_variables,) of them
+        The Dirichlet pseudo-count :math:`\alpha` added to every cell (1 = Laplace / K2), or
+        one per variable (BDeu: :func:`bdeu_pseudo_counts`); traced.
     sample_weight : array-like (n_samples,), optional
         Non-negative row weights (a zero-weight row has no influence).
 
@@ -254,13 +258,50 @@ def fit_bayes_net(X, structure: Structure, *, pseudo_count=0.0, sample_weight=No
     """
     structure = _check_structure(structure)
     X = _check_codes(X, structure, "X", 2)
-    check_scalar(pseudo_count, "pseudo_count", low=0.0)
+    check_scalar(pseudo_count, "pseudo_count", low=0.0, allow_array=True)
+    if np.ndim(pseudo_count) not in (0, 1) or (
+            np.ndim(pseudo_count) == 1 and np.shape(pseudo_count)[0] != structure.n_variables):
+        raise ValueError(f"pseudo_count must be a scalar or have one entry per variable "
+                         f"({structure.n_variables}), got shape {np.shape(pseudo_count)}")
     sw_dtype = None
     if hasattr(sample_weight, "dtype") and jnp.issubdtype(sample_weight.dtype, jnp.floating):
         sw_dtype = sample_weight.dtype if jax.config.read("jax_enable_x64") else jnp.float32
     sample_weight = check_sample_weight(sample_weight, X.shape[0], dtype=sw_dtype)
     cpts, _ = _fit(X, sample_weight, pseudo_count, structure)
     return BayesNet(cpts, structure)
+
+
+def bdeu_pseudo_counts(structure: Structure, equivalent_sample_size=1.0) -> jax.Array:
+    r"""Per-variable pseudo-counts of the BDeu prior (likelihood-equivalent, uniform).
+
+    .. math::  \alpha_v = \frac{\mathrm{ESS}}{K_v \prod_{u \in \mathrm{pa}(v)} K_u}
+
+    the equivalent sample size spread evenly over the cells of each table; pass the result
+    as ``pseudo_count`` of :func:`fit_bayes_net` (pgmpy's ``prior_type="BDeu"``).
+
+    Parameters
+    ----------
+    structure : Structure
+    equivalent_sample_size : float > 0 (may be traced)
+
+    Returns
+    -------
+    array (n_variables,)
+
+    Example
+    -------
+    >>> s = make_structure({"a": [], "b": ["a"]}, [2, 3])
+    >>> [round(float(a), 4) for a in bdeu_pseudo_counts(s, 6.0)]
+    [3.0, 1.0]
+
+    References
+    ----------
+    Heckerman, Geiger & Chickering (1995), §5 (the BDe metric and its uniform BDeu case).
+    """
+    structure = _check_structure(structure)
+    check_scalar(equivalent_sample_size, "equivalent_sample_size", low=0.0, include_low=False)
+    cells = np.array([np.prod(structure.cpt_shape(v)) for v in range(structure.n_variables)])
+    return jnp.asarray(equivalent_sample_size, default_float_dtype()) / jnp.asarray(cells)
 
 
 @partial(jax.jit, static_argnames=("structure",))

@@ -258,11 +258,12 @@ def test_fit_equals_pgmpy_maximum_likelihood(weighted, pgmpy_mod):
         np.testing.assert_allclose(net.cpts[v], ref, atol=TOL_FIT, err_msg=ASIA.structure.names[v])
 
 
-@pytest.mark.parametrize("prior", ["K2", "dirichlet"])
+@pytest.mark.parametrize("prior", ["K2", "dirichlet", "BDeu"])
 def test_fit_equals_pgmpy_bayesian_estimator(prior, pgmpy_mod):
     X, w = _data(STUDENT)
-    alpha = 1.0 if prior == "K2" else 0.5
-    kwargs = {"prior_type": prior} | ({"pseudo_counts": alpha} if prior == "dirichlet" else {})
+    alpha = {"K2": 1.0, "dirichlet": 0.5, "BDeu": bn.bdeu_pseudo_counts(STUDENT.structure, 5.0)}[prior]
+    kwargs = {"K2": {}, "dirichlet": {"pseudo_counts": 0.5},
+              "BDeu": {"equivalent_sample_size": 5.0}}[prior] | {"prior_type": prior}
     net = bn.fit_bayes_net(X, STUDENT.structure, pseudo_count=alpha, sample_weight=w)
     for v, ref in enumerate(_pgmpy_fit(STUDENT, X, "bayes", w, **kwargs)):
         np.testing.assert_allclose(net.cpts[v], ref, atol=TOL_FIT)
@@ -478,6 +479,19 @@ def test_negative_pseudo_count_is_rejected():
     X, _ = _data(STUDENT)
     with pytest.raises(ValueError, match="pseudo_count must be >= 0.0, got -1.0"):
         bn.fit_bayes_net(X, STUDENT.structure, pseudo_count=-1.0)
+
+
+def test_pseudo_count_of_wrong_length_is_rejected():
+    X, _ = _data(STUDENT)
+    with pytest.raises(ValueError, match=r"pseudo_count must be a scalar or have one entry per "
+                                         r"variable \(5\), got shape \(3,\)"):
+        bn.fit_bayes_net(X, STUDENT.structure, pseudo_count=np.ones(3))
+
+
+def test_bdeu_pseudo_counts_by_hand():
+    # ESS 6 over the cells of each table: D 2, I 2, G 2*2*3, S 2*2, L 3*2
+    np.testing.assert_allclose(bn.bdeu_pseudo_counts(STUDENT.structure, 6.0),
+                               [3.0, 3.0, 0.5, 1.5, 1.0], rtol=1e-15)
 
 
 def test_x_outside_cardinality_is_rejected():
