@@ -165,8 +165,8 @@ def _initial(key, Xp, mask, weight, reg_covar, *, n_states, emission, covariance
     K = n_states
     k_pi, k_a, k_e = jax.random.split(key, 3)
     uniform = jnp.full((K,), 1.0 / K, dtype=dtype)
-    startprob = 0.5 * uniform + 0.5 * jax.random.dirichlet(k_pi, jnp.ones((K,), dtype))
-    transmat = 0.5 * uniform + 0.5 * jax.random.dirichlet(k_a, jnp.ones((K,), dtype), (K,))
+    startprob = 0.5 * uniform + 0.5 * jax.random.dirichlet(k_pi, jnp.ones((K,), dtype), dtype=dtype)
+    transmat = 0.5 * uniform + 0.5 * jax.random.dirichlet(k_a, jnp.ones((K,), dtype), (K,), dtype=dtype)
     if emission == "categorical":
         u = jax.random.uniform(k_e, (K, n_symbols), dtype=dtype)
         return _hmm.CategoricalHMMParams(startprob, transmat, u / u.sum(axis=1, keepdims=True))
