@@ -7,6 +7,7 @@ from jaxclassic.model_selection.split import fold_indices
 from jaxclassic.model_selection.bootstrap import bootstrap_weights
 from jaxclassic.model_selection.cross_validation import cross_validate
 from jaxclassic.model_selection.search import grid_search
+from jaxclassic.model_selection.tuning import tune_hyperparameters
 from jaxclassic.model_selection.bias_variance import bias_variance_decomposition
 from jaxclassic.model_selection.curves import learning_curve
 from jaxclassic.model_selection.curves import validation_curve

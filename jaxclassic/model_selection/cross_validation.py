@@ -383,6 +383,11 @@ def cross_validate(
     a Python loop that fits each fold on its training rows only (sliced) and scores it on
     its validation rows.
 
+    The result is differentiable (``jax.grad``, ``jax.jvp``) with respect to the
+    hyperparameters, the data and the weights whenever ``fit`` and ``score`` are: closed forms
+    such as :func:`~jaxclassic.linear.fit_ridge`, and the fits with implicit derivatives;
+    :func:`~jaxclassic.model_selection.tune_hyperparameters` descends that gradient.
+
     Parameters
     ----------
     fit : callable

@@ -37,6 +37,8 @@ from jaxclassic.model_selection.cross_validation import (
     _run_program,
     _static_kwargs,
 )
+from jaxclassic.model_selection.tuning import _best_of_path
+from jaxclassic.validation import is_traced
 
 __all__ = ["GridSearchResult", "grid_search"]
 
@@ -56,11 +58,13 @@ class GridSearchResult(NamedTuple):
         The ``G`` grid points, ``{name: value}`` with both traced and static names, in the
         row order of ``scores``.
     best_index : int
-        Row of the best point (highest mean score; the first on ties).
+        Row of the best point (highest mean score; the first on ties). Inside ``jax.grad``
+        or ``jax.jit`` (traced scores) a traced int, and ``best_point`` holds the traced
+        values of the grid's names (``static_grid`` then needs ``refit=False``).
     best_point : dict
         ``points[best_index]``.
     best_score : float
-        ``mean_scores[best_index]``.
+        ``mean_scores[best_index]`` (a traced scalar, differentiable, when traced).
     params : pytree or None
         ``fit`` refitted on all rows at ``best_point`` (``None`` when ``refit=False``).
     train_scores : (G, K) float or None
@@ -93,7 +97,8 @@ def _check_traced_grid(grid: Any, dtype) -> tuple[dict[str, jax.Array], list[dic
             raise ValueError(f"grid[{name!r}] must be a 1-d sequence of values, got a scalar {values!r}")
         if arr.shape[0] == 0:
             raise ValueError(f"grid[{name!r}] is empty; give at least one value")
-        if jnp.issubdtype(arr.dtype, jnp.floating) and not bool(jnp.all(jnp.isfinite(arr))):
+        if (jnp.issubdtype(arr.dtype, jnp.floating) and not is_traced(arr)
+                and not bool(jnp.all(jnp.isfinite(arr)))):
             raise ValueError(f"grid[{name!r}] contains NaN or inf values")
         axes[name] = arr
     lengths = [a.shape[0] for a in axes.values()]
@@ -109,6 +114,8 @@ def _check_traced_grid(grid: Any, dtype) -> tuple[dict[str, jax.Array], list[dic
 
 
 def _python_value(x: jax.Array) -> Any:
+    if is_traced(x):  # a grid differentiated through (jax.grad of the scores): keep the tracer
+        return x
     arr = np.asarray(x)
     return arr.item() if arr.ndim == 0 else arr
 
@@ -153,6 +160,11 @@ def grid_search(
     ``G_traced × K`` fits run in a single compiled program. Each combination of the static
     part (``static_grid``) compiles its own program (shapes or loops change), looped in
     Python. The table's rows are the static combinations (outer) × the traced points (inner).
+
+    ``grid_search`` is differentiable: under ``jax.grad`` the table ``scores`` (and
+    ``best_score``, the refit) differentiate with respect to the grid values, the data and
+    the weights, through any fit that has derivatives; the choice of the best point is an
+    ``argmax`` (piecewise constant: no gradient flows through the choice itself).
 
     Parameters
     ----------
@@ -242,15 +254,29 @@ def grid_search(
     train_scores = jnp.concatenate(train_blocks, axis=0) if return_train_score else None
     mean_scores = jnp.mean(scores, axis=1)
     std_scores = jnp.std(scores, axis=1)
-    means = np.asarray(mean_scores)
-    if np.all(np.isnan(means)):
-        raise ValueError("every grid point scored NaN; check the fit and the score function")
-    best_index = int(np.nanargmax(means))  # first maximum: ties go to the first point
-    best_point = points[best_index]
+    if is_traced(mean_scores):
+        # inside jax.grad / jax.jit: the choice is a traced argmax (piecewise constant, so
+        # no gradient flows through it), the scores, best_score and refit differentiate
+        if len(combos) > 1 and refit:
+            raise TypeError(
+                "grid_search cannot choose among static_grid combinations when its scores are "
+                "traced (inside jax.grad or jax.jit): the refit's program depends on the choice. "
+                "Pass refit=False, or search the static values in a Python loop outside"
+            )
+        best_index, best_score = _best_of_path(mean_scores)
+        best_point = {name: col[best_index % len(traced_points)] for name, col in columns.items()}
+        best_point.update(combos[0] if len(combos) == 1 else {})
+    else:
+        try:
+            best_index, best_score = _best_of_path(mean_scores)
+        except ValueError:
+            raise ValueError("every grid point scored NaN; check the fit and the score function") from None
+        best_point = points[best_index]  # first maximum: ties go to the first point
 
     params = None
     if refit:
-        combo_index, traced_index = divmod(best_index, len(traced_points))
+        combo_index, traced_index = (0, best_index) if is_traced(best_index) else divmod(
+            best_index, len(traced_points))
         best_traced = {name: col[traced_index] for name, col in columns.items()}
         refit_weight = None if sample_weight is None else sample_weight
         params = fit(
@@ -259,5 +285,5 @@ def grid_search(
         )
     return GridSearchResult(
         scores, mean_scores, std_scores, points, best_index, best_point,
-        float(means[best_index]), params, train_scores,
+        best_score, params, train_scores,
     )
