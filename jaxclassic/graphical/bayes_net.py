@@ -171,13 +171,26 @@ def make_bayes_net(structure: Structure, cpts, *, dtype=None) -> BayesNet:
     return BayesNet(tuple(out), structure)
 
 
+@jax.jit
+def _codes_in_range(x, cardinalities):
+    return jnp.all((x >= 0) & (x < cardinalities))
+
+
 def _check_codes(x, structure: Structure, name: str, ndim):
     """Integer codes with one column per variable, each inside its cardinality."""
-    x = check_array(x, name, ndim=ndim, numeric="int", min_samples=1)
+    ndims = ndim if isinstance(ndim, tuple) else (ndim,)
+    on_device = (isinstance(x, jax.Array) and not is_traced(x) and x.ndim in ndims
+                 and jnp.issubdtype(x.dtype, jnp.integer) and x.shape[0] > 0)
+    if on_device:  # integer jax codes: one reduction on the device, no copy to the host
+        x = x.astype(jnp.int32)
+    else:
+        x = check_array(x, name, ndim=ndim, numeric="int", min_samples=1)
     d = structure.n_variables
     if x.shape[-1] != d:
         raise ValueError(f"{name} must have one column per variable ({d}: {list(structure.names)}), "
                          f"got shape {x.shape}")
+    if on_device and bool(_codes_in_range(x, jnp.asarray(structure.cardinalities, jnp.int32))):
+        return x
     if not is_traced(x):
         codes = np.asarray(x).reshape(-1, d)
         for j, (var, card) in enumerate(zip(structure.names, structure.cardinalities)):

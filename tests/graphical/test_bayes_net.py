@@ -499,6 +499,8 @@ def test_x_outside_cardinality_is_rejected():
     X[4, 2] = 3
     with pytest.raises(ValueError, match=r"X column 2 \('G'\) holds the value 3 outside its cardinality 3"):
         bn.fit_bayes_net(X, STUDENT.structure)
+    with pytest.raises(ValueError, match=r"X column 2 \('G'\) holds the value 3"):  # checked on device
+        bn.fit_bayes_net(jnp.asarray(X), STUDENT.structure)
     with pytest.raises(ValueError, match=r"x column 0 \('D'\) holds the value -1"):
         bn.joint_log_prob(STUDENT, [-1, 0, 0, 0, 0])
 
