@@ -176,13 +176,17 @@ def query(net, targets, evidence=None, *, joint: bool = False):
         name, card = structure.names[i], structure.cardinalities[i]
         if not is_traced(val):
             arr = np.asarray(val)
-            if arr.ndim != 0 or not np.issubdtype(arr.dtype, np.integer) and not (
-                    np.issubdtype(arr.dtype, np.floating) and float(arr) == round(float(arr))):
+            integral = np.issubdtype(arr.dtype, np.integer) or (
+                np.issubdtype(arr.dtype, np.floating) and arr.ndim == 0
+                and np.isfinite(arr) and float(arr) == round(float(arr)))
+            if arr.ndim != 0 or not integral:
                 raise ValueError(f"evidence[{name!r}] must be an integer state, got {val!r}")
             if not 0 <= int(arr) < card:
                 raise ValueError(f"evidence[{name!r}] = {int(arr)} is outside the cardinality of "
                                  f"{name!r} (states 0..{card - 1})")
-        values.append(jnp.asarray(val, jnp.int32))
+            values.append(np.int32(int(arr)))  # host scalar: no device op per value
+        else:
+            values.append(jnp.asarray(val, jnp.int32))
     cpts = tuple(net.cpts)
 
     def run(tgt):

@@ -445,6 +445,11 @@ def test_evidence_outside_cardinality_is_rejected():
         bn.query(STUDENT, "I", {"G": 3})
 
 
+def test_non_integer_evidence_is_rejected():
+    with pytest.raises(ValueError, match=r"evidence\['G'\] must be an integer state, got 0.5"):
+        bn.query(STUDENT, "I", {"G": 0.5})
+
+
 def test_unknown_variable_in_query_is_rejected():
     with pytest.raises(ValueError, match="targets names an unknown variable 'Q'"):
         bn.query(STUDENT, "Q")
