@@ -69,7 +69,13 @@ import jax
 import jax.numpy as jnp
 
 from jaxclassic import _tiling
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import check_array, check_choice, check_int, check_scalar, is_traced
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "the merge order is a discrete choice, piecewise constant in the data"
+)
 
 __all__ = ["LINKAGES", "MAX_MATRIX_SAMPLES", "agglomerative", "cut_tree", "maxdists"]
 
@@ -251,6 +257,8 @@ def agglomerative(X, *, linkage="single", metric="euclidean", p=2.0) -> jax.Arra
     ----------
     Müllner (2011), arXiv:1109.2378; Lance & Williams (1967); ESL §14.3.12.
     """
+    if is_traced(X):  # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+        X = nondifferentiable("agglomerative", X, reason=_NO_DERIVATIVE)
     X = check_array(X, "X", min_samples=2)
     linkage = check_choice(linkage, "linkage", LINKAGES)
     metric = check_choice(metric, "metric", _tiling.METRICS)

@@ -86,6 +86,7 @@ from jaxclassic import _precision, _tiling
 from jaxclassic._solver import iterate
 from jaxclassic.cluster._api import predict
 from jaxclassic.exceptions import ConvergenceWarning
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -95,6 +96,12 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "cluster assignments are piecewise constant in the data (Lloyd's iteration moves points"
+    " between clusters in jumps)"
 )
 
 __all__ = ["KMeansParams", "KMeansElbow", "fit_kmeans", "kmeans_plusplus", "kmeans_elbow",
@@ -441,6 +448,10 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
     ----------
     Lloyd (1982); Arthur & Vassilvitskii (2007); ESL §14.3.6.
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, sample_weight = (
+        nondifferentiable("fit_kmeans", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, sample_weight))
     X, n_clusters, key, sw = _check_inputs(X, n_clusters, key, sample_weight)
     n_init = check_int(n_init, "n_init", low=1)
     max_iter = check_int(max_iter, "max_iter", low=1)

@@ -99,6 +99,7 @@ from jaxclassic.tree._api import feature_importances as tree_feature_importances
 from jaxclassic.tree._params import ClassificationTree
 from jaxclassic.tree.binning import bin_features
 from jaxclassic.tree.cart import fit_cart_binned
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -109,6 +110,12 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "it is built from trees, whose splits are discrete choices at thresholds between sample"
+    " values: the fitted model is piecewise constant in the data and the hyperparameters"
 )
 
 __all__ = [
@@ -261,6 +268,10 @@ def fit_adaboost(
     ----------
     Freund & Schapire 1997; ESL Algorithm 10.1 and §10.4; Zhu, Zou, Rosset & Hastie 2009 (SAMME).
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight, learning_rate = (
+        nondifferentiable("fit_adaboost", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight, learning_rate))
     check_choice(algorithm, "algorithm", ("SAMME",))
     n_estimators = check_int(n_estimators, "n_estimators", low=1)
     max_depth = check_int(max_depth, "max_depth", low=1)

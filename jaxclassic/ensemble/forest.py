@@ -82,7 +82,15 @@ from jaxclassic.ensemble.bagging import (
     oob_sums,
 )
 from jaxclassic.tree.cart import TASK_CRITERIA, default_budget
-from jaxclassic.validation import check_array, check_choice, check_int, check_key, check_sample_weight
+from jaxclassic._implicit import nondifferentiable
+from jaxclassic.validation import (check_array, check_choice, check_int, check_key, check_sample_weight,
+                                   is_traced)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "it is built from trees, whose splits are discrete choices at thresholds between sample"
+    " values: the fitted model is piecewise constant in the data and the hyperparameters"
+)
 
 __all__ = ["ForestParams", "ClassificationForest", "RegressionForest", "fit_random_forest", "forest_keys",
            "forest_budget", "FOREST_MAX_NODES", "FOREST_MAX_WIDTH"]
@@ -246,6 +254,10 @@ def fit_random_forest(
     ----------
     Breiman 2001; ESL ch. 15.
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight, min_weight_fraction_leaf, min_impurity_decrease = (
+        nondifferentiable("fit_random_forest", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight, min_weight_fraction_leaf, min_impurity_decrease))
     task = check_choice(task, "task", tuple(TASK_CRITERIA))
     criterion = check_choice(criterion or TASK_CRITERIA[task][0], "criterion", TASK_CRITERIA[task])
     n_estimators = check_n_estimators(n_estimators)

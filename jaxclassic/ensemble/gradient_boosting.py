@@ -90,6 +90,7 @@ from jaxclassic.ensemble._api import decision_function, feature_importances, pre
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import bin_features
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -101,6 +102,12 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "it is built from trees, whose splits are discrete choices at thresholds between sample"
+    " values: the fitted model is piecewise constant in the data and the hyperparameters"
 )
 
 __all__ = ["GradientBoostingParams", "GradientBoostingClassifierParams", "fit_gradient_boosting"]
@@ -328,6 +335,10 @@ def fit_gradient_boosting(
     ----------
     Friedman 2001 (Algorithm 1, TreeBoost), 2002 (subsampling); ESL §10.10.
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight, learning_rate, subsample, min_weight_fraction_leaf, min_impurity_decrease = (
+        nondifferentiable("fit_gradient_boosting", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight, learning_rate, subsample, min_weight_fraction_leaf, min_impurity_decrease))
     if callable(loss):
         loss_fn, loss_name = loss, None
     else:

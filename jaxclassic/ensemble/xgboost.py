@@ -87,6 +87,7 @@ from jaxclassic.ensemble._api import decision_function, feature_importances, pre
 from jaxclassic.tree._engine import GradientPair, grow
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import apply_bins, bin_features
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -98,6 +99,12 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "it is built from trees, whose splits are discrete choices at thresholds between sample"
+    " values: the fitted model is piecewise constant in the data and the hyperparameters"
 )
 
 __all__ = ["XGBoostParams", "XGBoostClassifierParams", "fit_xgboost"]
@@ -405,6 +412,10 @@ def fit_xgboost(
     ----------
     Chen & Guestrin, KDD 2016 (eqs. 5-7); Friedman 2001.
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight, learning_rate, reg_lambda, reg_alpha, gamma, min_child_weight, subsample = (
+        nondifferentiable("fit_xgboost", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight, learning_rate, reg_lambda, reg_alpha, gamma, min_child_weight, subsample))
     loss_fn, loss_name = _check_loss(loss)
     n_estimators, max_depth = B.check_boosting_args(n_estimators, learning_rate, max_depth, subsample)
     for name, value in (("reg_lambda", reg_lambda), ("reg_alpha", reg_alpha), ("gamma", gamma),

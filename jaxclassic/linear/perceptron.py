@@ -50,6 +50,7 @@ import jax.numpy as jnp
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
 from jaxclassic.linear._api import decision_function, predict
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_choice,
     check_classifier_data,
@@ -57,6 +58,12 @@ from jaxclassic.validation import (
     check_key,
     check_predict_X,
     check_scalar,
+    is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "its updates are triggered by mistakes, a piecewise-constant function of the data"
 )
 
 __all__ = ["PerceptronParams", "KernelPerceptronParams", "fit_perceptron"]
@@ -241,6 +248,10 @@ def fit_perceptron(
     ----------
     Rosenblatt (1958); Novikoff (1962); Freund & Schapire (1999).
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight = (
+        nondifferentiable("fit_perceptron", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight))
     form = check_choice(form, "form", ("primal", "dual"))
     max_epochs = check_int(max_epochs, "max_epochs", low=1)
     if not isinstance(fit_intercept, bool):

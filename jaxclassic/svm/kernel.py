@@ -78,8 +78,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _precision, _tiling, kernels
+from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.exceptions import ConvergenceWarning
-from jaxclassic.svm import _smo, platt
+from jaxclassic.svm import _optimality, _smo, platt
 from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
     check_choice,
@@ -380,6 +381,10 @@ def choose_working_set(working_set: str, n_variables: int, spec: KernelSpec) -> 
 def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_rows, memory_budget,
          working_set, batch_size, probability, n_folds):
     signs = jnp.where(y == 1, 1.0, -1.0).astype(X.dtype)
+    # the solver sees no tangent; (alpha, b) get the implicit derivatives of the dual's KKT
+    # system on the free support vectors in X, the weights, C, gamma and coef0 (_optimality)
+    hyper = (X, sw, C, gamma, coef0)
+    X, sw, C, gamma, coef0 = jax.lax.stop_gradient(hyper)
     oracle, QD = build_oracle(spec, X, gamma, coef0, storage, cache_rows, memory_budget)
 
     def solve(weight):
@@ -389,6 +394,8 @@ def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_
                           batch_size=batch_size)
 
     res = solve(sw)
+    alpha, intercept = with_implicit_derivatives(partial(_svc_optimality, spec=spec, signs=signs),
+                                                 (res.alpha, -res.rho), *hyper)
     prob_a = prob_b = jnp.asarray(jnp.nan, X.dtype)
     if probability:
         def fold_decision(train_weight):
@@ -399,8 +406,16 @@ def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_
             return kernel_expansion(X, coef, spec, gamma, coef0, X) - fold.rho
 
         prob_a, prob_b = platt.cross_validated_platt(fold_decision, signs, sw, key, n_folds=n_folds)
-    return KernelSVMParams(X, res.alpha, res.alpha * signs, -res.rho, gamma, coef0, res.objective,
+    X, _, _, gamma, coef0 = hyper
+    return KernelSVMParams(X, alpha, alpha * signs, intercept, gamma, coef0, res.objective,
                            res.n_iter, res.converged, res.gap, prob_a, prob_b, spec)
+
+
+def _svc_optimality(theta, X, sw, C, gamma, coef0, *, spec, signs):
+    """KKT residual of C-SVC at ``(alpha, b)`` (:func:`jaxclassic.svm._optimality.dual_qp`)."""
+    upper = jnp.where(sw > 0, C * sw, 0.0).astype(X.dtype)
+    K = row_block(spec, gamma, coef0, X)(X)
+    return _optimality.dual_qp(theta, K, signs, -jnp.ones_like(signs), upper, doubled=False)
 
 
 def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degree: int = 3,

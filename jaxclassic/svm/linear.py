@@ -113,9 +113,10 @@ from jaxclassic import _precision, losses
 from jaxclassic.linear._gram import gram_with_ones
 from jaxclassic.linear._newton import NewtonProblem, default_tol, newton_solve, weighted_sum
 from jaxclassic.linear.perceptron import _epoch_order
+from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import iterate
 from jaxclassic.exceptions import ConvergenceWarning
-from jaxclassic.svm import platt
+from jaxclassic.svm import _optimality, platt
 from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
     check_array,
@@ -360,14 +361,19 @@ def _primal_newton(X, t, sw, C, tol, c, max_iter):
 
 
 # --------------------------------------------------------------------------- fit
-def _fit_binary(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle, shrinking):
-    """(coef, intercept, dual_coef, n_iter, converged) of one binary problem."""
+def _solve_binary(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle, shrinking):
+    """(w, w_b, alpha, n_iter, converged) of one binary problem."""
     if method == "dual":
         w, wb, alpha, n_iter, converged = _dual_cd(X, t, sw, C, tol, c, key, max_iter, loss=loss,
                                                    shuffle=shuffle, shrinking=shrinking)
     else:
         w, wb, alpha, n_iter, converged = _primal_newton(X, t, sw, C, tol, c, max_iter)
-    alpha = jnp.where(sw > 0, alpha, 0)
+    return w, wb, jnp.where(sw > 0, alpha, 0), n_iter, converged
+
+
+def _fit_binary(X, t, sw, C, tol, c, key, max_iter, **kwargs):
+    """(coef, intercept, dual_coef, n_iter, converged) of one binary problem."""
+    w, wb, alpha, n_iter, converged = _solve_binary(X, t, sw, C, tol, c, key, max_iter, **kwargs)
     return w, c * wb, alpha * t, n_iter, converged
 
 
@@ -377,8 +383,14 @@ def _fit_linear_svm(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle
     dtype = X.dtype
     fit_key, fold_key = jax.random.split(key)
     kwargs = dict(loss=loss, method=method, shuffle=shuffle, shrinking=shrinking)
-    coef, intercept, dual_coef, n_iter, converged = _fit_binary(X, t, sw, C, tol, c, fit_key,
-                                                                max_iter, **kwargs)
+    # the solver's loops see no tangent; (w, w_b, alpha) get the implicit derivatives of the
+    # dual's optimality condition in X, the weights, C and c (svm/_optimality.py)
+    X_, t_, sw_, C_, c_ = jax.lax.stop_gradient((X, t, sw, C, c))
+    w, wb, alpha, n_iter, converged = _solve_binary(X_, t_, sw_, C_, tol, c_, fit_key, max_iter, **kwargs)
+    w, wb, alpha = with_implicit_derivatives(partial(_optimality.linear_svm, loss=loss), (w, wb, alpha),
+                                             X, t, sw, C, c)
+    coef, intercept, dual_coef = w, c * wb, alpha * t
+    X, t, sw, C, c = X_, t_, sw_, C_, c_  # the calibration below: no derivative (probA, probB)
     prob_a = prob_b = jnp.asarray(jnp.nan, dtype)
     if probability:
         def fold_decision(train_weight):

@@ -36,7 +36,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxclassic.svm import _smo
+from jaxclassic._implicit import with_implicit_derivatives
+from jaxclassic.svm import _optimality, _smo
 from jaxclassic.svm._api import decision_function, predict, support_vectors
 from jaxclassic.svm.kernel import (
     DEFAULT_BATCH_SIZE,
@@ -52,6 +53,7 @@ from jaxclassic.svm.kernel import (
     _support_vectors,
     decision_values,
     resolve_gamma,
+    row_block,
     warn_not_converged,
 )
 from jaxclassic.validation import (
@@ -103,16 +105,33 @@ class KernelSVRParams(NamedTuple):
 def _fit(X, z, sw, C, epsilon, gamma, coef0, tol, max_iter, *, spec, storage, cache_rows, memory_budget,
          working_set, batch_size):
     n = X.shape[0]
+    # the solver sees no tangent; (alpha, alpha*, b) get the implicit derivatives of the dual's
+    # KKT system on the free support vectors in X, z, the weights, C, epsilon, gamma, coef0
+    hyper = (X, z, sw, C, epsilon, gamma, coef0)
+    X, z, sw, C, epsilon, gamma, coef0 = jax.lax.stop_gradient(hyper)
     oracle, QD = build_oracle(spec, X, gamma, coef0, storage, cache_rows, memory_budget)
-    upper = jnp.where(sw > 0, C * sw, 0.0).astype(X.dtype)
     signs = jnp.concatenate([jnp.ones(n, X.dtype), -jnp.ones(n, X.dtype)])
-    problem = _smo.DualProblem(signs, jnp.concatenate([epsilon - z, epsilon + z]),
-                               jnp.concatenate([upper, upper]))
+    problem = _svr_problem(z, sw, C, epsilon, signs)
     res = _smo.solve(problem, oracle, jnp.concatenate([QD, QD]), tol=tol, max_iter=max_iter,
                      doubled=True, working_set=working_set, batch_size=batch_size)
-    coef = res.alpha[:n] - res.alpha[n:]
-    return KernelSVRParams(X, coef, -res.rho, gamma, coef0, res.objective, res.n_iter, res.converged,
+    alpha, intercept = with_implicit_derivatives(partial(_svr_optimality, spec=spec, signs=signs),
+                                                 (res.alpha, -res.rho), *hyper)
+    coef = alpha[:n] - alpha[n:]
+    X, _, _, _, _, gamma, coef0 = hyper
+    return KernelSVRParams(X, coef, intercept, gamma, coef0, res.objective, res.n_iter, res.converged,
                            res.gap, spec)
+
+
+def _svr_problem(z, sw, C, epsilon, signs):
+    upper = jnp.where(sw > 0, C * sw, 0.0).astype(z.dtype)
+    return _smo.DualProblem(signs, jnp.concatenate([epsilon - z, epsilon + z]), jnp.concatenate([upper, upper]))
+
+
+def _svr_optimality(theta, X, z, sw, C, epsilon, gamma, coef0, *, spec, signs):
+    """KKT residual of ε-SVR at ``(alpha, b)`` (:func:`jaxclassic.svm._optimality.dual_qp`)."""
+    problem = _svr_problem(z, sw, C, epsilon, signs)
+    K = row_block(spec, gamma, coef0, X)(X)
+    return _optimality.dual_qp(theta, K, problem.y, problem.p, problem.upper, doubled=True)
 
 
 def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coef0=0.0, degree: int = 3,

@@ -96,6 +96,7 @@ from jaxclassic.tree._multiway import (
     soft_reach,
     upper_error_bound,
 )
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -105,6 +106,12 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "its splits are discrete choices (the best impurity decrease) at thresholds between sample"
+    " values, so the fitted tree is piecewise constant in the data and the hyperparameters"
 )
 
 __all__ = ["C45Params", "SplitScores", "fit_c45", "gain_ratio", "pessimistic_prune", "upper_error_bound"]
@@ -413,6 +420,10 @@ def fit_c45(X, y, *, categorical=None, confidence_factor=0.25, min_samples_leaf=
     J. R. Quinlan (1993), C4.5: Programs for Machine Learning, ch. 2-4.
     J. R. Quinlan (1996), Improved use of continuous attributes in C4.5, JAIR 4, 77-90.
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight = (
+        nondifferentiable("fit_c45", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight))
     check_confidence_factor(confidence_factor)
     min_samples_leaf = float(check_scalar(min_samples_leaf, "min_samples_leaf", low=0.0))
     if max_depth is not None:

@@ -58,6 +58,7 @@ from jaxclassic.tree._api import apply, feature_importances, predict, predict_pr
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import ClassificationTree, RegressionTree, TreeParams
 from jaxclassic.tree.binning import bin_features
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -68,6 +69,12 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "its splits are discrete choices (the best impurity decrease) at thresholds between sample"
+    " values, so the fitted tree is piecewise constant in the data and the hyperparameters"
 )
 
 __all__ = ["TreeTruncatedWarning", "fit_cart", "fit_cart_binned", "default_budget"]
@@ -167,6 +174,10 @@ def fit_cart_binned(
     >>> float(tree.threshold[0]), tree.value[1].tolist(), tree.value[2].tolist()
     (1.5, [1.0, 0.0], [0.0, 1.0])
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    edges, y, sample_weight, min_weight_fraction_leaf, min_impurity_decrease = (
+        nondifferentiable("fit_cart_binned", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (edges, y, sample_weight, min_weight_fraction_leaf, min_impurity_decrease))
     task = check_choice(task, "task", tuple(TASK_CRITERIA))
     criterion = check_choice(criterion or TASK_CRITERIA[task][0], "criterion", TASK_CRITERIA[task])
     if max_depth is not None:
@@ -291,6 +302,10 @@ def fit_cart(
     ----------
     Breiman et al. 1984 (CART); ESL §9.2; Ke et al. 2017 (histograms).
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight, min_weight_fraction_leaf, min_impurity_decrease = (
+        nondifferentiable("fit_cart", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight, min_weight_fraction_leaf, min_impurity_decrease))
     check_int(n_bins, "n_bins", low=2, high=256)
     Xc = check_array(X, "X", allow_nan=True)
     codes, edges = bin_features(Xc, n_bins, sample_weight=sample_weight)

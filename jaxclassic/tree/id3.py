@@ -60,6 +60,7 @@ from jaxclassic.tree._multiway import (
     hard_walk,
     resolve_n_categories,
 )
+from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -69,6 +70,12 @@ from jaxclassic.validation import (
     check_sample_weight,
     default_float_dtype,
     is_traced,
+)
+
+#: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
+_NO_DERIVATIVE = (
+    "its splits are discrete choices (the best impurity decrease) at thresholds between sample"
+    " values, so the fitted tree is piecewise constant in the data and the hyperparameters"
 )
 
 __all__ = ["ID3Params", "fit_id3", "information_gain"]
@@ -226,6 +233,10 @@ def fit_id3(X, y, *, n_categories=None, n_classes=None, sample_weight=None, max_
     J. R. Quinlan (1986), Induction of decision trees, Machine Learning 1, 81-106.
     T. M. Mitchell (1997), Machine Learning, ch. 3, table 3.1.
     """
+    # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
+    X, y, sample_weight = (
+        nondifferentiable("fit_id3", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
+        for a in (X, y, sample_weight))
     if max_depth is not None:
         max_depth = check_int(max_depth, "max_depth", low=0)
     min_samples_split = check_int(min_samples_split, "min_samples_split", low=2)
