@@ -1,0 +1,138 @@
+"""Gradients of a cross-validated score, and tuning by gradient vs grid search (issue 14).
+
+Cases (full size; ``--quick`` uses 300 × 5, 3 folds, 8 grid values, 6 steps):
+
+* cost of the hypergradient: 10-fold CV log-loss of ``fit_logistic`` (Newton, implicit
+  derivatives) on a 5,000 × 50 ``make_classification`` problem (10 informative, 10 redundant,
+  3% flipped labels); the time of one ``jax.value_and_grad`` of the CV score with respect to
+  ``l2`` against one CV evaluation (both jitted, the same folds). Goal: ≤ 3×. The ``ratio``
+  column is evaluation / value-and-grad (so ≥ 0.33 meets the goal); agreement: the relative
+  difference of the gradient and central finite differences (float32 unless ``--x64``).
+* time to the same CV score: ``tune_hyperparameters`` (L-BFGS on log l2 from l2 = 1) against
+  ``grid_search`` over 50 log-spaced values of l2 (1e-3 .. 1e4), the same folds. Tuning runs
+  the number of steps its path needed to reach the grid's best CV score (minus 1e-4 of it,
+  the resolution that matters for a log-loss); both sides are one compiled program, compile
+  time apart. (``--quick`` times the 6-step run, wherever the grid's best was reached.)
+* the same two on ridge (``fit_ridge``, closed form, ``-MSE``) on a 5,000 × 50
+  ``make_regression``, as the differentiable baseline.
+
+Both sides run in this process on the same data. The machine these figures come from may be
+shared: compare the ratios, not the seconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks._harness import Result, time_jax
+
+__all__ = ["run"]
+
+
+def _problem(kind: str, quick: bool):
+    import jax
+    import jax.numpy as jnp
+
+    n, d, k = (300, 5, 3) if quick else (5_000, 50, 10)
+    if kind == "logistic":
+        from sklearn.datasets import make_classification
+
+        from jaxclassic.linear import fit_logistic, predict_proba
+        from jaxclassic.model_selection import log_loss_scorer
+
+        X, y = make_classification(n_samples=n, n_features=d, n_informative=min(10, d // 2),
+                                   n_redundant=min(10, d // 4), flip_y=0.03, random_state=0)
+        y = jnp.asarray(y.astype(np.int32))
+        fit, score, name, grid = fit_logistic, log_loss_scorer(predict_proba), "l2", (-3, 4)
+    else:
+        from sklearn.datasets import make_regression
+
+        from jaxclassic.linear import fit_ridge, predict
+        from jaxclassic.model_selection import neg_mse_scorer
+
+        X, y = make_regression(n_samples=n, n_features=d, n_informative=min(10, d // 2),
+                               noise=50.0, effective_rank=min(20, d), random_state=0)
+        y = jnp.asarray(y)
+        fit, score, name, grid = fit_ridge, neg_mse_scorer(predict), "alpha", (-2, 4)
+    from jaxclassic.model_selection import kfold_weights
+
+    dtype = jnp.float64 if jax.config.read("jax_enable_x64") else jnp.float32
+    X = jnp.asarray(X, dtype)
+    y = y.astype(dtype) if kind == "ridge" else y
+    return X, y, kfold_weights(n, k, jax.random.key(0)), fit, score, name, grid, (n, d, k)
+
+
+def _gradient_case(kind: str, quick: bool) -> Result:
+    import jax
+
+    from jaxclassic.model_selection import cross_validate
+
+    X, y, folds, fit, score, name, _, (n, d, k) = _problem(kind, quick)
+
+    def cv(value):
+        return cross_validate(fit, score, X, y, folds, hyperparameters={name: value},
+                              return_params=False).mean
+
+    value = jax.numpy.asarray(1.0, X.dtype)
+    cv_jit, vg_jit = jax.jit(cv), jax.jit(jax.value_and_grad(cv))
+    repeats = 3 if quick else 5
+    _, cv_compile, cv_s = time_jax(lambda: cv_jit(value), repeats=repeats)
+    (val, grad), vg_compile, vg_s = time_jax(lambda: vg_jit(value), repeats=repeats)
+    h = 1e-3 * value  # float32: a wide step (rounding eps |cv| / h); float64 would allow 1e-5
+    fd = (cv_jit(value + h) - cv_jit(value - h)) / (2 * h)
+    rel = float(abs(grad - fd) / max(abs(fd), 1e-30))
+    return Result(
+        "tuning", f"{kind}: value_and_grad of {k}-fold CV in {name}, {n}x{d}", vg_s, cv_s,
+        vg_compile, metric="value_and_grad / CV time (goal <= 3)", ours_quality=vg_s / cv_s,
+        reference="one CV evaluation (jit)", agreement=f"grad vs central FD: rel {rel:.1e}",
+        extra={"cv_compile_s": cv_compile, "gradient": float(grad), "finite_difference": float(fd)},
+    )
+
+
+def _first_reaching(scores: np.ndarray, target: float) -> int | None:
+    hits = np.flatnonzero(scores >= target)
+    return int(hits[0]) if hits.size else None
+
+
+def _tuning_case(kind: str, quick: bool) -> Result:
+    from jaxclassic.model_selection import grid_search, tune_hyperparameters
+
+    X, y, folds, fit, score, name, (lo, hi), (n, d, k) = _problem(kind, quick)
+    g, max_steps = (8, 6) if quick else (50, 30)
+    values = np.logspace(lo, hi, g)
+    repeats = 3 if quick else 5
+
+    def grid():
+        return grid_search(fit, score, X, y, {name: values}, folds, refit=False)
+
+    grid_res, grid_compile, grid_s = time_jax(lambda: grid().scores, repeats=repeats)
+    grid_res = grid()
+    target = grid_res.best_score - 1e-4 * abs(grid_res.best_score)
+
+    def tune(n_steps):
+        return tune_hyperparameters(fit, score, X, y, folds, {name: 1.0}, n_steps=n_steps,
+                                    refit=False)
+
+    _, tune_compile, tune_s = time_jax(lambda: tune(max_steps).scores, repeats=repeats)
+    res = tune(max_steps)
+    steps = _first_reaching(np.asarray(res.scores), target)
+    reached = steps is not None
+    steps = max(steps if reached else max_steps, 1)
+    if not quick and steps < max_steps:  # time the run that stops where the grid's best is reached
+        _, tune_compile, tune_s = time_jax(lambda: tune(steps).scores, repeats=repeats)
+        res = tune(steps)
+    return Result(
+        "tuning", f"{kind}: tune {name} ({steps} L-BFGS steps) vs grid {g} x {k}-fold, {n}x{d}",
+        tune_s, grid_s, tune_compile, metric="best CV score", ours_quality=res.best_score,
+        ref_quality=grid_res.best_score, reference=f"grid_search ({g} values)",
+        agreement=("reached the grid's best" if reached else f"NOT reached in {max_steps} steps"),
+        extra={"grid_compile_s": grid_compile, "tuned": float(res.best_point[name]),
+               "grid_best": float(grid_res.best_point[name]), "steps": steps},
+    )
+
+
+def run(quick: bool) -> list[Result]:
+    out = []
+    for kind in ("ridge",):  # logistic joins once fit_logistic has implicit derivatives
+        out += [_gradient_case(kind, quick), _tuning_case(kind, quick)]
+    return out
