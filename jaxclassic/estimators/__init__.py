@@ -55,6 +55,8 @@ from jaxclassic.estimators.cluster import KMeans
 from jaxclassic.estimators.linear_svm import LinearSVC
 from jaxclassic.estimators.svm import SVC
 from jaxclassic.estimators.svm import SVR
+from jaxclassic.estimators.hmm import CategoricalHMM
+from jaxclassic.estimators.hmm import GaussianHMM
 
 __all__ = [
     "config_context",
@@ -99,4 +101,6 @@ __all__ = [
     "LinearSVC",
     "SVC",
     "SVR",
+    "CategoricalHMM",
+    "GaussianHMM",
 ]

@@ -152,7 +152,7 @@ def _run_em(init, Xp, mask, weight, tol, reg_covar, *, max_iter, update, n_symbo
 
     history0 = jnp.full((max(max_iter, 1),), jnp.nan, dtype=dtype)
     carry0 = (_theta(init), jnp.asarray(jnp.nan, dtype), jnp.int32(0), history0)
-    res = iterate(step, carry0, max_iter=max_iter, tol=tol)
+    res = iterate(step, carry0, max_iter=max_iter, tol=tol, history_size=max(max_iter, 1))
     theta, ll, _, history = res.carry
     return _params(theta, emission, ct)._replace(
         converged=res.converged, n_iter=res.n_iter, log_likelihood=ll, log_likelihoods=history)
