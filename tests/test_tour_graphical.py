@@ -26,3 +26,15 @@ def test_bayes_net_rows_equal_mitchell_and_pgmpy():
     assert rows[0].ours == pytest.approx(rows[0].sklearn, abs=1e-10)  # pgmpy, float64 both
     # leave-one-out: our zero-weight folds = pgmpy's refits on 13 rows, fold by fold
     assert rows[1].ours == pytest.approx(rows[1].sklearn, abs=1e-12)
+
+
+def test_hmm_rows_equal_hmmlearn():
+    pytest.importorskip("hmmlearn")
+    rows = tour_graphical._hmm_rows()
+    assert [r.dataset for r in rows] == ["smarket", "smarket"]
+    for r in rows:
+        assert isinstance(r, TourRow) and math.isfinite(r.ours) and r.sklearn is not None
+        assert r.fit_seconds >= 0
+        # same start, same number of Baum-Welch iterations, float64: the same fit
+        assert r.ours == pytest.approx(r.sklearn, abs=1e-8)
+    assert format_table(rows).count("\n") == len(rows) + 1
