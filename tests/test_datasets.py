@@ -485,3 +485,18 @@ def test_blobs_centers_1d():
 def test_blobs_bad_center_box():
     with pytest.raises(ValueError, match="center_box must have low < high"):
         datasets.make_blobs(KEY, 10, 2, center_box=(1.0, -1.0))
+
+
+def test_conll2000_chunking():
+    pos, chunks = datasets.load_conll2000_chunking()
+    # the data README: 900 sentences, 21,068 tokens, IOB2 chunk tags
+    assert len(pos) == len(chunks) == 900
+    assert [len(p) for p in pos] == [len(c) for c in chunks]
+    assert sum(map(len, pos)) == 21068
+    tags = {c for s in chunks for c in s}
+    assert len(tags) == 17 and "O" in tags and all(t == "O" or t[:2] in ("B-", "I-") for t in tags)
+    # the packaged file read independently: first line and last sentence's last line
+    text = (importlib.resources.files("jaxclassic") / "data" / "conll2000_pos_chunk.txt").read_text()
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    assert lines[0] == [pos[0][0], chunks[0][0]] == ["NN", "B-NP"]
+    assert lines[-1] == [pos[-1][-1], chunks[-1][-1]]
