@@ -40,3 +40,12 @@ from jaxclassic.graphical.hmm_fit import fit_hmm  # noqa: E402
 
 __all__ += ["hmm", "CategoricalHMMParams", "GaussianHMMParams", "categorical_hmm", "gaussian_hmm"]
 __all__ += ["forward", "backward", "posterior", "viterbi", "fit_hmm"]
+
+# linear-chain CRFs (the CRF's Viterbi stays module-level: jaxclassic.graphical.crf.viterbi)
+from jaxclassic.graphical import crf  # noqa: E402
+from jaxclassic.graphical.crf import CRFParams  # noqa: E402
+from jaxclassic.graphical.crf import fit_crf  # noqa: E402
+from jaxclassic.graphical.crf import log_partition  # noqa: E402
+from jaxclassic.graphical.crf import marginals  # noqa: E402
+
+__all__ += ["crf", "CRFParams", "fit_crf", "log_partition", "marginals"]
