@@ -51,6 +51,12 @@ starting from :math:`\alpha = 1/\mathrm{Var}_w(y)`, :math:`\lambda = 1`, one ste
 first step never stops). The final :math:`\bar\beta` and :math:`A^{-1}` use the last
 :math:`\alpha, \lambda`.
 
+Derivatives. Everything the fit returns is differentiable with respect to ``X``, ``y``,
+``sample_weight``, fixed precisions and the hyperpriors: the estimated precisions by the
+implicit function theorem at the fixed point of the evidence update
+(:func:`_evidence_fixed_point`, :mod:`jaxclassic._implicit`), the posterior from them in
+closed form. The updates run on stopped inputs, so forward values are unchanged.
+
 References
 ----------
 MacKay, "Bayesian interpolation", Neural Computation 4 (1992).
@@ -69,6 +75,7 @@ import jax.numpy as jnp
 from jax.scipy.linalg import cho_factor, cho_solve
 
 from jaxclassic import _precision
+from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import iterate
 from jaxclassic.linear._api import predict, predict_dist
 from jaxclassic.linear._gram import equilibrate, graded, weighted_gram
@@ -116,31 +123,44 @@ class PredictiveDistribution(NamedTuple):
     variance: jax.Array
 
 
-@partial(jax.jit, static_argnames=("fit_intercept", "max_iter", "estimate_alpha", "estimate_lambda"))
-def _fit_bayesian_ridge(X, y, sample_weight, alpha_init, lambda_init, tol, alpha_1, alpha_2,
-                        lambda_1, lambda_2, *, fit_intercept, max_iter, estimate_alpha,
-                        estimate_lambda):
-    dtype = X.dtype
-    stats = weighted_gram(X, y, sample_weight, fit_intercept)
-    sw = sample_weight.astype(dtype)
-    sw_sum = stats.sw_sum
-    y_mean_all = _precision.dot(sw, y) / sw_sum
-    y_var = _precision.dot(sw, jnp.square(y - y_mean_all)) / sw_sum
-    eps = jnp.finfo(dtype).eps
-    alpha0 = jnp.where(jnp.isnan(alpha_init), 1 / (y_var + eps), alpha_init)
-    lambda0 = jnp.where(jnp.isnan(lambda_init), jnp.ones((), dtype), lambda_init)
+def _evidence_fixed_point(precisions, gram, xty, yy, sw_sum, alpha_fixed, lambda_fixed, alpha_1,
+                          alpha_2, lambda_1, lambda_2, *, estimate_alpha, estimate_lambda):
+    r"""Residual :math:`(\alpha, \lambda) - T(\alpha, \lambda)` of MacKay's evidence update
+    :math:`T` (module docstring), for :mod:`jaxclassic._implicit`; a precision held fixed has
+    the residual ``value - fixed``. :math:`T` is written with one dense solve
+    (:math:`A = \alpha G + \lambda I`, :math:`\bar\beta = \alpha A^{-1}g`,
+    :math:`\gamma = d - \lambda\operatorname{tr}A^{-1}`,
+    :math:`\lVert y_c - X_c\bar\beta\rVert_W^2 = y_c^\top Wy_c - 2\bar\beta^\top g +
+    \bar\beta^\top G\bar\beta`): the same fixed points as the fit's eigen/Cholesky form, and
+    smooth where an eigendecomposition's derivative is not (repeated eigenvalues)."""
+    alpha, lam = precisions
+    d = gram.shape[0]
+    a_inv = jnp.linalg.inv(alpha * gram + lam * jnp.eye(d, dtype=gram.dtype))
+    coef = alpha * _precision.matmul(a_inv, xty)
+    gamma = d - lam * jnp.trace(a_inv)
+    sse = yy - 2 * _precision.dot(coef, xty) + _precision.dot(coef, _precision.matmul(gram, coef))
+    new_lam = (gamma + 2 * lambda_1) / (jnp.sum(jnp.square(coef)) + 2 * lambda_2)
+    new_alpha = (sw_sum - gamma + 2 * alpha_1) / (sse + 2 * alpha_2)
+    return (alpha - new_alpha if estimate_alpha else alpha - alpha_fixed,
+            lam - new_lam if estimate_lambda else lam - lambda_fixed)
 
+
+def _posterior_of(gram, xty):
+    """``posterior(alpha, lam) -> (coef, gamma, sigma)`` for a Gram form: by the
+    eigendecomposition of ``gram``, or, when its columns are badly graded, by Cholesky in the
+    equilibrated basis (module docstring)."""
+    dtype = gram.dtype
     # Badly scaled columns: the eigendecomposition of the raw Gram (absolute error
     # eps ||G||) loses the directions of the small-unit columns, so the linear algebra runs in
     # the equilibrated basis instead (module docstring); the prior stays N(0, I / lambda) on
     # the original coefficients.
-    is_graded = graded(stats.gram)
-    scale, gram_s = equilibrate(stats.gram)
-    xty_s = stats.xty / scale
+    is_graded = graded(gram)
+    scale, gram_s = equilibrate(gram)
+    xty_s = xty / scale
     eye = jnp.eye(gram_s.shape[0], dtype=dtype)
-    evals, evecs = jnp.linalg.eigh(stats.gram)
+    evals, evecs = jnp.linalg.eigh(gram)
     evals = jnp.maximum(evals, 0)  # rounding can leave tiny negative eigenvalues
-    proj = _precision.matmul(evecs.T, stats.xty)
+    proj = _precision.matmul(evecs.T, xty)
 
     def by_eigendecomposition(alpha, lam):
         # Bishop eq. 3.53-3.54 in the eigenbasis: beta = V diag(1/(e + lam/alpha)) V^T g
@@ -161,15 +181,23 @@ def _fit_bayesian_ridge(X, y, sample_weight, alpha_init, lambda_init, tol, alpha
     def posterior(alpha, lam):
         return jax.lax.cond(is_graded, by_equilibrated_cholesky, by_eigendecomposition, alpha, lam)
 
-    def posterior_mean(alpha, lam):
-        return posterior(alpha, lam)[:2]
+    return posterior
+
+
+def _evidence_loop(stats, sw, y, alpha0, lambda0, tol, alpha_1, alpha_2, lambda_1, lambda_2, *,
+                   max_iter, estimate_alpha, estimate_lambda):
+    """MacKay's updates to convergence (one step of ``iterate`` per update):
+    ``(alpha, lambda, n_iter, converged)``."""
+    dtype = stats.gram.dtype
+    posterior = _posterior_of(stats.gram, stats.xty)
+    sw_sum = stats.sw_sum
 
     def sse(coef):
         return jnp.sum(jnp.square(stats.yw - _precision.matmul(stats.Xw, coef)))
 
     def step(carry):
         alpha, lam, coef_old, i = carry
-        coef, gamma = posterior_mean(alpha, lam)
+        coef, gamma = posterior(alpha, lam)[:2]
         new_lam = (gamma + 2 * lambda_1) / (jnp.sum(jnp.square(coef)) + 2 * lambda_2)
         new_alpha = (sw_sum - gamma + 2 * alpha_1) / (sse(coef) + 2 * alpha_2)
         new_alpha = new_alpha if estimate_alpha else alpha
@@ -179,16 +207,42 @@ def _fit_bayesian_ridge(X, y, sample_weight, alpha_init, lambda_init, tol, alpha
         error = jnp.where(i == 0, jnp.finfo(dtype).max, change)
         return (new_alpha, new_lam, coef, i + 1), error
 
+    init = (alpha0, lambda0, jnp.zeros_like(stats.xty), jnp.int32(0))
+    result = iterate(step, init, max_iter=max_iter, tol=tol)
+    return result.carry[0], result.carry[1], result.n_iter, result.converged
+
+
+@partial(jax.jit, static_argnames=("fit_intercept", "max_iter", "estimate_alpha", "estimate_lambda"))
+def _fit_bayesian_ridge(X, y, sample_weight, alpha_init, lambda_init, tol, alpha_1, alpha_2,
+                        lambda_1, lambda_2, *, fit_intercept, max_iter, estimate_alpha,
+                        estimate_lambda):
+    dtype = X.dtype
+    stats = weighted_gram(X, y, sample_weight, fit_intercept)
+    sw = sample_weight.astype(dtype)
+    sw_sum = stats.sw_sum
+    y_mean_all = _precision.dot(sw, y) / sw_sum
+    y_var = _precision.dot(sw, jnp.square(y - y_mean_all)) / sw_sum
+    eps = jnp.finfo(dtype).eps
+    alpha0 = jnp.where(jnp.isnan(alpha_init), 1 / (y_var + eps), alpha_init)
+    lambda0 = jnp.where(jnp.isnan(lambda_init), jnp.ones((), dtype), lambda_init)
+    hyperpriors = (alpha_1, alpha_2, lambda_1, lambda_2)
+
     if estimate_alpha or estimate_lambda:
-        init = (alpha0, lambda0, jnp.zeros_like(proj), jnp.int32(0))
-        result = iterate(step, init, max_iter=max_iter, tol=tol)
-        alpha, lam = result.carry[0], result.carry[1]
-        n_iter, converged = result.n_iter, result.converged
+        # the updates run on stopped inputs; the derivatives of the estimated precisions come
+        # from the fixed point of the update (implicit function theorem)
+        frozen = jax.lax.stop_gradient((stats, sw, y, alpha0, lambda0, hyperpriors))
+        alpha, lam, n_iter, converged = _evidence_loop(
+            *frozen[:5], tol, *frozen[5], max_iter=max_iter, estimate_alpha=estimate_alpha,
+            estimate_lambda=estimate_lambda)
+        alpha, lam = with_implicit_derivatives(
+            partial(_evidence_fixed_point, estimate_alpha=estimate_alpha,
+                    estimate_lambda=estimate_lambda),
+            (alpha, lam), stats.gram, stats.xty, stats.yy, sw_sum, alpha0, lambda0, *hyperpriors)
     else:
         alpha, lam = alpha0, lambda0
         n_iter, converged = jnp.int32(0), jnp.asarray(True)
 
-    coef, _, sigma = posterior(alpha, lam)
+    coef, _, sigma = _posterior_of(stats.gram, stats.xty)(alpha, lam)
     intercept = stats.y_mean - _precision.dot(stats.x_mean, coef)
     return BayesianRidgeParams(coef, intercept, alpha, lam, sigma, stats.x_mean, n_iter, converged)
 

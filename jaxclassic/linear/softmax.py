@@ -52,6 +52,12 @@ basis) and flags complete and quasi-complete separation when ``l2 = 0``.
 the dense :math:`C(d+1)\times C(d+1)` Hessian stops paying beyond it) and ``optax.lbfgs``
 beyond.
 
+Derivatives. ``coef`` and ``intercept`` are differentiable with respect to ``X``,
+``sample_weight`` and ``l2`` by the implicit function theorem (:mod:`jaxclassic._implicit`)
+at :math:`\nabla J(B) + \mathbf 1_C\bar B = 0` (:func:`_optimality`: the gradient plus a
+term pinning the over-parameterised directions to the centred solution), so the
+derivatives are those of the centred solution and sum to 0 over the classes.
+
 References
 ----------
 Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., §4.4.
@@ -70,6 +76,7 @@ import numpy as np
 import optax
 
 from jaxclassic import _precision, losses
+from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
 from jaxclassic.linear._api import decision_function, predict, predict_proba
 from jaxclassic.linear._gram import standardized_matmul, standardized_rmatmul, weighted_outer_sums
@@ -248,8 +255,43 @@ def _fit_newton(X, y, sw, l2, tol, b0, max_iter, *, fit_intercept):
     return jnp.concatenate([W, b[:, None]], axis=1), res
 
 
+def _optimality(B, X, y, sw, l2, *, fit_intercept):
+    r"""The fit's optimality condition, for :mod:`jaxclassic._implicit`:
+    :math:`\nabla J(B) + \mathbf 1_C \bar B = 0` with :math:`\bar B` the mean of ``B``'s rows.
+
+    :math:`\nabla J` alone is singular along the over-parameterisation
+    :math:`\mathbf 1_C\otimes e_j` (module docstring) and orthogonal to it at a centred
+    ``B``; the mean term pins those directions to the centred solution the fit returns
+    (:math:`\sum_c w_c = 0`, :math:`\sum_c b_c = 0`), so the condition's Jacobian
+    :math:`\nabla^2 J + \tfrac1C\mathbf 1\mathbf 1^\top\otimes I` is invertible and the
+    derivatives are those of the centred solution. Without an intercept the intercept
+    entries are :math:`b` (held at 0). Weights multiply the loss plainly (no ``where``): the
+    derivative with respect to a weight of 0 is the one-sided one of adding the row."""
+    d = X.shape[1]
+    fi = jnp.asarray(fit_intercept, X.dtype)
+
+    def objective(B):
+        scores = _precision.matmul(X, B[:, :d].T) + fi * B[:, d]
+        return (jnp.sum(sw * losses.softmax_cross_entropy(y, scores))
+                + 0.5 * l2 * jnp.sum(jnp.square(B[:, :d])) + 0.5 * (1 - fi) * jnp.sum(B[:, d] ** 2))
+
+    return jax.grad(objective)(B) + jnp.mean(B, axis=0)
+
+
 @partial(jax.jit, static_argnames=("n_classes", "method", "fit_intercept"))
 def _fit_softmax(X, y, sw, l2, tol, max_iter, *, n_classes, method, fit_intercept):
+    # the solver runs on stopped inputs; derivatives of (coef, intercept) with respect to X,
+    # sample_weight and l2 come from the optimality condition (implicit function theorem)
+    frozen = jax.lax.stop_gradient((X, sw, l2))
+    params = _solve_softmax(frozen[0], y, *frozen[1:], tol, max_iter, n_classes=n_classes,
+                            method=method, fit_intercept=fit_intercept)
+    B = jnp.concatenate([params.coef, params.intercept[:, None]], axis=1)
+    B = with_implicit_derivatives(partial(_optimality, fit_intercept=fit_intercept), B, X, y,
+                                  sw.astype(X.dtype), jnp.asarray(l2, X.dtype))
+    return params._replace(coef=B[:, :-1], intercept=B[:, -1])
+
+
+def _solve_softmax(X, y, sw, l2, tol, max_iter, *, n_classes, method, fit_intercept):
     dtype = X.dtype
     n, d = X.shape
     l2 = jnp.asarray(l2, dtype)
