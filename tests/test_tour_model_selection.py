@@ -33,8 +33,11 @@ def test_grid_rows_equal_sklearn(rows):
     assert logistic.ours == pytest.approx(logistic.sklearn, rel=3e-3), logistic
 
 
-def test_tuned_ridge_reaches_the_grid_optimum(rows):
-    # a continuous optimum scores at least the best of 30 grid points, up to the CV score's
-    # change over one grid step near the optimum (about 1e-4 relative on diabetes)
+def test_tuned_rows_reach_the_grid_optimum(rows):
+    # a continuous optimum scores at least the best of the grid points, up to the CV score's
+    # change over one grid step near the optimum (about 1e-4 relative on diabetes; the
+    # logistic grid has 2 points a decade, and scikit-learn's lbfgs stops at tol=1e-4)
     r = rows["Ridge alpha by CV gradient (10 steps)"]
     assert r.ours <= r.sklearn * (1 + 1e-4), r
+    r = rows["Logistic l2 by CV gradient (8 steps)"]
+    assert r.ours <= r.sklearn * (1 + 3e-3), r
