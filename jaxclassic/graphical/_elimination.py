@@ -15,8 +15,10 @@ per (graph, targets, evidence variables) and cached:
 3. *Order*: greedy min-fill on the interaction graph of the reduced factors
    (:func:`~jaxclassic.graphical._dag.elimination_order`).
 4. *Elimination*: for each hidden variable in that order, the factors that hold it are
-   multiplied and it is summed out in one ``einsum``; the new factor is divided by its
-   maximum (a constant, which cancels in the normalisation) so long products never underflow.
+   multiplied and it is summed out in one ``einsum``; every factor (the evidence-indexed
+   tables as well as each new one) is divided by its maximum (a constant, which cancels in
+   the normalisation) so long products of small probabilities do not underflow, and a factor
+   stays identically zero only when the evidence has probability zero.
 
 The numeric part is one jitted program of the CPT arrays and the evidence values. The cost is
 exponential only in the width of the order (the largest factor built), as for any exact
@@ -32,6 +34,7 @@ variable elimination), §9.4.3 (min-fill).
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable
 from functools import lru_cache, partial
 
 import jax
@@ -97,7 +100,9 @@ def _query_joint(cpts, values, structure, targets, observed):
         for axis in reversed(range(len(scope))):
             if scope[axis] in observed:
                 f = jnp.take(f, values[observed.index(scope[axis])], axis=axis)
-        factors.append(f)
+        # rescaled too: the rows picked by the evidence (scalars when a whole scope is
+        # observed) would otherwise multiply into one product that underflows in float32
+        factors.append(_rescale(f))
     pool = list(zip(factors, scopes))
     for v in order:
         touching = [(f, s) for f, s in pool if v in s]
@@ -142,8 +147,9 @@ def query(net, targets, evidence=None, *, joint: bool = False):
     ValueError
         An unknown variable name, a target that is also observed, a repeated target, an
         evidence value outside the variable's cardinality, or evidence of probability zero
-        (checked when the evidence is concrete; under ``jit``/``vmap`` such rows come back as
-        NaN, the only way a traced program can say so).
+        (checked when the evidence is concrete; under ``jit``/``vmap`` such rows, and rows
+        with a traced evidence value outside the cardinality, come back as NaN, the only way
+        a traced program can say so).
 
     Example
     -------
@@ -158,7 +164,7 @@ def query(net, targets, evidence=None, *, joint: bool = False):
     Zhang & Poole (1994); Koller & Friedman (2009), §9.3-9.4.
     """
     structure = net.structure
-    single = isinstance(targets, str) or not isinstance(targets, (list, tuple))
+    single = isinstance(targets, (str, bytes)) or not isinstance(targets, Iterable)
     target_names = [targets] if single else list(targets)
     if not target_names:
         raise ValueError("targets must name at least one variable, got an empty list")
@@ -185,8 +191,10 @@ def query(net, targets, evidence=None, *, joint: bool = False):
                 raise ValueError(f"evidence[{name!r}] = {int(arr)} is outside the cardinality of "
                                  f"{name!r} (states 0..{card - 1})")
             values.append(np.int32(int(arr)))  # host scalar: no device op per value
-        else:
-            values.append(jnp.asarray(val, jnp.int32))
+        else:  # unchecked under a trace: a state outside 0..card-1 (negative ones included,
+            # which jnp.take would wrap around) is sent out of bounds, so its row comes back NaN
+            val = jnp.asarray(val, jnp.int32)
+            values.append(jnp.where((val >= 0) & (val < card), val, card))
     cpts = tuple(net.cpts)
 
     def run(tgt):

@@ -271,6 +271,8 @@ def fit_bayes_net(X, structure: Structure, *, pseudo_count=0.0, sample_weight=No
     """
     structure = _check_structure(structure)
     X = _check_codes(X, structure, "X", 2)
+    if isinstance(pseudo_count, (list, tuple)):  # one per variable, given as a list
+        pseudo_count = np.asarray(pseudo_count, dtype=np.float64)
     check_scalar(pseudo_count, "pseudo_count", low=0.0, allow_array=True)
     if np.ndim(pseudo_count) not in (0, 1) or (
             np.ndim(pseudo_count) == 1 and np.shape(pseudo_count)[0] != structure.n_variables):
@@ -321,9 +323,13 @@ def bdeu_pseudo_counts(structure: Structure, equivalent_sample_size=1.0) -> jax.
 def _joint_log_prob(cpts, x, structure):
     total = 0.0
     for v in range(structure.n_variables):
-        table = jnp.log(cpts[v]).reshape(-1)
-        total = total + table[_flat_config(x, structure, v)]
-    return total
+        # the log of the entries used only: log of the whole table would put 0 * (1 / 0) = NaN
+        # in the gradient at every zero entry, used or not
+        total = total + jnp.log(cpts[v].reshape(-1)[_flat_config(x, structure, v)])
+    # codes are range-checked on the host unless traced: a traced state outside its
+    # cardinality would index another cell of the flattened table, so it gives NaN instead
+    inside = jnp.all((x >= 0) & (x < jnp.asarray(structure.cardinalities)), axis=-1)
+    return jnp.where(inside, total, jnp.nan)
 
 
 def joint_log_prob(net: BayesNet, x):
@@ -339,7 +345,8 @@ def joint_log_prob(net: BayesNet, x):
 
     Returns
     -------
-    scalar, or (n_samples,): ``-inf`` where an entry of probability zero is used.
+    scalar, or (n_samples,): ``-inf`` where an entry of probability zero is used; NaN for a
+    row with a state outside its cardinality that could not be checked (traced ``x``).
 
     Example
     -------
