@@ -57,6 +57,7 @@ from jaxclassic.estimators.svm import SVC
 from jaxclassic.estimators.svm import SVR
 from jaxclassic.estimators.hmm import CategoricalHMM
 from jaxclassic.estimators.hmm import GaussianHMM
+from jaxclassic.estimators.crf import ChainCRF
 
 __all__ = [
     "config_context",
@@ -103,4 +104,5 @@ __all__ = [
     "SVR",
     "CategoricalHMM",
     "GaussianHMM",
+    "ChainCRF",
 ]

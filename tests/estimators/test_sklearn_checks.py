@@ -167,8 +167,16 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
 }
 
 
+#: estimators none of whose checks apply (each check's 2-D X / 1-D y is not their input), with
+#: the reason; their own test files cover the contract (get_params, clone, fit returns self...)
+NOT_CHECKED: dict[str, str] = {
+    "ChainCRF": "sklearn-crfsuite's API: X is a list of sequences of token-feature dicts, y a list of "
+                "label sequences, predict returns label lists (tests/estimators/test_crf.py)",
+}
+
 #: the estimator classes of ``jaxclassic.estimators.__all__`` (it also lists set_config...)
-ESTIMATORS = [name for name in est.__all__ if isinstance(getattr(est, name), type)]
+ESTIMATORS = [name for name in est.__all__
+              if isinstance(getattr(est, name), type) and name not in NOT_CHECKED]
 
 
 def _instances():
