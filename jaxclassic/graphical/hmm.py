@@ -77,6 +77,10 @@ __all__ = [
 ]
 
 COVARIANCE_TYPES = _cov.COVARIANCE_TYPES
+#: time steps per iteration of the scans' loops (``lax.scan(unroll=)``): 4 or 8 saved 10-20%
+#: of a forward pass over 1000 x 500 steps on a shared CPU (within its noise) and multiply the
+#: compile time of every scan, so 1 by default
+UNROLL = 1
 #: tolerance on the sums of probability vectors given by a user
 SUM_TOL = 1e-6
 
@@ -442,7 +446,7 @@ def _forward_log(log_pi, A, log_b, mask):
         la = jnp.where(m_t, new, la)
         return la, la
 
-    last, las = jax.lax.scan(step, la0, (log_b[1:], mask[1:]))
+    last, las = jax.lax.scan(step, la0, (log_b[1:], mask[1:]), unroll=UNROLL)
     log_alpha = jnp.concatenate([la0[None], las], axis=0)
     return log_alpha, jax.nn.logsumexp(last)
 
@@ -460,7 +464,7 @@ def _backward_log(A, log_b, mask):
         lb = jnp.where(m_next, new, 0.0)
         return lb, lb
 
-    _, lbs = jax.lax.scan(step, end, (log_b[1:], mask[1:]), reverse=True)
+    _, lbs = jax.lax.scan(step, end, (log_b[1:], mask[1:]), reverse=True, unroll=UNROLL)
     return jnp.concatenate([lbs, end[None]], axis=0)
 
 
@@ -501,10 +505,10 @@ def _viterbi_log(log_pi, log_A, log_b, mask):
         lb_t, m_t = inputs
         scores = delta[:, None] + log_A
         back = jnp.argmax(scores, axis=0)
-        new = jnp.max(scores, axis=0) + lb_t
+        new = jnp.take_along_axis(scores, back[None], axis=0)[0] + lb_t
         return jnp.where(m_t, new, delta), jnp.where(m_t, back, states)
 
-    last_delta, backs = jax.lax.scan(step, d0, (log_b[1:], mask[1:]))
+    last_delta, backs = jax.lax.scan(step, d0, (log_b[1:], mask[1:]), unroll=UNROLL)
     last = jnp.argmax(last_delta)
 
     def back_step(state, back):

@@ -115,8 +115,11 @@ def _m_step(params, Xp, wg, start, trans, reg_covar, update, n_symbols):
     if isinstance(params, _hmm.CategoricalHMMParams):
         emissionprob = params.emissionprob
         if "e" in update:
-            onehot = jax.nn.one_hot(Xp, n_symbols, dtype=wg.dtype)
-            counts = _precision.einsum("stk,stm->km", wg, onehot)
+            # sum of the weighted posteriors by symbol: a scatter-add over the (S T) steps
+            # (padded steps have zero posteriors)
+            K = wg.shape[-1]
+            counts = jax.ops.segment_sum(wg.reshape(-1, K), Xp.reshape(-1),
+                                         num_segments=n_symbols).T
             emissionprob = _normalise_rows(counts, params.emissionprob)
         return params._replace(startprob=startprob, transmat=transmat, emissionprob=emissionprob)
     ct = params.covariance_type
