@@ -13,7 +13,7 @@ from jaxclassic import _tiling
 from jaxclassic._solver import iterate, minimize_optax
 from jaxclassic.cluster import _gmm_covariance as _cov
 
-__all__ = ["CPU_TILE_BYTES", "tile_rows", "run_em"]
+__all__ = ["CPU_TILE_BYTES", "tile_rows", "run_em", "em_residual"]
 
 
 # --------------------------------------------------------------------------- row passes
@@ -178,3 +178,24 @@ def run_em(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, co
     result = iterate(step, carry0, max_iter=max_iter, tol=tol, history_size=history_size)
     weights, means, covariances, prec_chol, bound, history, _ = result.carry
     return weights, means, covariances, prec_chol, result.converged, result.n_iter, bound, history
+
+
+# --------------------------------------------------------------------------- the fixed point
+def em_residual(theta, X, sample_weight, reg_covar, *, covariance_type, tile):
+    r"""The EM fixed point's residual :math:`\theta - \mathrm{EM}(\theta)` (issue 14).
+
+    :math:`\theta` = ``(weights, means, covariances, precisions_cholesky)``; one E-step and the
+    exact M-step from ``(weights, means, precisions_cholesky)``. A stationary point of the
+    likelihood (what exact and generalised EM converge to) is a fixed point of the exact map,
+    so :func:`jaxclassic._implicit.with_implicit_derivatives` differentiates either fit with it:
+    :math:`\partial\theta^\star = (I - \partial_\theta\mathrm{EM})^{-1}\partial_h\mathrm{EM}`,
+    invertible where EM converges linearly to an isolated maximum (its rate matrix
+    :math:`\partial_\theta\mathrm{EM}` has spectral radius below 1 there: Dempster, Laird &
+    Rubin 1977, §3; Meng & Rubin 1991). The map reads neither ``covariances`` nor the zero
+    triangle of the precision factors, so their rows of the residual are the identity's.
+    """
+    weights, means, _, prec_chol = theta
+    X_tiles, sw_tiles = _to_tiles(tile, X, sample_weight)
+    stats, _ = _em_pass(X_tiles, sw_tiles, jnp.log(weights), means, prec_chol, covariance_type)
+    new = _cov.m_step(stats, means, jnp.asarray(reg_covar, X.dtype), covariance_type)
+    return tuple(a - b for a, b in zip(theta, new))

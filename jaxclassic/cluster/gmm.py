@@ -81,6 +81,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _precision, _tiling
+from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.cluster import _api
 from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.cluster import _gmm_em as _em
@@ -196,6 +197,22 @@ PARAMS_TYPES = {"full": FullGMMParams, "tied": TiedGMMParams, "diag": DiagGMMPar
                                    "m_step", "m_step_iter", "tile"))
 def _fit_gmm(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,
              max_iter, init, n_init, m_step, m_step_iter, tile):
+    # EM's loop sees no tangent; the parameters get the implicit derivatives of the EM fixed
+    # point in X, the weights and reg_covar (module docstring, _gmm_em.em_residual)
+    data = (X, sample_weight, reg_covar)
+    X, sample_weight, reg_covar, init_resp = jax.lax.stop_gradient((X, sample_weight, reg_covar, init_resp))
+    params = _run_restarts(X, sample_weight, key, init_resp, tol, reg_covar, n_components=n_components,
+                           covariance_type=covariance_type, max_iter=max_iter, init=init, n_init=n_init,
+                           m_step=m_step, m_step_iter=m_step_iter, tile=tile)
+    theta = (params.weights, params.means, params.covariances, params.precisions_cholesky)
+    theta = with_implicit_derivatives(partial(_em.em_residual, covariance_type=covariance_type, tile=tile),
+                                      theta, *data)
+    return params._replace(weights=theta[0], means=theta[1], covariances=theta[2],
+                           precisions_cholesky=theta[3])
+
+
+def _run_restarts(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,
+                  max_iter, init, n_init, m_step, m_step_iter, tile):
     def single(key):
         return PARAMS_TYPES[covariance_type](*_em.run_em(
             X, sample_weight, key, init_resp, tol, reg_covar, n_components=n_components,
