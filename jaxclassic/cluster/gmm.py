@@ -58,6 +58,16 @@ and :func:`fit_gmm` raises ``ValueError`` (scikit-learn's message); inside ``jit
 the params hold NaN and ``converged`` is False. An empty component keeps its mean and gets
 :math:`\Sigma = \rho I` and weight :math:`\approx 0`, as in scikit-learn.
 
+Derivatives (issue 14): the fitted ``weights``, ``means``, ``covariances`` and
+``precisions_cholesky`` are differentiable in ``X``, ``sample_weight`` and ``reg_covar`` by the
+implicit function theorem at the EM fixed point :math:`\theta = \mathrm{EM}(\theta)`
+(:func:`jaxclassic.cluster._gmm_em.em_residual`, :func:`jaxclassic._implicit.with_implicit_derivatives`):
+:math:`\partial\theta^\star = (I - \partial_\theta\mathrm{EM})^{-1}\partial_h\mathrm{EM}`, EM's loop
+never differentiated and the values unchanged. Defined at an isolated maximum that EM has
+reached (a tight ``tol``: the derivative is that of the returned point); a stationary point of
+generalised EM is a fixed point of the exact map too. ``lower_bound``, ``n_iter`` and the
+initialisation carry no derivative.
+
 Cost per iteration: ``full`` / ``tied`` two :math:`(n K d^2)` products (Mahalanobis distances
 and scatter matrices); ``diag`` / ``spherical`` :math:`O(nKd)`.
 

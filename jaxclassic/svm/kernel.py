@@ -46,6 +46,14 @@ vectors (LIBSVM's rule, also when none is free); class 1 where :math:`f(x) \ge 0
   of all entries of ``X`` weighted by the rows' weights (scikit-learn ignores the weights),
   ``"auto"`` is :math:`1/d`.
 
+**Derivatives** (issue 14): ``alpha``, ``dual_coef`` and ``intercept`` are differentiable in
+``X``, ``sample_weight``, ``C``, ``gamma`` and ``coef0`` by the implicit function theorem at the
+dual's optimum: the KKT system on the free support vectors (:math:`0 < \alpha_i < Cs_i`),
+:math:`(Q\alpha)_i + y_i b = 1` with :math:`y^\top\alpha = 0`, the bound ones held
+(:func:`jaxclassic.svm._optimality.dual_qp`); SMO's loop is never differentiated and its values
+are returned unchanged. It needs at least one free support vector (else :math:`b` is not
+determined by the KKT conditions); ``probA``/``probB`` carry no derivative.
+
 Params keep full-length arrays (``alpha``, ``dual_coef`` over all ``n`` training rows, the rows
 themselves in ``X_fit``): shapes never depend on the data, so fits ``vmap`` over ``C``,
 ``gamma``, folds and one-vs-one pairs. :func:`support`, ``svm.support_vectors`` and :func:`restrict_to_support`

@@ -82,6 +82,13 @@ refuses it too). Its ``dual_coef`` comes from the KKT conditions,
 \tfrac12\alpha^\top D\alpha`) meet at the optimum: :math:`P(\tilde w(\alpha)) - D(\alpha)
 \ge 0`, and 0 exactly at a solution.
 
+**Derivatives** (issue 14): ``coef``, ``intercept`` and ``dual_coef`` are differentiable in
+``X``, ``sample_weight``, ``C`` and ``intercept_scaling`` by the implicit function theorem at
+the dual's optimum (:func:`jaxclassic.svm._optimality.linear_svm`: the KKT system on the free
+support vectors, bound ones held at :math:`Cs_i`), for either loss and method; the solver's
+loop is never differentiated and its values are returned unchanged. ``probA``/``probB`` carry
+no derivative.
+
 **Probabilities** (``probability=True``): LIBSVM's procedure, shared with the kernel SVM
 (:mod:`jaxclassic.svm.platt`): decision values of each row from a fit that did not see it
 (``n_folds``-fold cross-validation, all folds one ``vmap`` of the fit over fold weights),

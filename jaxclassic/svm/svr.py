@@ -21,6 +21,10 @@ of sample :math:`t \bmod n` (``doubled``): the same SMO, the same working-set se
 same kernel-row storage as :func:`jaxclassic.svm.fit_kernel_svm`. The prediction is
 :math:`f(x) = \sum_i (\alpha_i - \alpha_i^*) K(x_i, x) + b`, :math:`b = -\rho`.
 
+Derivatives (issue 14): ``dual_coef`` and ``intercept`` are differentiable in ``X``, ``y``,
+``sample_weight``, ``C``, ``epsilon``, ``gamma`` and ``coef0``: the KKT system on the free
+variables of the same dual (:func:`jaxclassic.svm._optimality.dual_qp`), as for C-SVC.
+
 References
 ----------
 Smola & Schölkopf, "A tutorial on support vector regression", Statistics and Computing 14
