@@ -40,8 +40,10 @@ point of the proximal-gradient step (:func:`_optimality`, :mod:`jaxclassic._impl
 off the support and, on the active set :math:`A`,
 :math:`d\beta_A/d\alpha = -G_{AA}^{-1}\operatorname{sign}(\beta_A)` with
 :math:`G = X_c^\top WX_c/\sum w` (this module's, i.e. scikit-learn's, scaling). At the
-kinks of the path (a coefficient entering or leaving) there is no derivative. ``lasso_path``
-is not differentiated this way (its solutions carry the loop's derivative: none).
+kinks of the path (a coefficient entering or leaving) there is no derivative. Each solution
+of :func:`lasso_path` is differentiated the same way (the warm start carries no derivative),
+with respect to the data and to given ``alphas`` (or, for the automatic grid, through
+:math:`\alpha_{\max}`).
 
 References
 ----------
@@ -353,10 +355,14 @@ def _lasso_path(X, y, sample_weight, alphas, eps, tol, coef_init, *, fit_interce
         alphas = -jnp.sort(-alphas)
 
     def one_alpha(beta, alpha):
+        # warm-started coordinate descent on stopped inputs; each solution's derivatives
+        # come from its own proximal fixed point (implicit function theorem)
         beta, n_iter, converged, gap = _cd_gram(
-            G, c, yy, alpha, beta, max_iter=max_iter, tol=tol, stopping=stopping
+            *jax.lax.stop_gradient((G, c, yy, alpha, beta)), max_iter=max_iter, tol=tol,
+            stopping=stopping
         )
-        return beta, (beta, n_iter, converged, gap)
+        return beta, (with_implicit_derivatives(_optimality, beta, G, c, alpha), n_iter, converged,
+                      gap)
 
     _, (coefs, n_iter, converged, gaps) = jax.lax.scan(one_alpha, coef_init, alphas)
     intercepts = y_mean - _precision.matmul(coefs, x_mean)

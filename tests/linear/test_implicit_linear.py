@@ -473,3 +473,21 @@ def test_ridge_and_ols_closed_forms_differentiate():
     np.testing.assert_allclose(r_alpha, h_alpha, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(r_y, h_y, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(o_y, h_ols, rtol=1e-9, atol=1e-12)
+
+
+def test_lasso_path_solutions_have_the_fits_derivatives(lasso_case):
+    # each solution of the warm-started path is differentiated at its own fixed point: the
+    # path's derivative in its alphas is diagonal, each entry the single fit's
+    X, y, sw, _, (_, _, _, jac_alpha) = lasso_case
+
+    @jax.jit
+    def path_jac(alphas):
+        def coefs(alphas):
+            p = linear.lasso_path(X, y, alphas=alphas, sample_weight=sw, **LASSO_TIGHT)
+            return jnp.concatenate([p.coefs, p.intercepts[:, None]], axis=1)
+        return jax.jacfwd(coefs)(alphas)
+
+    jac = path_jac(jnp.array([1.0, LASSO_ALPHA]))  # (alpha, coef, d alpha)
+    np.testing.assert_allclose(jac[1, :, 1], jac_alpha, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(jac[1, :, 0], 0.0)
+    np.testing.assert_array_equal(jac[0, :, 1], 0.0)
