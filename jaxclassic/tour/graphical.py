@@ -1,7 +1,7 @@
 """Tour rows for the graphical models (:mod:`jaxclassic.graphical`) beside their references.
 
 Bayesian networks (pgmpy), hidden Markov models (hmmlearn) and a linear-chain CRF
-(python-crfsuite) on bundled data; the reference column is filled when the reference
+(python-crfsuite; CoNLL-2000 chunking, trained on a subset of the sentences) on bundled data; the reference column is filled when the reference
 package is installed (the ``dev`` extra), otherwise it shows ``-``. ``fit s`` is one fit
 after a warm-up fit of the same shapes (compiled).
 """
@@ -172,8 +172,64 @@ def _hmmlearn_score(init, data, n):
     return float(ref.score(data)) / n
 
 
+#: the CRF tour row trains on this many CoNLL-2000 sentences (a subset, to stay a few seconds;
+#: benchmarks/bench_crf.py and tests/graphical/test_crf.py use all 700)
+CRF_TRAIN_SENTENCES = 150
+
+
+def _crfsuite_accuracy(train_f, train_c, test_f, test_c):
+    """python-crfsuite's test token accuracy, same features, c2 = 1 (None without it)."""
+    import os
+    import tempfile
+
+    try:
+        import pycrfsuite
+    except ImportError:
+        return None
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for f, c in zip(train_f, train_c):
+        trainer.append(pycrfsuite.ItemSequence(f), c)
+    trainer.set_params({"c1": 0.0, "c2": 1.0})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.crfsuite")
+        trainer.train(path)
+        tagger = pycrfsuite.Tagger()
+        tagger.open(path)
+        tagged = [tagger.tag(pycrfsuite.ItemSequence(f)) for f in test_f]
+        tagger.close()
+    hits = [a == b for p, c in zip(tagged, test_c) for a, b in zip(p, c)]
+    return sum(hits) / len(hits)
+
+
 def _crf_rows() -> list[TourRow]:
-    return []
+    """CoNLL-2000 chunking from POS tags: a linear-chain CRF (:func:`jaxclassic.graphical.fit_crf`,
+    c2 = 1, the data README's features) trained on the first ``CRF_TRAIN_SENTENCES`` sentences,
+    test token accuracy on the last 200, beside python-crfsuite on the same features."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jaxclassic.datasets import load_conll2000_chunking
+    from jaxclassic.graphical import crf
+    from jaxclassic.graphical._crf_features import chunking_features, index_features
+
+    pos, chunks = load_conll2000_chunking()
+    feats = [chunking_features(p) for p in pos]
+    n = CRF_TRAIN_SENTENCES
+    train_f, train_c, test_f, test_c = feats[:n], chunks[:n], feats[-200:], chunks[-200:]
+    classes = sorted({c for s in train_c for c in s})
+    code = {c: i for i, c in enumerate(classes)}
+    X, lengths, vocab = index_features(train_f, max_length=64)
+    y = np.zeros(X.shape[:2], np.int32)
+    for i, s in enumerate(train_c):
+        y[i, : len(s)] = [code[c] for c in s]
+    params, seconds = timed(lambda: crf.fit_crf(X, y, lengths=lengths, c2=1.0, n_labels=len(classes)))
+    X_test, l_test, _ = index_features(test_f, vocab, max_length=64)
+    pred = np.asarray(crf.predict(params, jnp.asarray(X_test), jnp.asarray(l_test)))
+    truth = [code.get(c, -1) for s in test_c for c in s]
+    ours = float(np.mean(np.concatenate([p[:k] for p, k in zip(pred, l_test)]) == truth))
+    ref = _crfsuite_accuracy(train_f, train_c, test_f, test_c)
+    return [TourRow(f"linear-chain CRF (c2=1), first {n} train sentences", "conll2000_chunking",
+                    "test token accuracy (last 200)", ours, ref, seconds)]
 
 
 def rows() -> list[TourRow]:
