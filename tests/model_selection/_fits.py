@@ -189,6 +189,10 @@ FIT_CASES = [
     FitCase("bayes_net", "tests.model_selection._fits:bayes_net_fit",
             "tests.model_selection._fits:bayes_net_predict_proba", "log_loss_scorer",
             {"pseudo_count": 1.0}, {}, "categorical"),
+    # linear-chain CRF: each row a sequence of length 1 (its categories the active features),
+    # so the CRF is a multinomial logit on one-hot features; folds weigh whole sequences
+    FitCase("crf", "tests.model_selection._fits:crf_fit", "tests.model_selection._fits:crf_predict_proba",
+            "log_loss_scorer", {"c2": 0.5}, {"tol": 1e-10, "max_iter": 300}, "categorical", 1e-6),
 ]
 
 
@@ -253,6 +257,28 @@ def bayes_net_predict_proba(net, X):
 
     names = net.structure.names[1:]
     return jax.vmap(lambda row: query(net, "y", dict(zip(names, row))))(jnp.asarray(X, jnp.int32))
+
+
+def _crf_sequences(X):
+    """Rows of 3-category codes -> length-1 sequences of feature indices ``3 j + x_j``."""
+    X = jnp.asarray(X, jnp.int32)
+    return (X + 3 * jnp.arange(X.shape[1], dtype=jnp.int32))[:, None, :]
+
+
+def crf_fit(X, y, *, sample_weight=None, c2=1.0, **kwargs):
+    """:func:`jaxclassic.graphical.fit_crf` on length-1 sequences (``categorical_data``: 2
+    labels, 3 categories a feature)."""
+    from jaxclassic.graphical import fit_crf
+
+    return fit_crf(_crf_sequences(X), jnp.asarray(y, jnp.int32)[:, None], c2=c2, sample_weight=sample_weight,
+                   n_labels=2, n_features=3 * X.shape[1], **kwargs)
+
+
+def crf_predict_proba(params, X):
+    """p(y | x) of each row: the node marginals of its length-1 sequence."""
+    from jaxclassic.graphical import marginals
+
+    return jax.vmap(lambda x: marginals(params, x)[0][0])(_crf_sequences(X))
 
 
 def resolve(target: str) -> Callable:
