@@ -36,6 +36,16 @@ batched, and ``batch_restarts=False`` runs several starts one after another (``l
 the cheaper choice on a CPU; batched starts suit a GPU, where the factorisations of all
 starts run together.
 
+Derivatives (issue 14). The best start's ``kernel`` has the implicit derivatives of the
+optimum's stationarity, :math:`\partial\log p/\partial\log\theta_j = 0` for the free
+hyperparameters (the fixed ones pass ``init``'s derivative through), in ``X``, ``y``,
+``sample_weight``, ``alpha`` and ``init``'s fixed values:
+:math:`\partial\hat\theta = -H^{-1}\partial(\nabla\log p)` with :math:`H` the Hessian in
+:math:`\log\theta` (:func:`jaxclassic._implicit.with_implicit_derivatives`; L-BFGS's loop is
+never differentiated, and the values are L-BFGS's). Defined at an interior, strict optimum; at
+an optimum on a bound it is not. ``log_marginal_likelihood``, ``kernels`` and ``n_iter`` carry
+no derivative: differentiate ``log_marginal_likelihood(result.kernel, X, y)`` instead.
+
 References
 ----------
 Rasmussen & Williams, *Gaussian Processes for Machine Learning*, 2006, §5.4.1.
@@ -53,6 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
 from jaxclassic.gaussian_process.covariance import GPKernel
 from jaxclassic.gaussian_process.regression import _lml, _prepare
@@ -155,6 +166,11 @@ def _to_u(log_theta, low, high):
                                    "batch_restarts"))
 def _optimize(X, y, sample_weight, added_noise, init, low, high, key, tol, *, kernel_fn, normalize_y,
               layout, n_restarts, max_iter, batch_restarts):
+    # L-BFGS's loop sees no tangent; the best hyperparameters get the implicit derivatives of
+    # the stationarity of the likelihood in X, y, the weights, alpha and the fixed ones
+    data = (X, y, sample_weight, added_noise, init)
+    X, y, sample_weight, added_noise, init = jax.lax.stop_gradient(data)
+
     def neg_lml(u):
         hyper = _unpack(u, init, layout, low, high)
         return -_lml(hyper, X, y, sample_weight, added_noise, kernel_fn, normalize_y)
@@ -180,8 +196,20 @@ def _optimize(X, y, sample_weight, added_noise, init, low, high, key, tol, *, ke
         u, lml, n_iter, converged = jax.lax.map(solve, starts)
     kernels = jax.vmap(lambda v: _unpack(v, init, layout, low, high))(u)
     best = jnp.argmax(lml)
-    return GPOptimization(jax.tree_util.tree_map(lambda a: a[best], kernels), lml[best], n_iter, converged,
-                          kernels, lml)
+    free = tuple(name in dict(layout) for name in _FIELDS)
+    kernel = with_implicit_derivatives(
+        partial(_stationarity, kernel_fn=kernel_fn, normalize_y=normalize_y, free=free),
+        jax.tree_util.tree_map(lambda a: a[best], kernels), *data)
+    return GPOptimization(kernel, lml[best], n_iter, converged, kernels, lml)
+
+
+def _stationarity(hyper: GPKernel, X, y, sample_weight, added_noise, init: GPKernel, *, kernel_fn,
+                  normalize_y, free):
+    r"""Residual of the optimum: :math:`\partial\log p/\partial\log\theta_j` for the free
+    hyperparameters (0 at an interior optimum, where :math:`\nabla_u = 0` with
+    :math:`d\log\theta/du > 0`), :math:`\theta_j - \theta_j^{init}` for the fixed ones."""
+    grad = jax.grad(_lml)(hyper, X, y, sample_weight, added_noise, kernel_fn, normalize_y)
+    return GPKernel(*(h * g if is_free else h - h0 for h, g, h0, is_free in zip(hyper, grad, init, free)))
 
 
 def optimize_hyperparameters(X, y, *, kernel="rbf", init: GPKernel | None = None, bounds=None,

@@ -136,3 +136,21 @@ def test_jit_grad_equals_eager_and_does_not_retrace():
     assert len(traces) == 1
     np.testing.assert_allclose(g1, jax.grad(loss)(ls), rtol=1e-10)
     assert not np.allclose(g1, g2)
+
+
+# ----------------------------------------------------------------------------- type-II ML
+def test_optimized_hyperparameters_have_implicit_derivatives():
+    # the L-BFGS optimum's stationarity d log p / d log theta = 0, differentiated implicitly
+    # (never through L-BFGS's loop) = central differences of the re-optimised hyperparameters
+    # (tol 1e-10 on the gradient: the optimum is fixed to ~1e-10, step 1e-5: 1e-6 relative);
+    # forward mode only: each mode compiles L-BFGS once more (reverse mode: tests/test_implicit.py)
+    v = np.cos(np.arange(20.0))
+
+    def theta(s):
+        res = G.optimize_hyperparameters(X, Y + s * v, init=G.GPKernel(1.0, 1.0, 0.1), tol=1e-10, max_iter=200)
+        return jnp.stack([res.kernel.amplitude, res.kernel.length_scale, res.kernel.noise])
+
+    eps = 1e-5
+    fd = (np.asarray(theta(eps)) - np.asarray(theta(-eps))) / (2 * eps)
+    _, fwd = jax.jvp(theta, (0.0,), (1.0,))
+    np.testing.assert_allclose(fwd, fd, rtol=1e-6, atol=1e-9)
