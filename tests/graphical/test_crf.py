@@ -410,3 +410,48 @@ def test_conll2000_chunking_accuracy_matches_crfsuite():
     theirs = float(np.mean([a == b for p, c in zip(tagged, chunks[700:]) for a, b in zip(p, c)]))
     assert abs(ours - theirs) <= 0.01, (ours, theirs)
     assert ours > 0.9
+
+
+def test_log_partition_and_c2_scaling_equal_crfsuite_objective():
+    """crfsuite reports its objective ``loss`` and ``feature_norm = |w|`` at every iteration:
+    at its final weights (read back from its model), our sum of NLLs + c2 |w|^2 is its loss.
+    That pins both the forward algorithm and the c2 scaling (crfsuite has no start/end
+    weights: ours are 0 here). The loss is printed to 6 decimals."""
+    pycrfsuite = pytest.importorskip("pycrfsuite")
+    import os
+    import tempfile
+
+    from jaxclassic.datasets import load_conll2000_chunking
+
+    pos, chunks = load_conll2000_chunking()
+    feats, chunks = [chunking_features(p) for p in pos[:100]], chunks[:100]
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for f, c in zip(feats, chunks):
+        trainer.append(pycrfsuite.ItemSequence(f), c)
+    trainer.set_params({"c1": 0.0, "c2": 1.0})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.crfsuite")
+        trainer.train(path)
+        tagger = pycrfsuite.Tagger()
+        tagger.open(path)
+        info = tagger.info()
+        tagger.close()
+    last = trainer.logparser.last_iteration
+    idx, lengths, vocab = index_features(feats)
+    classes = sorted(info.labels)
+    code = {c: i for i, c in enumerate(classes)}
+    W = np.zeros((len(vocab), len(classes)))
+    A = np.zeros((len(classes), len(classes)))
+    for (attr, label), w in info.state_features.items():
+        W[vocab[attr], code[label]] = w
+    for (a, b), w in info.transitions.items():
+        A[code[a], code[b]] = w
+    zeros = jnp.zeros(len(classes))
+    params = crf.CRFParams(jnp.asarray(W), jnp.asarray(A), zeros, zeros, 0, True)
+    y = np.zeros(idx.shape[:2], np.int32)
+    for i, s in enumerate(chunks):
+        y[i, : len(s)] = [code[c] for c in s]
+    nll = jax.jit(crf.negative_log_likelihood)(params, jnp.asarray(idx), jnp.asarray(y), jnp.asarray(lengths))
+    norm2 = float(np.sum(W ** 2) + np.sum(A ** 2))
+    np.testing.assert_allclose(np.sqrt(norm2), last["feature_norm"], atol=1e-6)
+    np.testing.assert_allclose(float(jnp.sum(nll)) + 1.0 * norm2, last["loss"], atol=1e-5)
