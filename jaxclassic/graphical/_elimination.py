@@ -28,7 +28,8 @@ References
 ----------
 N. L. Zhang, D. Poole (1994), A simple approach to Bayesian network computations, Proc.
 Canadian AI. Koller & Friedman (2009), *Probabilistic Graphical Models*, §9.3 (sum-product
-variable elimination), §9.4.3 (min-fill).
+variable elimination), §9.4.3 (min-fill). A. Darwiche (2003), A differential approach to
+inference in Bayesian networks, J. ACM 50(3), 280-305 (all marginals from one elimination).
 """
 
 from __future__ import annotations
@@ -61,12 +62,14 @@ def _einsum(factors, scopes, out_scope):
 
 
 def _rescale(f):
-    m = jnp.max(f)
+    # the scale is a constant of the normalised result: no gradient through it (the value
+    # and the derivatives of the normalised tables do not depend on it)
+    m = jax.lax.stop_gradient(jnp.max(f))
     return f / jnp.where(m > 0, m, 1)
 
 
 @lru_cache(maxsize=256)
-def _plan(structure: Structure, targets: tuple, observed: tuple):
+def _plan(structure: Structure, targets: tuple, observed: tuple, eliminate_targets=False):
     """Host-side plan: kept variables, factor scopes after evidence, elimination order."""
     keep, stack = set(), list(targets) + list(observed)
     while stack:  # ancestors of the targets and the evidence (the rest is barren)
@@ -79,19 +82,13 @@ def _plan(structure: Structure, targets: tuple, observed: tuple):
     for v in kept:
         scope = structure.parents[v] + (v,)
         scopes.append(tuple(a for a in scope if a not in observed))
-    hidden = [v for v in kept if v not in targets and v not in observed]
+    hidden = [v for v in kept if v not in observed and (eliminate_targets or v not in targets)]
     order = tuple(elimination_order(scopes, hidden))
     return kept, tuple(scopes), order
 
 
-@partial(jax.jit, static_argnames=("structure", "targets", "observed"))
-def _query_joint(cpts, values, structure, targets, observed):
-    """Normalised joint table over ``targets`` given ``observed = values``, and the evidence mass.
-
-    ``mass`` is the sum of the unnormalised table after the per-factor rescaling: zero iff the
-    evidence has probability zero.
-    """
-    kept, scopes, order = _plan(structure, targets, observed)
+def _evidence_factors(cpts, values, structure, kept, observed):
+    """The kept tables indexed at the observed values, each rescaled to a maximum of one."""
     factors = []
     for v in kept:
         f = cpts[v]
@@ -103,19 +100,61 @@ def _query_joint(cpts, values, structure, targets, observed):
         # rescaled too: the rows picked by the evidence (scalars when a whole scope is
         # observed) would otherwise multiply into one product that underflows in float32
         factors.append(_rescale(f))
-    pool = list(zip(factors, scopes))
+    return factors
+
+
+def _eliminate(pool, order):
+    """Sum the variables of ``order`` out of the ``(factor, scope)`` pool, one einsum each."""
     for v in order:
         touching = [(f, s) for f, s in pool if v in s]
         pool = [(f, s) for f, s in pool if v not in s]
         out = tuple(sorted({a for _, s in touching for a in s} - {v}))
         new = _einsum([f for f, _ in touching], [s for _, s in touching], out)
         pool.append((_rescale(new), out))
+    return pool
+
+
+@partial(jax.jit, static_argnames=("structure", "targets", "observed"))
+def _query_joint(cpts, values, structure, targets, observed):
+    """Normalised joint table over ``targets`` given ``observed = values``, and the evidence mass.
+
+    ``mass`` is the sum of the unnormalised table after the per-factor rescaling: zero iff the
+    evidence has probability zero.
+    """
+    kept, scopes, order = _plan(structure, targets, observed)
+    factors = _evidence_factors(cpts, values, structure, kept, observed)
+    pool = _eliminate(list(zip(factors, scopes)), order)
     if pool:
         table = _einsum([f for f, _ in pool], [s for _, s in pool], targets)
     else:  # nothing to multiply (cannot happen with >= 1 target; kept for safety)
         table = jnp.ones(tuple(structure.cardinalities[t] for t in targets))
     mass = jnp.sum(table)
     return table / mass, mass
+
+
+@partial(jax.jit, static_argnames=("structure", "targets", "observed"))
+def _query_marginals(cpts, values, structure, targets, observed):
+    r"""One posterior marginal per target from a single elimination and its gradient.
+
+    With an indicator vector :math:`\lambda_t` (all ones) multiplied into the table of each
+    target, :math:`Z(\lambda) = p(e)` and
+    :math:`\lambda_{t,k}\, \partial Z / \partial \lambda_{t,k} = p(x_t = k, e)`
+    (Darwiche 2003), so every marginal comes from one elimination of all the kept variables
+    and its reverse pass: one program for any number of targets. Returns the marginals and
+    the evidence mass (as :func:`_query_joint`).
+    """
+    kept, scopes, order = _plan(structure, targets, observed, eliminate_targets=True)
+    factors = _evidence_factors(cpts, values, structure, kept, observed)
+
+    def mass(lams):
+        # a target is unobserved, so its own axis is the last of its factor
+        fs = [f * lams[targets.index(v)] if v in targets else f for f, v in zip(factors, kept)]
+        pool = _eliminate(list(zip(fs, scopes)), order)
+        return _einsum([f for f, _ in pool], [s for _, s in pool], ())
+
+    ones = tuple(jnp.ones(structure.cardinalities[t], factors[0].dtype) for t in targets)
+    z, grads = jax.value_and_grad(mass)(ones)
+    return tuple(g / jnp.sum(g) for g in grads), z
 
 
 def query(net, targets, evidence=None, *, joint: bool = False):
@@ -135,7 +174,10 @@ def query(net, targets, evidence=None, *, joint: bool = False):
         Observed values, each in ``0 .. cardinality - 1``; values may be traced (under
         ``jax.vmap`` / ``jax.jit``).
     joint : bool
-        With several targets: return their joint table instead of one marginal each.
+        With several targets: return their joint table instead of one marginal each. The
+        marginals of several targets come from one elimination of every kept variable and
+        its reverse-mode gradient in indicator vectors on the targets (Darwiche 2003): one
+        program whatever the number of targets.
 
     Returns
     -------
@@ -203,8 +245,9 @@ def query(net, targets, evidence=None, *, joint: bool = False):
             raise ValueError(f"evidence has probability zero under the network: {evidence}")
         return table
 
-    if single:
+    if single or joint:
         return run(t_idx)
-    if joint:
-        return run(t_idx)
-    return {name: run((t,)) for name, t in zip(target_names, t_idx)}
+    tables, mass = _query_marginals(cpts, tuple(values), structure, t_idx, observed)
+    if not is_traced(mass) and float(mass) == 0.0:
+        raise ValueError(f"evidence has probability zero under the network: {evidence}")
+    return dict(zip(target_names, tables))

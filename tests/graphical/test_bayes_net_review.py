@@ -83,3 +83,22 @@ def test_per_variable_pseudo_counts_as_a_list():
     np.testing.assert_allclose(net.cpts[1], [[3 / 6, 3 / 6], [2 / 5, 3 / 5]], atol=1e-12)
     with pytest.raises(ValueError, match="pseudo_count must be >= 0"):
         bn.fit_bayes_net(X, S2, pseudo_count=[1.0, -1.0])
+
+
+def test_all_marginals_in_one_program_equal_enumeration():
+    # several targets -> one elimination and its gradient (Darwiche 2003), one compiled program
+    from tests.graphical.test_bayes_net import ASIA, TOL_ENUM, _enumerate_query
+
+    from jaxclassic.graphical import _elimination
+
+    evidence = {"dysp": 0, "xray": 1}
+    targets = [n for n in ASIA.structure.names if n not in evidence]
+    before = _elimination._query_marginals._cache_size()
+    out = bn.query(ASIA, targets, evidence)
+    bn.query(ASIA, targets, {"dysp": 1, "xray": 0})  # new values, same program
+    assert _elimination._query_marginals._cache_size() == before + 1
+    for name in targets:
+        np.testing.assert_allclose(out[name], _enumerate_query(ASIA, name, evidence),
+                                   atol=TOL_ENUM)
+    with pytest.raises(ValueError, match="probability zero"):  # either = tub OR lung
+        bn.query(ASIA, ["asia", "smoke"], {"tub": 0, "either": 1})
