@@ -178,6 +178,14 @@ def _codes_in_range(x, cardinalities):
 
 def _check_codes(x, structure: Structure, name: str, ndim):
     """Integer codes with one column per variable, each inside its cardinality."""
+    columns = getattr(x, "columns", None)  # a DataFrame: its columns are matched by name
+    if columns is not None:
+        labels = list(columns)
+        if sorted(map(repr, labels)) == sorted(map(repr, structure.names)):
+            x = x[list(structure.names)]
+        elif any(isinstance(c, str) for c in labels):
+            raise ValueError(f"{name} has the columns {labels}, which are not the network's "
+                             f"variables {list(structure.names)}")
     ndims = ndim if isinstance(ndim, tuple) else (ndim,)
     on_device = (isinstance(x, jax.Array) and not is_traced(x) and x.ndim in ndims
                  and jnp.issubdtype(x.dtype, jnp.integer) and x.shape[0] > 0)
@@ -243,7 +251,8 @@ def fit_bayes_net(X, structure: Structure, *, pseudo_count=0.0, sample_weight=No
     Parameters
     ----------
     X : array-like (n_samples, n_variables) of int
-        States coded ``0 .. cardinality - 1``, column ``j`` for ``structure.names[j]``.
+        States coded ``0 .. cardinality - 1``, column ``j`` for ``structure.names[j]`` (a
+        DataFrame whose columns are the variables' names is matched by name, in any order).
     structure : Structure
         The DAG and cardinalities (:func:`make_structure`); static.
     pseudo_count : float >= 0, or array (n_variables,) of them
@@ -341,7 +350,8 @@ def joint_log_prob(net: BayesNet, x):
     ----------
     net : BayesNet
     x : array-like (n_variables,) or (n_samples, n_variables) of int
-        States, column ``j`` for ``structure.names[j]``; ``jax.vmap`` over rows works too.
+        States, column ``j`` for ``structure.names[j]`` (a DataFrame is matched by column
+        name); ``jax.vmap`` over rows works too.
 
     Returns
     -------

@@ -102,3 +102,21 @@ def test_all_marginals_in_one_program_equal_enumeration():
                                    atol=TOL_ENUM)
     with pytest.raises(ValueError, match="probability zero"):  # either = tub OR lung
         bn.query(ASIA, ["asia", "smoke"], {"tub": 0, "either": 1})
+
+
+def test_dataframe_columns_are_matched_by_name():
+    pd = pytest.importorskip("pandas")
+    s = bn.make_structure({"a": [], "b": ["a"]}, [2, 2])  # equal cardinalities: no range error
+    X = np.array([[0, 1], [1, 1], [0, 0], [0, 1]])
+    frame = pd.DataFrame({"b": X[:, 1], "a": X[:, 0]})  # the columns in the other order
+    by_name, by_position = bn.fit_bayes_net(frame, s), bn.fit_bayes_net(X, s)
+    for got, want in zip(by_name.cpts, by_position.cpts):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(by_name.cpts[1], [[1 / 3, 2 / 3], [0.0, 1.0]], atol=1e-12)
+    np.testing.assert_array_equal(bn.joint_log_prob(by_name, frame), bn.joint_log_prob(by_name, X))
+
+
+def test_dataframe_with_other_column_names_is_rejected():
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ValueError, match=r"X has the columns \['a', 'c'\].*variables \['a', 'b'\]"):
+        bn.fit_bayes_net(pd.DataFrame({"a": [0, 1], "c": [1, 0]}), S2)
