@@ -238,3 +238,24 @@ def test_forward_values_are_the_solvers():
     np.testing.assert_allclose(np.asarray(q.coef), np.asarray(w), rtol=1e-13)
     np.testing.assert_allclose(np.asarray(q.intercept), np.asarray(wb), rtol=1e-13)
     np.testing.assert_allclose(np.asarray(q.dual_coef), np.asarray(alpha * (2.0 * Y - 1)), rtol=1e-13, atol=1e-15)
+
+
+def test_cross_validated_score_is_differentiable_through_the_svr():
+    # cross_validate vmaps the fit over fold weights: the implicit derivatives batch with it
+    from jaxclassic import metrics
+    from jaxclassic.model_selection import cross_validate, kfold_weights
+
+    folds = kfold_weights(N, 3, jax.random.key(0))
+
+    def fit(Xv, y, *, C, gamma, sample_weight=None):
+        return svm.fit_kernel_svr(Xv, y, C=C, gamma=gamma, epsilon=0.1, tol=1e-12, sample_weight=sample_weight)
+
+    def score(p, Xv, y, *, sample_weight):
+        return -metrics.mean_squared_error(y, svm.predict(p, Xv), sample_weight=sample_weight)
+
+    def cv(h):
+        return cross_validate(fit, score, X, Z, folds, hyperparameters={"C": h[0], "gamma": h[1]},
+                              return_params=False).mean
+
+    h = np.array([1.5, 0.8])
+    np.testing.assert_allclose(jax.grad(cv)(jnp.asarray(h)), _central(cv, h), rtol=FD_TOL, atol=FD_TOL)
