@@ -27,7 +27,6 @@ several of them; those are listed with their reasons in tests/estimators/test_sk
 
 from __future__ import annotations
 
-import jax
 import numpy as np
 
 from jaxclassic.estimators._base import (
@@ -53,10 +52,6 @@ def _key(random_state):
     from sklearn.utils import check_random_state
 
     return jax.random.key(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-_batch_posterior = jax.jit(jax.vmap(_hmm._posterior, in_axes=(None, 0, 0)))
-_batch_viterbi = jax.jit(jax.vmap(_hmm._viterbi, in_axes=(None, 0, 0)))
 
 
 class _BaseHMM(BaseEstimator):
@@ -142,13 +137,13 @@ class _BaseHMM(BaseEstimator):
     @dtype_scope
     def _posteriors(self, X, lengths):
         Xp, mask = self._sequences(X, lengths)
-        post = _batch_posterior(self.params_, Xp, mask)
-        return np.asarray(post.gamma)[mask], np.asarray(post.log_likelihood)
+        gamma, ll = _hmm._batch_gamma(self.params_, Xp, mask)
+        return np.asarray(gamma)[mask], np.asarray(ll)
 
     @dtype_scope
     def _viterbi(self, X, lengths):
         Xp, mask = self._sequences(X, lengths)
-        paths, log_probs = _batch_viterbi(self.params_, Xp, mask)
+        paths, log_probs = _hmm._batch_viterbi(self.params_, Xp, mask)
         return np.asarray(paths)[mask].astype(np.int64), float(np.sum(np.asarray(log_probs)))
 
     def score(self, X, lengths=None):

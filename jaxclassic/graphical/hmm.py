@@ -71,6 +71,7 @@ __all__ = [
     "forward",
     "backward",
     "log_likelihood",
+    "decode",
     "posterior",
     "viterbi",
     "sample",
@@ -429,32 +430,42 @@ def log_emission(params, x):
 
 
 # --------------------------------------------------------------------------- recursions
-def _shift(a):
-    """The max of ``a`` along the last axis, 0 where it is not finite (all -inf)."""
-    m = jnp.max(a, axis=-1)
+def _shift(a, axis=0):
+    """The max of ``a`` along the states' ``axis``, 0 where it is not finite (all -inf)."""
+    m = jnp.max(a, axis=axis)
     return jnp.where(jnp.isfinite(m), m, 0.0)
 
 
+def _batch_dims(v, nb):
+    """``v`` with ``nb`` trailing axes of length 1 (to broadcast against the sequences' axes)."""
+    return v.reshape(v.shape + (1,) * nb)
+
+
+# The recursions take log-emissions ``log_b`` of shape (T, K, *batch) and a mask (T, *batch):
+# one sequence (batch = ()) or many in the batch-minor layout (T, K, S), where every step is
+# one (K, K) @ (K, S) product and the reductions over states run across contiguous rows of S
+# values (2x faster on the CPU than a vmap of the one-sequence recursion, whose (S, K) rows
+# reduce over a short minor axis).
 def _forward_log(log_pi, A, log_b, mask):
-    """``log_alpha`` (T, K) and ``log p(x)`` from log-emissions (module docstring)."""
-    la0 = log_pi + log_b[0]
+    """``log_alpha`` (T, K, *batch) and ``log p(x)`` (*batch) (module docstring)."""
+    la0 = _batch_dims(log_pi, log_b.ndim - 2) + log_b[0]
+    AT = A.T
 
     def step(la, inputs):
         lb_t, m_t = inputs
         s = _shift(la)
-        new = jnp.log(_precision.matmul(jnp.exp(la - s), A)) + s + lb_t
+        new = jnp.log(_precision.matmul(AT, jnp.exp(la - s))) + s + lb_t
         la = jnp.where(m_t, new, la)
         return la, la
 
     last, las = jax.lax.scan(step, la0, (log_b[1:], mask[1:]), unroll=UNROLL)
     log_alpha = jnp.concatenate([la0[None], las], axis=0)
-    return log_alpha, jax.nn.logsumexp(last)
+    return log_alpha, jax.nn.logsumexp(last, axis=0)
 
 
 def _backward_log(A, log_b, mask):
-    """``log_beta`` (T, K) (0 at padded steps)."""
-    K = log_b.shape[1]
-    end = jnp.zeros((K,), dtype=log_b.dtype)
+    """``log_beta`` (T, K, *batch) (0 at padded steps)."""
+    end = jnp.zeros(log_b.shape[1:], dtype=log_b.dtype)
 
     def step(lb_next, inputs):
         le_next, m_next = inputs
@@ -474,50 +485,91 @@ def _gamma(log_alpha, log_beta, ll, mask):
 
 
 def _xi_factors(log_alpha, log_beta, log_b, ll, mask):
-    """``U (T-1, K)``, ``V (T-1, K)`` and weights ``w (T-1,)`` with
+    """``U``, ``V`` (T-1, K, *batch) and weights ``w`` (T-1, *batch) with
     :math:`\\xi_t = w_t\\,A \\odot U_t V_t^\\top` (shifted exponentials, module docstring)."""
     a = log_alpha[:-1]
     v = log_b[1:] + log_beta[1:]
-    s, r = _shift(a), _shift(v)
+    s, r = _shift(a, axis=1), _shift(v, axis=1)
     U = jnp.exp(a - s[:, None])
     V = jnp.exp(v - r[:, None])
     w = jnp.where(mask[1:] & jnp.isfinite(ll), jnp.exp(s + r - ll), 0.0)
     return U, V, w
 
 
-def _expected_counts(log_pi, A, log_b, mask):
-    """One sequence's E-step: ``(log p(x), gamma (T, K), sum_t xi_t (K, K))``; the sum over
-    time is one ``(K, T) @ (T, K)`` product."""
+def _expected_counts(log_pi, A, log_b, mask, weight):
+    """The E-step of many sequences (batch-minor layout, ``log_b`` (T, K, S)) with weights
+    ``weight`` (S,), a weight 0 ignoring its sequence even at probability 0: ``(sum_s w_s
+    log p(x_s), weighted gamma (T, K, S), weighted sum_{s,t} xi (K, K))``. The sum over time
+    and sequences is one contraction of the shifted factors."""
     log_alpha, ll = _forward_log(log_pi, A, log_b, mask)
     log_beta = _backward_log(A, log_b, mask)
-    gamma = _gamma(log_alpha, log_beta, ll, mask)
+    used = weight > 0
+    total = jnp.sum(jnp.where(used, weight * ll, 0.0))
+    gamma = jnp.where(used, weight * _gamma(log_alpha, log_beta, ll, mask), 0.0)
     U, V, w = _xi_factors(log_alpha, log_beta, log_b, ll, mask)
-    xi_sum = A * _precision.matmul(U.T, w[:, None] * V)
-    return ll, gamma, xi_sum
+    w = jnp.where(used, weight * w, 0.0)
+    trans = A * _precision.einsum("tis,tjs->ij", U, w[:, None] * V)
+    return total, gamma, trans
 
 
 def _viterbi_log(log_pi, log_A, log_b, mask):
-    K = log_b.shape[1]
-    d0 = log_pi + log_b[0]
-    states = jnp.arange(K)
+    """Best paths (T, *batch) (-1 at padded steps) and their log-probabilities (*batch)."""
+    K, nb = log_b.shape[1], log_b.ndim - 2
+    d0 = _batch_dims(log_pi, nb) + log_b[0]
+    LA = _batch_dims(log_A, nb)
+    states = _batch_dims(jnp.arange(K), nb)
 
     def step(delta, inputs):
         lb_t, m_t = inputs
-        scores = delta[:, None] + log_A
+        scores = delta[:, None] + LA  # [i, j]: from i to j
         back = jnp.argmax(scores, axis=0)
-        new = jnp.take_along_axis(scores, back[None], axis=0)[0] + lb_t
+        new = jnp.max(scores, axis=0) + lb_t
         return jnp.where(m_t, new, delta), jnp.where(m_t, back, states)
 
     last_delta, backs = jax.lax.scan(step, d0, (log_b[1:], mask[1:]), unroll=UNROLL)
-    last = jnp.argmax(last_delta)
+    last = jnp.argmax(last_delta, axis=0)
 
     def back_step(state, back):
-        prev = back[state]
+        prev = jnp.take_along_axis(back, state[None], axis=0)[0]
         return prev, prev
 
     _, earlier = jax.lax.scan(back_step, last, backs, reverse=True)
-    path = jnp.concatenate([earlier, last[None]])
-    return jnp.where(mask, path, -1).astype(jnp.int32), last_delta[last]
+    path = jnp.concatenate([earlier, last[None]], axis=0)
+    log_prob = jnp.take_along_axis(last_delta, last[None], axis=0)[0]
+    return jnp.where(mask, path, -1).astype(jnp.int32), log_prob
+
+
+def _log_emission_batch(params, Xp):
+    """:math:`\\log b` of padded sequences ``Xp`` (S, T[, d]) in the batch-minor layout (T, K, S)."""
+    x = jnp.swapaxes(Xp, 0, 1)
+    T, S = x.shape[:2]
+    log_b = log_emission(params, x.reshape((T * S,) + x.shape[2:]))
+    return jnp.transpose(log_b.reshape(T, S, -1), (0, 2, 1))
+
+
+@jax.jit
+def _batch_log_likelihood(params, Xp, mask):
+    """``log p(x_s)`` (S,) of padded sequences ``Xp`` (S, T[, d]) with ``mask`` (S, T)."""
+    log_b = _log_emission_batch(params, Xp)
+    return _forward_log(jnp.log(params.startprob), params.transmat, log_b, mask.T)[1]
+
+
+@jax.jit
+def _batch_gamma(params, Xp, mask):
+    """``(gamma (S, T, K), log p(x_s) (S,))`` of padded sequences."""
+    log_b = _log_emission_batch(params, Xp)
+    log_alpha, ll = _forward_log(jnp.log(params.startprob), params.transmat, log_b, mask.T)
+    log_beta = _backward_log(params.transmat, log_b, mask.T)
+    return jnp.transpose(_gamma(log_alpha, log_beta, ll, mask.T), (2, 0, 1)), ll
+
+
+@jax.jit
+def _batch_viterbi(params, Xp, mask):
+    """``(paths (S, T), log p(z*, x_s) (S,))`` of padded sequences."""
+    log_b = _log_emission_batch(params, Xp)
+    path, log_prob = _viterbi_log(jnp.log(params.startprob), jnp.log(params.transmat), log_b,
+                                  mask.T)
+    return path.T, log_prob
 
 
 # --------------------------------------------------------------------------- public
@@ -688,6 +740,41 @@ def log_likelihood(params, X, lengths=None):
     return jnp.sum(_batch_log_likelihood(params, Xp, mask))
 
 
+def decode(params, X, lengths=None):
+    """Viterbi paths of many sequences at once (hmmlearn's ``decode``): one batched scan.
+
+    Parameters
+    ----------
+    params : CategoricalHMMParams or GaussianHMMParams
+    X : (n,) int or (n, d) array
+        Sequences one after the other.
+    lengths : sequence of int, optional
+        Their lengths (:func:`pad_sequences`); ``None`` is one sequence.
+
+    Returns
+    -------
+    log_prob : scalar
+        :math:`\\sum_s \\log p(z^{*(s)}, x^{(s)})`.
+    states : (n,) int32 array
+        The best path of each sequence, one after the other (as :func:`viterbi` on each).
+
+    Examples
+    --------
+    >>> p = categorical_hmm([0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]], [[0.9, 0.1], [0.1, 0.9]])
+    >>> _, states = decode(p, np.array([0, 0, 1, 1, 1, 0]), [2, 4])
+    >>> states.tolist()
+    [0, 0, 1, 1, 1, 0]
+
+    References
+    ----------
+    Rabiner (1989), Problem 2; hmmlearn's ``BaseHMM.decode``.
+    """
+    _check_params(params)
+    Xp, mask = _host_sequences(params, X, lengths)
+    paths, log_probs = _batch_viterbi(params, jnp.asarray(Xp), jnp.asarray(mask))
+    return jnp.sum(log_probs), jnp.asarray(np.asarray(paths)[mask])
+
+
 def _host_sequences(params, X, lengths):
     """Check ``X`` for ``params`` and pad it (host side)."""
     if isinstance(params, CategoricalHMMParams):
@@ -706,11 +793,6 @@ def _host_sequences(params, X, lengths):
             raise ValueError(f"X has {X.shape[1]} features, but the model has "
                              f"{params.means.shape[1]}")
     return pad_sequences(X, lengths)
-
-
-@jax.jit
-def _batch_log_likelihood(params, Xp, mask):
-    return jax.vmap(lambda x, m: _forward(params, x, m)[1])(Xp, mask)
 
 
 @jax.jit

@@ -94,38 +94,34 @@ def _normalise_rows(counts, old):
 
 
 def _e_step(params, Xp, mask, weight):
-    """``(L, gamma weighted (S, T, K), start counts (K,), transition counts (K, K))``."""
-    log_pi = jnp.log(params.startprob)
-    A = params.transmat
-
-    def one(x, m):
-        return _hmm._expected_counts(log_pi, A, _hmm.log_emission(params, x), m)
-
-    ll, gamma, xi_sum = jax.vmap(one)(Xp, mask)
-    used = weight > 0
-    total = jnp.sum(jnp.where(used, weight * ll, 0.0))
-    wg = jnp.where(used[:, None, None], weight[:, None, None] * gamma, 0.0)
-    trans = jnp.sum(jnp.where(used[:, None, None], weight[:, None, None] * xi_sum, 0.0), axis=0)
-    return total, wg, wg[:, 0, :].sum(axis=0), trans
+    """``(L, weighted gamma as rows (T S, K), start counts (K,), transition counts (K, K))``,
+    the rows in the order of :func:`_rows`."""
+    log_b = _hmm._log_emission_batch(params, Xp)  # (T, K, S)
+    total, wg, trans = _hmm._expected_counts(jnp.log(params.startprob), params.transmat, log_b,
+                                             mask.T, weight)
+    T, K, S = wg.shape
+    return total, jnp.transpose(wg, (0, 2, 1)).reshape(T * S, K), wg[0].sum(axis=-1), trans
 
 
-def _m_step(params, Xp, wg, start, trans, reg_covar, update, n_symbols):
+def _rows(Xp):
+    """The observations of padded sequences (S, T[, d]) as rows in time-major order (T S[, d])."""
+    x = jnp.swapaxes(Xp, 0, 1)
+    return x.reshape((-1,) + x.shape[2:])
+
+
+def _m_step(params, X, R, start, trans, reg_covar, update, n_symbols):
+    """Closed-form updates from the weighted posteriors ``R`` (rows, K) of the rows ``X``."""
     startprob = _normalise_rows(start, params.startprob) if "s" in update else params.startprob
     transmat = _normalise_rows(trans, params.transmat) if "t" in update else params.transmat
     if isinstance(params, _hmm.CategoricalHMMParams):
         emissionprob = params.emissionprob
         if "e" in update:
-            # sum of the weighted posteriors by symbol: a scatter-add over the (S T) steps
-            # (padded steps have zero posteriors)
-            K = wg.shape[-1]
-            counts = jax.ops.segment_sum(wg.reshape(-1, K), Xp.reshape(-1),
-                                         num_segments=n_symbols).T
+            # sum of the weighted posteriors by symbol: a scatter-add over the steps (padded
+            # steps have zero posteriors)
+            counts = jax.ops.segment_sum(R, X, num_segments=n_symbols).T
             emissionprob = _normalise_rows(counts, params.emissionprob)
         return params._replace(startprob=startprob, transmat=transmat, emissionprob=emissionprob)
     ct = params.covariance_type
-    S, T, K = wg.shape
-    X = Xp.reshape(S * T, -1)
-    R = wg.reshape(S * T, K)
     D = X[:, None, :] - params.means[None]
     stats = _cov.statistics(D, R, ct)
     if "m" not in update:  # no mean step: the statistics about the kept means (delta = 0)
@@ -142,12 +138,13 @@ def _run_em(init, Xp, mask, weight, tol, reg_covar, *, max_iter, update, n_symbo
     ct = getattr(init, "covariance_type", None)
     dtype = init.startprob.dtype
     big = jnp.finfo(dtype).max
+    X = _rows(Xp)
 
     def step(carry):
         theta, prev, i, history = carry
         params = _params(theta, emission, ct)
-        ll, wg, start, trans = _e_step(params, Xp, mask, weight)
-        new = _m_step(params, Xp, wg, start, trans, reg_covar, update, n_symbols)
+        ll, R, start, trans = _e_step(params, Xp, mask, weight)
+        new = _m_step(params, X, R, start, trans, reg_covar, update, n_symbols)
         err = jnp.where(jnp.isnan(prev), big, jnp.abs(ll - prev))
         err = jnp.where(jnp.isfinite(ll), err, jnp.inf)
         history = history.at[i].set(ll, mode="clip")

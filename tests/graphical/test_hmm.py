@@ -115,6 +115,11 @@ def test_viterbi_and_posterior_equal_hmmlearn():
         np.testing.assert_allclose(hmm.posterior(CAT, xc).gamma, ref_c.predict_proba(xc[:, None]),
                                    atol=1e-6)
         np.testing.assert_allclose(hmm.posterior(g, xg).gamma, ref_g.predict_proba(xg), atol=1e-6)
+    # all sequences at once (the batch-minor scan)
+    lp, path = ref_g.decode(X_GAUSS, LENGTHS, algorithm="viterbi")
+    ours_lp, ours = hmm.decode(g, X_GAUSS, LENGTHS)
+    np.testing.assert_array_equal(np.asarray(ours), path)
+    assert float(ours_lp) == pytest.approx(lp, abs=1e-6)
 
 
 def test_baum_welch_equals_hmmlearn_categorical():
