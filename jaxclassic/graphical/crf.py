@@ -50,7 +50,11 @@ Its gradient is the classic *empirical minus expected feature counts* plus :math
 ``optax.lbfgs`` (zoom line search) driven by :func:`jaxclassic._solver.minimize_optax` on
 :math:`J/\sum_i s_i` (same minimiser; the stopping rule ``||grad|| <= tol`` then does not
 grow with the corpus). Sequences are padded to a common length and the per-sequence terms
-are vmapped; a sequence of weight 0 has no influence.
+are vmapped; a sequence of weight 0 has no influence. When ``X``, ``y`` and ``lengths`` are
+concrete, the fit first packs several sequences into each row
+(:mod:`jaxclassic.graphical._crf_packing`, first-fit decreasing, the forward recursion
+restarting at each sequence's first token): the same objective term for term, with about a
+third of the padded form's work on CoNLL-2000.
 
 Differences from crfsuite: every (feature, label) pair and every label pair has a weight
 (crfsuite by default only those seen in training), and start/end weights are included
@@ -81,6 +85,7 @@ import optax
 
 from jaxclassic import _precision
 from jaxclassic._solver import minimize_optax
+from jaxclassic.graphical import _crf_packing
 from jaxclassic.validation import (
     check_int,
     check_sample_weight,
@@ -155,13 +160,8 @@ def _log_z_potentials(unary, transition, start, end, length):
     vanishing state cannot give ``log 0`` and a NaN gradient.
     """
     T = unary.shape[0]
-    tiny = jnp.finfo(unary.dtype).tiny
     live = _mask(length, T)[1:]
-
-    def advance(alpha, u_t, weights, shift):
-        m = jax.lax.stop_gradient(jnp.max(alpha))
-        s = _precision.matmul(jnp.exp(alpha - m), weights)
-        return u_t + m + shift + jnp.log(jnp.maximum(s, tiny))
+    advance = _advance
 
     if transition.ndim == 2:
         shift = jax.lax.stop_gradient(jnp.max(transition, axis=0))
@@ -183,6 +183,14 @@ def _log_z_potentials(unary, transition, start, end, length):
         xs = (unary[1:], live, weights, shifts)
     alpha, _ = jax.lax.scan(step, start + unary[0], xs)
     return jax.nn.logsumexp(alpha + end)
+
+
+def _advance(alpha, u_t, weights, shift):
+    """One forward step: ``u_t + logsumexp_i(alpha_i + A_ij)`` with ``weights = exp(A - shift)``."""
+    tiny = jnp.finfo(u_t.dtype).tiny
+    m = jax.lax.stop_gradient(jnp.max(alpha))
+    s = _precision.matmul(jnp.exp(alpha - m), weights)
+    return u_t + m + shift + jnp.log(jnp.maximum(s, tiny))
 
 
 def _length(x, length):
@@ -386,7 +394,8 @@ def _objective(theta, X, y, lengths, c2, sample_weight):
 
 
 @partial(jax.jit, static_argnames=("n_features", "n_labels", "max_iter", "memory_size"))
-def _fit(X, y, lengths, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory_size):
+def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory_size):
+    """``data`` is ``(X, y, lengths)`` (padded sequences) or a :class:`_crf_packing.Packed`."""
     dtype = sample_weight.dtype
     theta = (
         jnp.zeros((n_features, n_labels), dtype),
@@ -395,7 +404,12 @@ def _fit(X, y, lengths, c2, sample_weight, tol, *, n_features, n_labels, max_ite
         jnp.zeros((n_labels,), dtype),
     )
     c2 = jnp.asarray(c2, dtype)
-    fun = partial(_objective, X=X, y=y, lengths=lengths, c2=c2, sample_weight=sample_weight)
+    if isinstance(data, _crf_packing.Packed):
+        fun = partial(_crf_packing.packed_objective, packed=data, c2=c2, sample_weight=sample_weight,
+                      unary_fn=_unary, advance=_advance)
+    else:
+        X, y, lengths = data
+        fun = partial(_objective, X=X, y=y, lengths=lengths, c2=c2, sample_weight=sample_weight)
     result = minimize_optax(fun, theta, optax.lbfgs(memory_size=memory_size), max_iter=max_iter, tol=tol)
     emission, transition, start, end = result.carry[0]
     return CRFParams(emission, transition, start, end, result.n_iter, result.converged)
@@ -478,8 +492,12 @@ def fit_crf(
     X, y, lengths, n_labels, n_features = _check_sequences(X, y, lengths, n_labels, n_features)
     dtype = X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else default_float_dtype()
     sample_weight = check_sample_weight(sample_weight, X.shape[0], dtype=dtype)
+    if any(is_traced(a) for a in (X, y, lengths)):
+        data = (X, y, lengths)
+    else:  # several sequences a row: a third of the padded form's work on CoNLL-2000
+        data = _crf_packing.pack(np.asarray(X), np.asarray(y), np.asarray(lengths))
     return _fit(
-        X, y, lengths, c2, sample_weight, tol,
+        data, c2, sample_weight, tol,
         n_features=n_features, n_labels=n_labels, max_iter=max_iter, memory_size=memory_size,
     )
 

@@ -284,6 +284,32 @@ def test_padding_equals_unpadded():
             np.testing.assert_allclose(np.asarray(a)[: len(b)], np.asarray(b), atol=1e-12)
 
 
+def test_packed_objective_equals_padded():
+    # the fit packs several sequences a row (jaxclassic/graphical/_crf_packing.py): the same
+    # objective and gradient as one padded sequence a row, with weights (0 included)
+    from jaxclassic.graphical import _crf_packing
+
+    X, y, lengths, weight = _small_problem()
+    weight = weight + np.r_[np.arange(N_REAL) * 0.25, 0.0, 0.0]
+    packed = _crf_packing.pack(X, y, lengths, row_multiple=1)
+    assert packed.X.shape[0] < len(X)  # 18 real positions into rows of 6
+    params = _params(np.random.default_rng(13))
+    theta = tuple(params[:4])
+    args = (jnp.asarray(X), jnp.asarray(y), jnp.asarray(lengths))
+
+    def padded(th):
+        return crf._objective(th, *args, 0.3, jnp.asarray(weight))
+
+    def packed_form(th):
+        return _crf_packing.packed_objective(th, packed, 0.3, jnp.asarray(weight), crf._unary, crf._advance)
+
+    v1, g1 = jax.jit(jax.value_and_grad(padded))(theta)
+    v2, g2 = jax.jit(jax.value_and_grad(packed_form))(theta)
+    np.testing.assert_allclose(float(v2), float(v1), rtol=1e-12)
+    for a, b in zip(g2, g1):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=1e-12)
+
+
 def test_dense_float32_equals_sparse_and_keeps_dtype():
     # the dense form with the one-hot rows of the sparse indices is the same model; float32
     # input gives float32 params, equal to the float64 sparse fit to float32's optimum
