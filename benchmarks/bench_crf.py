@@ -8,7 +8,8 @@ labels), c2 = 1, c1 = 0. float64 on both sides (crfsuite computes in double).
 Cases:
 
 * fit: ``fit_crf`` on the indexed, padded sequences (``index_features`` done once, outside
-  the timing; sequences padded to 64 tokens) from zero weights to its stopping rule
+  the timing; sequences padded to 64 tokens, which the fit packs several to a row of 64)
+  from zero weights to its stopping rule
   (gradient norm of the per-sequence objective <= 1e-3) vs ``pycrfsuite.Trainer.train``
   (its default stopping: relative objective decrease < 1e-5 over 10 iterations; the
   trainer's ``append`` of the sequences is outside the timing). Quality: token accuracy on
