@@ -65,8 +65,9 @@ implicit function theorem at the EM fixed point :math:`\theta = \mathrm{EM}(\the
 :math:`\partial\theta^\star = (I - \partial_\theta\mathrm{EM})^{-1}\partial_h\mathrm{EM}`, EM's loop
 never differentiated and the values unchanged. Defined at an isolated maximum that EM has
 reached (a tight ``tol``: the derivative is that of the returned point); a stationary point of
-generalised EM is a fixed point of the exact map too. ``lower_bound``, ``n_iter`` and the
-initialisation carry no derivative.
+generalised EM is a fixed point of the exact map too. ``lower_bound`` has the derivative of
+the mean log-likelihood at the returned parameters (:func:`jaxclassic.cluster._gmm_em.lower_bound_with_derivative`);
+``lower_bounds``, ``n_iter`` and the initialisation carry none.
 
 Cost per iteration: ``full`` / ``tied`` two :math:`(n K d^2)` products (Mahalanobis distances
 and scatter matrices); ``diag`` / ``spherical`` :math:`O(nKd)`.
@@ -217,8 +218,10 @@ def _fit_gmm(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, 
     theta = (params.weights, params.means, params.covariances, params.precisions_cholesky)
     theta = with_implicit_derivatives(partial(_em.em_residual, covariance_type=covariance_type, tile=tile),
                                       theta, *data)
+    lower_bound = _em.lower_bound_with_derivative(params.lower_bound, theta, data[0], data[1],
+                                                  covariance_type, tile)
     return params._replace(weights=theta[0], means=theta[1], covariances=theta[2],
-                           precisions_cholesky=theta[3])
+                           precisions_cholesky=theta[3], lower_bound=lower_bound)
 
 
 def _run_restarts(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,

@@ -134,3 +134,21 @@ def test_generalised_em_has_the_exact_em_derivative():
     exact = jax.jvp(lambda s: along(s, "exact"), (0.0,), (1.0,))
     np.testing.assert_allclose(gem[0], exact[0], rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(gem[1], exact[1], rtol=1e-10, atol=1e-12)
+
+
+def test_lower_bound_derivative_equals_finite_differences():
+    # lower_bound is L of the parameters entering the last iteration (= L(theta*) to ~1e-13
+    # here); its derivative is that of L(theta*(h), X, s): central differences to 1e-7
+    vX = np.sin(np.arange(80.0)).reshape(40, 2)
+    vw = 0.2 * np.cos(np.arange(40.0))
+
+    def along(s):
+        return _fit(X + s * vX, 1.0 + s * vw, REG + s).lower_bound
+
+    eps = 1e-5
+    fd = (float(along(eps)) - float(along(-eps))) / (2 * eps)
+    _, tangent = jax.jvp(along, (0.0,), (1.0,))
+    np.testing.assert_allclose(tangent, fd, rtol=FD_TOL, atol=FD_TOL)
+    g = jax.grad(lambda Xv: _fit(Xv, np.ones(40), REG).lower_bound)(jnp.asarray(X))
+    np.testing.assert_allclose(np.sum(g * vX), jax.jvp(lambda s: _fit(X + s * vX, np.ones(40), REG).lower_bound,
+                                                       (0.0,), (1.0,))[1], rtol=1e-10)
