@@ -55,7 +55,9 @@ Derivatives. Everything the fit returns is differentiable with respect to ``X``,
 ``sample_weight``, fixed precisions and the hyperpriors: the estimated precisions by the
 implicit function theorem at the fixed point of the evidence update
 (:func:`_evidence_fixed_point`, :mod:`jaxclassic._implicit`), the posterior from them in
-closed form. The updates run on stopped inputs, so forward values are unchanged.
+closed form (differentiated in its Cholesky form, :func:`_posterior`, so that repeated
+eigenvalues of the Gram matrix, e.g. an orthogonal design, give finite derivatives). The
+updates run on stopped inputs, so forward values are unchanged.
 
 References
 ----------
@@ -145,6 +147,36 @@ def _evidence_fixed_point(precisions, gram, xty, yy, sw_sum, alpha_fixed, lambda
             lam - new_lam if estimate_lambda else lam - lambda_fixed)
 
 
+def _equilibrated_cholesky(gram_s, scale, xty_s, eye, alpha, lam):
+    """``(coef, gamma, sigma)`` by Cholesky in the equilibrated basis ``G = S G_s S``."""
+    # A = alpha G + lam I = S B S, B = alpha G_s + lam S^{-2}: beta = alpha S^{-1} B^{-1} S^{-1} g,
+    # A^{-1} = S^{-1} B^{-1} S^{-1}, gamma = tr(alpha G A^{-1}) = alpha <G_s, B^{-1}>
+    factor = cho_factor(alpha * gram_s + jnp.diag(lam / jnp.square(scale)), lower=True)
+    coef = alpha * cho_solve(factor, xty_s) / scale
+    b_inv = cho_solve(factor, eye)
+    gamma = alpha * jnp.sum(gram_s * b_inv)
+    return coef, gamma, b_inv / scale[:, None] / scale[None, :]
+
+
+@jax.custom_jvp
+def _posterior(gram, xty, alpha, lam):
+    """The fit's final posterior ``(coef, gamma, sigma)``: values from :func:`_posterior_of`
+    (eigendecomposition or equilibrated Cholesky, bit for bit), derivatives from the
+    equilibrated Cholesky form, which is smooth everywhere (the derivative of ``eigh`` is
+    infinite at repeated eigenvalues, e.g. an orthogonal design, though the posterior is not)."""
+    return _posterior_of(gram, xty)(alpha, lam)
+
+
+@_posterior.defjvp
+def _posterior_jvp(primals, tangents):
+    def smooth(gram, xty, alpha, lam):
+        scale, gram_s = equilibrate(gram)
+        eye = jnp.eye(gram.shape[0], dtype=gram.dtype)
+        return _equilibrated_cholesky(gram_s, scale, xty / scale, eye, alpha, lam)
+
+    return _posterior(*primals), jax.jvp(smooth, primals, tangents)[1]
+
+
 def _posterior_of(gram, xty):
     """``posterior(alpha, lam) -> (coef, gamma, sigma)`` for a Gram form: by the
     eigendecomposition of ``gram``, or, when its columns are badly graded, by Cholesky in the
@@ -170,13 +202,7 @@ def _posterior_of(gram, xty):
         return coef, gamma, sigma
 
     def by_equilibrated_cholesky(alpha, lam):
-        # A = alpha G + lam I = S B S, B = alpha G_s + lam S^{-2}: beta = alpha S^{-1} B^{-1} S^{-1} g,
-        # A^{-1} = S^{-1} B^{-1} S^{-1}, gamma = tr(alpha G A^{-1}) = alpha <G_s, B^{-1}>
-        factor = cho_factor(alpha * gram_s + jnp.diag(lam / jnp.square(scale)), lower=True)
-        coef = alpha * cho_solve(factor, xty_s) / scale
-        b_inv = cho_solve(factor, eye)
-        gamma = alpha * jnp.sum(gram_s * b_inv)
-        return coef, gamma, b_inv / scale[:, None] / scale[None, :]
+        return _equilibrated_cholesky(gram_s, scale, xty_s, eye, alpha, lam)
 
     def posterior(alpha, lam):
         return jax.lax.cond(is_graded, by_equilibrated_cholesky, by_eigendecomposition, alpha, lam)
@@ -242,7 +268,7 @@ def _fit_bayesian_ridge(X, y, sample_weight, alpha_init, lambda_init, tol, alpha
         alpha, lam = alpha0, lambda0
         n_iter, converged = jnp.int32(0), jnp.asarray(True)
 
-    coef, _, sigma = _posterior_of(stats.gram, stats.xty)(alpha, lam)
+    coef, _, sigma = _posterior(stats.gram, stats.xty, alpha, lam)
     intercept = stats.y_mean - _precision.dot(stats.x_mean, coef)
     return BayesianRidgeParams(coef, intercept, alpha, lam, sigma, stats.x_mean, n_iter, converged)
 
