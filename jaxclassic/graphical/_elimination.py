@@ -15,10 +15,12 @@ per (graph, targets, evidence variables) and cached:
 3. *Order*: greedy min-fill on the interaction graph of the reduced factors
    (:func:`~jaxclassic.graphical._dag.elimination_order`).
 4. *Elimination*: for each hidden variable in that order, the factors that hold it are
-   multiplied and it is summed out in one ``einsum``; every factor (the evidence-indexed
-   tables as well as each new one) is divided by its maximum (a constant, which cancels in
-   the normalisation) so long products of small probabilities do not underflow, and a factor
-   stays identically zero only when the evidence has probability zero.
+   multiplied and it is summed out in one ``einsum`` (a factor whose scope lies inside
+   another's is first multiplied into it); every factor (the evidence-indexed tables, each
+   such product, each new factor and each step of the final product over the targets) is
+   divided by its maximum (a constant, which cancels in the normalisation) so long products
+   of small probabilities do not underflow, and a factor stays identically zero only when
+   the evidence has probability zero.
 
 The numeric part is one jitted program of the CPT arrays and the evidence values. The cost is
 exponential only in the width of the order (the largest factor built), as for any exact
@@ -59,6 +61,24 @@ def _einsum(factors, scopes, out_scope):
     spec = ",".join("".join(labels[a] for a in s) for s in scopes)
     spec += "->" + "".join(labels[a] for a in out_scope)
     return jnp.einsum(spec, *factors, precision=_precision.PRECISION, optimize="greedy")
+
+
+def _aligned(f, scope, out):
+    """``f`` (axes labelled by ``scope``, a subset of ``out``) laid out to broadcast over ``out``."""
+    present = [a for a in out if a in scope]
+    f = jnp.transpose(f, [scope.index(a) for a in present])
+    return f.reshape(tuple(f.shape[present.index(a)] if a in scope else 1 for a in out))
+
+
+def _product(factors, scopes, out):
+    """Product of ``factors`` broadcast over ``out`` (every scope inside it), rescaled after
+    each multiplication: a product of many factors whose maxima fall on different states
+    (conflicting evidence) would otherwise underflow in float32 before it is normalised."""
+    table = None
+    for f, s in zip(factors, scopes):
+        f = _aligned(f, s, out)
+        table = f if table is None else _rescale(table * f)
+    return table
 
 
 def _rescale(f):
@@ -103,11 +123,27 @@ def _evidence_factors(cpts, values, structure, kept, observed):
     return factors
 
 
+def _absorb(pool):
+    """Multiply each factor whose scope lies inside another's into that one (broadcast,
+    rescaled): many small factors on one variable (conflicting evidence on its children)
+    then never meet in one product, which could underflow; no table grows."""
+    kept = []
+    for f, s in sorted(pool, key=lambda fs: -len(fs[1])):
+        host = next((i for i, (_, t) in enumerate(kept) if set(s) <= set(t)), None)
+        if host is None:
+            kept.append((f, s))
+        else:
+            g, t = kept[host]
+            kept[host] = (_rescale(g * _aligned(f, s, t)), t)
+    return kept
+
+
 def _eliminate(pool, order):
-    """Sum the variables of ``order`` out of the ``(factor, scope)`` pool, one einsum each."""
+    """Sum the variables of ``order`` out of the ``(factor, scope)`` pool, one at a time."""
     for v in order:
         touching = [(f, s) for f, s in pool if v in s]
         pool = [(f, s) for f, s in pool if v not in s]
+        touching = _absorb(touching)
         out = tuple(sorted({a for _, s in touching for a in s} - {v}))
         new = _einsum([f for f, _ in touching], [s for _, s in touching], out)
         pool.append((_rescale(new), out))
@@ -124,10 +160,8 @@ def _query_joint(cpts, values, structure, targets, observed):
     kept, scopes, order = _plan(structure, targets, observed)
     factors = _evidence_factors(cpts, values, structure, kept, observed)
     pool = _eliminate(list(zip(factors, scopes)), order)
-    if pool:
-        table = _einsum([f for f, _ in pool], [s for _, s in pool], targets)
-    else:  # nothing to multiply (cannot happen with >= 1 target; kept for safety)
-        table = jnp.ones(tuple(structure.cardinalities[t] for t in targets))
+    # every target keeps its own table's factor, so the product spans all the target axes
+    table = _product([f for f, _ in pool], [s for _, s in pool], targets)
     mass = jnp.sum(table)
     return table / mass, mass
 
@@ -150,7 +184,7 @@ def _query_marginals(cpts, values, structure, targets, observed):
         # a target is unobserved, so its own axis is the last of its factor
         fs = [f * lams[targets.index(v)] if v in targets else f for f, v in zip(factors, kept)]
         pool = _eliminate(list(zip(fs, scopes)), order)
-        return _einsum([f for f, _ in pool], [s for _, s in pool], ())
+        return _product([f for f, _ in pool], [s for _, s in pool], ())
 
     ones = tuple(jnp.ones(structure.cardinalities[t], factors[0].dtype) for t in targets)
     z, grads = jax.value_and_grad(mass)(ones)
