@@ -441,42 +441,61 @@ def _batch_dims(v, nb):
     return v.reshape(v.shape + (1,) * nb)
 
 
-# The recursions take log-emissions ``log_b`` of shape (T, K, *batch) and a mask (T, *batch):
-# one sequence (batch = ()) or many in the batch-minor layout (T, K, S), where every step is
-# one (K, K) @ (K, S) product and the reductions over states run across contiguous rows of S
-# values (2x faster on the CPU than a vmap of the one-sequence recursion, whose (S, K) rows
-# reduce over a short minor axis).
-def _forward_log(log_pi, A, log_b, mask):
+# The recursions take the observations ``x`` (T, *batch[, d]), an ``emit`` function giving the
+# log-emissions (K, *batch) of one time slice, and a mask (T, *batch): one sequence (batch = ())
+# or many in the batch-minor layout (K, S) per step, where every step is one (K, K) @ (K, S)
+# product and the reductions over states run across contiguous rows of S values (2x faster on
+# the CPU than a vmap of the one-sequence recursion). The emissions are computed inside the
+# steps: a (T, K, S) block of them would cost more memory traffic than the recursion itself.
+def _emitter(params):
+    """``x_t (*batch[, d]) -> log b(x_t) (K, *batch)``."""
+    if isinstance(params, CategoricalHMMParams):
+        log_B = jnp.log(params.emissionprob)
+        M = log_B.shape[1]
+        return lambda x_t: jnp.take(log_B, jnp.clip(x_t, 0, M - 1), axis=1)
+    means, prec_chol, ct = params.means, params.precisions_cholesky, params.covariance_type
+
+    def emit(x_t):
+        batch = x_t.shape[:-1]
+        D = x_t.reshape(-1, 1, x_t.shape[-1]) - means[None]
+        log_b = _cov.log_gaussian(D, prec_chol, ct)  # (n, K)
+        return jnp.moveaxis(log_b.reshape(batch + (-1,)), -1, 0)
+
+    return emit
+
+
+def _forward_log(log_pi, A, emit, x, mask):
     """``log_alpha`` (T, K, *batch) and ``log p(x)`` (*batch) (module docstring)."""
-    la0 = _batch_dims(log_pi, log_b.ndim - 2) + log_b[0]
+    la0 = _batch_dims(log_pi, mask.ndim - 1) + emit(x[0])
     AT = A.T
 
     def step(la, inputs):
-        lb_t, m_t = inputs
+        x_t, m_t = inputs
         s = _shift(la)
-        new = jnp.log(_precision.matmul(AT, jnp.exp(la - s))) + s + lb_t
+        new = jnp.log(_precision.matmul(AT, jnp.exp(la - s))) + s + emit(x_t)
         la = jnp.where(m_t, new, la)
         return la, la
 
-    last, las = jax.lax.scan(step, la0, (log_b[1:], mask[1:]), unroll=UNROLL)
+    last, las = jax.lax.scan(step, la0, (x[1:], mask[1:]), unroll=UNROLL)
     log_alpha = jnp.concatenate([la0[None], las], axis=0)
     return log_alpha, jax.nn.logsumexp(last, axis=0)
 
 
-def _backward_log(A, log_b, mask):
-    """``log_beta`` (T, K, *batch) (0 at padded steps)."""
-    end = jnp.zeros(log_b.shape[1:], dtype=log_b.dtype)
+def _backward_log(A, emit, x, mask):
+    """``log_beta`` (T, K, *batch) (0 at padded steps) and
+    ``log b(x_{t+1}) + log_beta_{t+1}`` (T - 1, K, *batch), the factor of :math:`\\xi`."""
+    end = jnp.zeros((A.shape[0],) + mask.shape[1:], dtype=A.dtype)
 
     def step(lb_next, inputs):
-        le_next, m_next = inputs
-        v = le_next + lb_next
+        x_next, m_next = inputs
+        v = emit(x_next) + lb_next
         s = _shift(v)
         new = jnp.log(_precision.matmul(A, jnp.exp(v - s))) + s
         lb = jnp.where(m_next, new, 0.0)
-        return lb, lb
+        return lb, (lb, v)
 
-    _, lbs = jax.lax.scan(step, end, (log_b[1:], mask[1:]), reverse=True, unroll=UNROLL)
-    return jnp.concatenate([lbs, end[None]], axis=0)
+    _, (lbs, vs) = jax.lax.scan(step, end, (x[1:], mask[1:]), reverse=True, unroll=UNROLL)
+    return jnp.concatenate([lbs, end[None]], axis=0), vs
 
 
 def _gamma(log_alpha, log_beta, ll, mask):
@@ -484,11 +503,11 @@ def _gamma(log_alpha, log_beta, ll, mask):
     return jnp.where(mask[:, None] & jnp.isfinite(ll), g, 0.0)
 
 
-def _xi_factors(log_alpha, log_beta, log_b, ll, mask):
+def _xi_factors(log_alpha, v, ll, mask):
     """``U``, ``V`` (T-1, K, *batch) and weights ``w`` (T-1, *batch) with
-    :math:`\\xi_t = w_t\\,A \\odot U_t V_t^\\top` (shifted exponentials, module docstring)."""
+    :math:`\\xi_t = w_t\\,A \\odot U_t V_t^\\top` (shifted exponentials, module docstring);
+    ``v`` is the second output of :func:`_backward_log`."""
     a = log_alpha[:-1]
-    v = log_b[1:] + log_beta[1:]
     s, r = _shift(a, axis=1), _shift(v, axis=1)
     U = jnp.exp(a - s[:, None])
     V = jnp.exp(v - r[:, None])
@@ -496,37 +515,37 @@ def _xi_factors(log_alpha, log_beta, log_b, ll, mask):
     return U, V, w
 
 
-def _expected_counts(log_pi, A, log_b, mask, weight):
-    """The E-step of many sequences (batch-minor layout, ``log_b`` (T, K, S)) with weights
-    ``weight`` (S,), a weight 0 ignoring its sequence even at probability 0: ``(sum_s w_s
-    log p(x_s), weighted gamma (T, K, S), weighted sum_{s,t} xi (K, K))``. The sum over time
-    and sequences is one contraction of the shifted factors."""
-    log_alpha, ll = _forward_log(log_pi, A, log_b, mask)
-    log_beta = _backward_log(A, log_b, mask)
+def _expected_counts(log_pi, A, emit, x, mask, weight):
+    """The E-step of many sequences (batch-minor, ``x`` (T, S[, d])) with weights ``weight``
+    (S,), a weight 0 ignoring its sequence even at probability 0: ``(sum_s w_s log p(x_s),
+    weighted gamma (T, K, S), weighted sum_{s,t} xi (K, K))``. The sum over time and sequences
+    is one contraction of the shifted factors."""
+    log_alpha, ll = _forward_log(log_pi, A, emit, x, mask)
+    log_beta, v = _backward_log(A, emit, x, mask)
     used = weight > 0
     total = jnp.sum(jnp.where(used, weight * ll, 0.0))
     gamma = jnp.where(used, weight * _gamma(log_alpha, log_beta, ll, mask), 0.0)
-    U, V, w = _xi_factors(log_alpha, log_beta, log_b, ll, mask)
+    U, V, w = _xi_factors(log_alpha, v, ll, mask)
     w = jnp.where(used, weight * w, 0.0)
     trans = A * _precision.einsum("tis,tjs->ij", U, w[:, None] * V)
     return total, gamma, trans
 
 
-def _viterbi_log(log_pi, log_A, log_b, mask):
+def _viterbi_log(log_pi, log_A, emit, x, mask):
     """Best paths (T, *batch) (-1 at padded steps) and their log-probabilities (*batch)."""
-    K, nb = log_b.shape[1], log_b.ndim - 2
-    d0 = _batch_dims(log_pi, nb) + log_b[0]
+    K, nb = log_A.shape[0], mask.ndim - 1
+    d0 = _batch_dims(log_pi, nb) + emit(x[0])
     LA = _batch_dims(log_A, nb)
     states = _batch_dims(jnp.arange(K), nb)
 
     def step(delta, inputs):
-        lb_t, m_t = inputs
+        x_t, m_t = inputs
         scores = delta[:, None] + LA  # [i, j]: from i to j
         back = jnp.argmax(scores, axis=0)
-        new = jnp.max(scores, axis=0) + lb_t
+        new = jnp.max(scores, axis=0) + emit(x_t)
         return jnp.where(m_t, new, delta), jnp.where(m_t, back, states)
 
-    last_delta, backs = jax.lax.scan(step, d0, (log_b[1:], mask[1:]), unroll=UNROLL)
+    last_delta, backs = jax.lax.scan(step, d0, (x[1:], mask[1:]), unroll=UNROLL)
     last = jnp.argmax(last_delta, axis=0)
 
     def back_step(state, back):
@@ -539,36 +558,32 @@ def _viterbi_log(log_pi, log_A, log_b, mask):
     return jnp.where(mask, path, -1).astype(jnp.int32), log_prob
 
 
-def _log_emission_batch(params, Xp):
-    """:math:`\\log b` of padded sequences ``Xp`` (S, T[, d]) in the batch-minor layout (T, K, S)."""
-    x = jnp.swapaxes(Xp, 0, 1)
-    T, S = x.shape[:2]
-    log_b = log_emission(params, x.reshape((T * S,) + x.shape[2:]))
-    return jnp.transpose(log_b.reshape(T, S, -1), (0, 2, 1))
+def _time_major(Xp):
+    """Padded sequences (S, T[, d]) as (T, S[, d])."""
+    return jnp.swapaxes(Xp, 0, 1)
 
 
 @jax.jit
 def _batch_log_likelihood(params, Xp, mask):
     """``log p(x_s)`` (S,) of padded sequences ``Xp`` (S, T[, d]) with ``mask`` (S, T)."""
-    log_b = _log_emission_batch(params, Xp)
-    return _forward_log(jnp.log(params.startprob), params.transmat, log_b, mask.T)[1]
+    return _forward_log(jnp.log(params.startprob), params.transmat, _emitter(params),
+                        _time_major(Xp), mask.T)[1]
 
 
 @jax.jit
 def _batch_gamma(params, Xp, mask):
     """``(gamma (S, T, K), log p(x_s) (S,))`` of padded sequences."""
-    log_b = _log_emission_batch(params, Xp)
-    log_alpha, ll = _forward_log(jnp.log(params.startprob), params.transmat, log_b, mask.T)
-    log_beta = _backward_log(params.transmat, log_b, mask.T)
+    emit, x = _emitter(params), _time_major(Xp)
+    log_alpha, ll = _forward_log(jnp.log(params.startprob), params.transmat, emit, x, mask.T)
+    log_beta, _ = _backward_log(params.transmat, emit, x, mask.T)
     return jnp.transpose(_gamma(log_alpha, log_beta, ll, mask.T), (2, 0, 1)), ll
 
 
 @jax.jit
 def _batch_viterbi(params, Xp, mask):
     """``(paths (S, T), log p(z*, x_s) (S,))`` of padded sequences."""
-    log_b = _log_emission_batch(params, Xp)
-    path, log_prob = _viterbi_log(jnp.log(params.startprob), jnp.log(params.transmat), log_b,
-                                  mask.T)
+    path, log_prob = _viterbi_log(jnp.log(params.startprob), jnp.log(params.transmat),
+                                  _emitter(params), _time_major(Xp), mask.T)
     return path.T, log_prob
 
 
@@ -593,8 +608,7 @@ def _prepare(params, x, mask):
 
 @jax.jit
 def _forward(params, x, mask):
-    log_b = log_emission(params, x)
-    return _forward_log(jnp.log(params.startprob), params.transmat, log_b, mask)
+    return _forward_log(jnp.log(params.startprob), params.transmat, _emitter(params), x, mask)
 
 
 def forward(params, x, mask=None):
@@ -634,7 +648,7 @@ def forward(params, x, mask=None):
 
 @jax.jit
 def _backward(params, x, mask):
-    return _backward_log(params.transmat, log_emission(params, x), mask)
+    return _backward_log(params.transmat, _emitter(params), x, mask)[0]
 
 
 def backward(params, x, mask=None):
@@ -670,10 +684,10 @@ def backward(params, x, mask=None):
 
 @jax.jit
 def _posterior(params, x, mask):
-    log_b = log_emission(params, x)
-    log_alpha, ll = _forward_log(jnp.log(params.startprob), params.transmat, log_b, mask)
-    log_beta = _backward_log(params.transmat, log_b, mask)
-    U, V, w = _xi_factors(log_alpha, log_beta, log_b, ll, mask)
+    emit = _emitter(params)
+    log_alpha, ll = _forward_log(jnp.log(params.startprob), params.transmat, emit, x, mask)
+    log_beta, v = _backward_log(params.transmat, emit, x, mask)
+    U, V, w = _xi_factors(log_alpha, v, ll, mask)
     xi = w[:, None, None] * U[:, :, None] * V[:, None, :] * params.transmat[None]
     return Posterior(_gamma(log_alpha, log_beta, ll, mask), xi, ll)
 
@@ -797,8 +811,8 @@ def _host_sequences(params, X, lengths):
 
 @jax.jit
 def _viterbi(params, x, mask):
-    log_b = log_emission(params, x)
-    return _viterbi_log(jnp.log(params.startprob), jnp.log(params.transmat), log_b, mask)
+    return _viterbi_log(jnp.log(params.startprob), jnp.log(params.transmat), _emitter(params), x,
+                        mask)
 
 
 def viterbi(params, x, mask=None):

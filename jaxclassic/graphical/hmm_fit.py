@@ -96,9 +96,9 @@ def _normalise_rows(counts, old):
 def _e_step(params, Xp, mask, weight):
     """``(L, weighted gamma as rows (T S, K), start counts (K,), transition counts (K, K))``,
     the rows in the order of :func:`_rows`."""
-    log_b = _hmm._log_emission_batch(params, Xp)  # (T, K, S)
-    total, wg, trans = _hmm._expected_counts(jnp.log(params.startprob), params.transmat, log_b,
-                                             mask.T, weight)
+    total, wg, trans = _hmm._expected_counts(jnp.log(params.startprob), params.transmat,
+                                             _hmm._emitter(params), _hmm._time_major(Xp), mask.T,
+                                             weight)
     T, K, S = wg.shape
     return total, jnp.transpose(wg, (0, 2, 1)).reshape(T * S, K), wg[0].sum(axis=-1), trans
 
