@@ -163,34 +163,59 @@ def test_logistic_zero_weight_rows_have_no_influence_on_the_derivative(logistic_
     np.testing.assert_allclose(jac[1][:, 2], forward, rtol=1e-4, atol=1e-9)
 
 
+TRAIN = (jnp.arange(40) < 30).astype(jnp.float64)  # the first 30 rows train, the last 10 validate
+GRID = jnp.array([0.1, 1.0, 10.0])
+_VAL_TRACES = []
+
+
 def _val_loss(l2, X, y):
-    # the example: a validation log-loss through fit_logistic, differentiated in l2
-    p = linear.fit_logistic(X[:30], y[:30], l2=l2, tol=LOGISTIC_TOL)
-    proba = linear.predict_proba(p, X[30:])[:, 1]
+    # the example: a validation log-loss through fit_logistic, differentiated in l2.
+    # The training rows are a weight vector (rows of weight 0 have no influence: tested
+    # above), so the fit is the fixture's compiled (40, 3) program and the re-fits of the
+    # central differences compile nothing.
+    p = linear.fit_logistic(X, y, l2=l2, sample_weight=TRAIN, tol=LOGISTIC_TOL)
+    return _val_loss_of(jnp.concatenate([p.coef, p.intercept[None]]), X, y)
+
+
+@jax.jit
+def _val_loss_of(theta, X, y):
+    proba = jax.nn.sigmoid(X[30:] @ theta[:-1] + theta[-1])
     return -jnp.mean(y[30:] * jnp.log(proba) + (1 - y[30:]) * jnp.log1p(-proba))
+
+
+def _val_loss_counted(l2, X, y):
+    _VAL_TRACES.append(1)  # once per trace of the program below
+    return _val_loss(l2, X, y)
+
+
+# one compiled program (the gradient over a grid of l2), shared by the two tests below
+_val_grad_grid = jax.jit(jax.vmap(jax.grad(_val_loss_counted), in_axes=(0, None, None)))
 
 
 def test_logistic_user_example_grad_of_validation_loss(logistic_case):
     X, y = logistic_case[:2]
-    g = jax.grad(_val_loss)(1.0, X, y)
-    np.testing.assert_allclose(g, _central(lambda v: _val_loss(v, X, y), 1.0), **FD_TOL)
+    g = _val_grad_grid(GRID, X, y)
+    fd = [_central(lambda v: _val_loss(v, X, y), l2, h=H * l2) for l2 in map(float, GRID)]
+    np.testing.assert_allclose(g, fd, **FD_TOL)
+    # the value is the one through the public predict_proba
+    p = linear.fit_logistic(X, y, l2=1.0, sample_weight=TRAIN, tol=LOGISTIC_TOL)
+    np.testing.assert_allclose(_val_loss(1.0, X, y), -jnp.mean(
+        jnp.where(y[30:] == 1, jnp.log(linear.predict_proba(p, X[30:])[:, 1]),
+                  jnp.log(linear.predict_proba(p, X[30:])[:, 0]))), rtol=1e-12)
 
 
 def test_logistic_vmapped_grid_of_gradients_equals_loop_and_does_not_retrace(logistic_case):
+    # the vmapped gradient equals, point by point, the chain rule through the (separately
+    # compiled, un-vmapped) Jacobian of the solution: d val / d theta . d theta / d l2
     X, y = logistic_case[:2]
-    traces = []
-
-    def val(l2, X):
-        traces.append(1)
-        return _val_loss(l2, X, y)
-
-    batched = jax.jit(jax.vmap(jax.grad(val), in_axes=(0, None)))
-    grid = jnp.array([0.1, 1.0, 10.0])
-    got = batched(grid, X)
-    loop = jnp.stack([jax.grad(_val_loss)(l2, X, y) for l2 in grid])  # eager: jit = eager too
-    np.testing.assert_allclose(got, loop, rtol=1e-10, atol=1e-14)
-    batched(2 * grid, X + 0.1)
-    assert len(traces) == 1
+    got = _val_grad_grid(GRID, X, y)
+    for k, l2 in enumerate(map(float, GRID)):  # python floats: the fixture's programs
+        theta = _logistic_theta(X, TRAIN, l2, y)
+        _, _, jac_l2 = _logistic_jac(X, TRAIN, l2, y)
+        loop = jnp.dot(jax.grad(_val_loss_of)(theta, X, y), jac_l2)
+        np.testing.assert_allclose(got[k], loop, rtol=1e-10, atol=1e-14)
+    _val_grad_grid(2 * GRID, X + 0.1, y)
+    assert len(_VAL_TRACES) == 1  # traced once, whichever test ran first
 
 
 def test_logistic_lbfgs_has_the_same_derivative_as_newton(logistic_case):
@@ -234,10 +259,16 @@ def _softmax_B(X, sw, l2, y):
     return jnp.concatenate([p.coef, p.intercept[:, None]], axis=1)
 
 
-def test_softmax_equals_central_differences_of_refits_and_stays_centred():
+@pytest.fixture(scope="module")
+def softmax_case():
+    # one forward and one derivative program, shared by the softmax tests
     X, y, sw = _multiclass()
     l2 = 0.5
-    jac_X, jac_sw, jac_l2 = jax.jit(jax.jacrev(_softmax_B, argnums=(0, 1, 2)))(X, sw, l2, y)
+    return X, y, sw, l2, _softmax_B(X, sw, l2, y), jax.jit(jax.jacrev(_softmax_B, argnums=(0, 1, 2)))(X, sw, l2, y)
+
+
+def test_softmax_equals_central_differences_of_refits_and_stays_centred(softmax_case):
+    X, y, sw, l2, _, (jac_X, jac_sw, jac_l2) = softmax_case
     np.testing.assert_allclose(jac_l2, _central(lambda v: _softmax_B(X, sw, v, y), l2), **FD_TOL)
     # derivatives of the centred solution: they sum to 0 over the classes
     np.testing.assert_allclose(jnp.sum(jac_l2, axis=0), 0.0, atol=1e-12)
@@ -248,10 +279,10 @@ def test_softmax_equals_central_differences_of_refits_and_stays_centred():
     np.testing.assert_allclose(jac_X[..., 4, 1], fd, **FD_TOL)
 
 
-def test_softmax_equals_unrolled_newton_on_the_centred_objective():
+def test_softmax_equals_unrolled_newton_on_the_centred_objective(softmax_case):
     # J + (C/2) |mean_c B_c|^2 has the centred optimum of J as its unique minimiser (the
     # added term is 0 there and its gradient is the mean of B's rows): plain Newton on it
-    X, y, sw = _multiclass()
+    X, y, sw, l2, B, (_, _, dB) = softmax_case
     C = 3
 
     def unrolled(l2):
@@ -263,8 +294,7 @@ def test_softmax_equals_unrolled_newton_on_the_centred_objective():
                     + 0.5 * C * jnp.sum(jnp.mean(B, axis=0) ** 2))
         return _unrolled_newton(objective, jnp.zeros(C * 4), 30).reshape(C, 4)
 
-    B, dB = jax.jvp(lambda v: _softmax_B(X, sw, v, y), (0.5,), (1.0,))
-    U, dU = jax.jit(lambda v: jax.jvp(unrolled, (v,), (1.0,)))(0.5)
+    U, dU = jax.jit(lambda v: jax.jvp(unrolled, (v,), (1.0,)))(l2)
     np.testing.assert_allclose(B, U, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(dB, dU, rtol=1e-8, atol=1e-12)
 
