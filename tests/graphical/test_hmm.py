@@ -434,3 +434,23 @@ def test_bad_other_arguments():
         hmm.forward((PI, A, B), X_CAT[:3])
     with pytest.raises(ValueError, match="x must have at least 1 sample"):
         hmm.forward(CAT, np.array([], dtype=int))
+
+
+def test_left_right_model_with_zero_probabilities_equals_hmmlearn():
+    """Exact zeros in startprob / transmat / emissionprob (a left-right chain): log(0) = -inf
+    in the recursions, finite results, the zeros kept by EM, as hmmlearn."""
+    pi = np.array([1.0, 0.0, 0.0])
+    A = np.array([[0.7, 0.3, 0.0], [0.0, 0.8, 0.2], [0.0, 0.0, 1.0]])
+    B = np.array([[0.9, 0.1, 0.0], [0.1, 0.8, 0.1], [0.0, 0.2, 0.8]])
+    X = np.array([0, 0, 1, 1, 1, 2, 2, 2])
+    ref = H.CategoricalHMM(3, init_params="", n_iter=3, tol=0.0, implementation="log")
+    ref.startprob_, ref.transmat_, ref.emissionprob_ = pi, A, B
+    p = hmm.categorical_hmm(pi, A, B)
+    assert float(hmm.log_likelihood(p, X)) == pytest.approx(ref.score(X[:, None]), abs=1e-10)
+    np.testing.assert_array_equal(np.asarray(hmm.viterbi(p, X)[0]), ref.decode(X[:, None])[1])
+    ref.fit(X[:, None])
+    with pytest.warns(ConvergenceWarning):
+        fit = fit_hmm(X, None, 3, init=p, max_iter=3, tol=0.0)
+    np.testing.assert_allclose(fit.transmat, ref.transmat_, atol=1e-10)
+    np.testing.assert_allclose(fit.emissionprob, ref.emissionprob_, atol=1e-10)
+    assert np.asarray(fit.transmat)[1, 0] == 0.0 and np.asarray(fit.transmat)[2, 1] == 0.0
