@@ -123,19 +123,19 @@ def test_dataframe_with_other_column_names_is_rejected():
 
 
 def test_conflicting_evidence_on_many_children_does_not_underflow_in_float32():
-    # naive-Bayes shape: class c, 100 children observed half for each class; each child's
-    # factor on c rescales to (1, 1/9) or (1/9, 1), whose product (9**-50 ~ 2e-48) underflows
-    # float32 unless every multiplication is rescaled. By symmetry p(c | e) = (1/2, 1/2), so
-    # p(t | e) = (0.8 + 0.3, 0.2 + 0.7) / 2.
-    n = 100
+    # naive-Bayes shape: class c, 50 children observed half for each class; each child's
+    # factor on c rescales to (1, 1/99) or (1/99, 1), whose product (99**-25 ~ 1e-50)
+    # underflows float32 unless every multiplication is rescaled. By symmetry
+    # p(c | e) = (1/2, 1/2), so p(t | e) = (0.8 + 0.3, 0.2 + 0.7) / 2.
+    n = 50
     feats = [f"f{i}" for i in range(n)]
     s = bn.make_structure({"c": [], **{f: ["c"] for f in feats}, "t": ["c"]}, [2] * (n + 2))
-    cpts = {"c": [0.5, 0.5], **{f: [[0.9, 0.1], [0.1, 0.9]] for f in feats},
+    cpts = {"c": [0.5, 0.5], **{f: [[0.99, 0.01], [0.01, 0.99]] for f in feats},
             "t": [[0.8, 0.2], [0.3, 0.7]]}
     evidence = {f: i % 2 for i, f in enumerate(feats)}
     with jax.enable_x64(False):
         net = bn.make_bayes_net(s, cpts)
         post_c = np.asarray(bn.query(net, "c", evidence))  # the class a target (final product)
         post_t = np.asarray(bn.query(net, "t", evidence))  # the class eliminated
-    np.testing.assert_allclose(post_c, [0.5, 0.5], atol=1e-6)  # float32, 100 rescalings
+    np.testing.assert_allclose(post_c, [0.5, 0.5], atol=1e-6)  # float32, 50 rescalings
     np.testing.assert_allclose(post_t, [0.55, 0.45], atol=1e-5)
