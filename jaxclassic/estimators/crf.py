@@ -14,6 +14,7 @@ lists the class with that reason. ``get_params``/``set_params``/``clone`` work.
 
 from __future__ import annotations
 
+import numbers
 from functools import partial
 
 import jax
@@ -147,6 +148,15 @@ class ChainCRF(BaseEstimator):
                 got = len(ys) if hasattr(ys, "__len__") else type(ys).__name__
                 raise ValueError(f"{name}[{i}] has {got} labels but X[{i}] has {len(xs)} tokens")
 
+    @staticmethod
+    def _classes(flat):
+        """Sorted distinct labels; all strings or all numbers (a mix has no order)."""
+        kinds = {"str" if isinstance(label, str) else "number" if isinstance(label, (numbers.Number, np.generic))
+                 and not isinstance(label, (complex, np.complexfloating)) else type(label).__name__ for label in flat}
+        if len(kinds) > 1 or kinds - {"str", "number"}:
+            raise TypeError(f"y must hold labels that are all strings or all numbers, got {sorted(kinds)}")
+        return np.unique(np.asarray(flat, dtype=object if kinds == {"str"} else None))
+
     # ------------------------------------------------------------------ fit / predict
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
@@ -161,7 +171,7 @@ class ChainCRF(BaseEstimator):
         self._check_X(X)
         self._codes(y, X)
         flat = [label for seq in y for label in seq]
-        self.classes_ = np.unique(np.asarray(flat, dtype=object if isinstance(flat[0], str) else None))
+        self.classes_ = self._classes(flat)
         code = {label: i for i, label in enumerate(self.classes_.tolist())}
         dtype = start_fit(self, compute_dtype(np.float64))
         idx, lengths, self.vocabulary_ = index_features(X)

@@ -79,20 +79,27 @@ def pack(X: np.ndarray, y: np.ndarray, lengths: np.ndarray, row_multiple: int = 
     return Packed(jnp.asarray(Xp), jnp.asarray(yp), jnp.asarray(reset), jnp.asarray(last), jnp.asarray(seq))
 
 
-def _row_nll(theta, x, y, reset, last, weight, unary_fn, advance):
-    """Weighted sum of the NLLs of the sequences packed in one row."""
+def _row_nll(theta, x, y, reset, last, weight, unary_fn, advance, advance_exact=None):
+    """Weighted sum of the NLLs of the sequences packed in one row, and whether the fast
+    forward step lost precision (``advance`` returns ``(alpha, lost)``; with
+    ``advance_exact`` given, the textbook step is used instead and the flag is False)."""
     emission, transition, start, end = theta
     unary = unary_fn(emission, x)  # (P, L)
     shift = jax.lax.stop_gradient(jnp.max(transition, axis=0))
     weights = jnp.exp(transition - shift)
 
-    def step(alpha, inputs):
+    def step(carry, inputs):
+        alpha, bad = carry
         u_t, r_t = inputs
-        new = jnp.where(r_t, start + u_t, advance(alpha, u_t, weights, shift))
-        return new, new
+        if advance_exact is None:
+            moved, lost = advance(alpha, u_t, weights, shift)
+        else:
+            moved, lost = advance_exact(alpha, u_t, transition), False
+        new = jnp.where(r_t, start + u_t, moved)
+        return (new, bad | (~r_t & lost)), new
 
     alpha0 = start + unary[0]
-    _, alphas = jax.lax.scan(step, alpha0, (unary[1:], reset[1:]))
+    (_, bad), alphas = jax.lax.scan(step, (alpha0, jnp.zeros((), bool)), (unary[1:], reset[1:]))
     alphas = jnp.concatenate([alpha0[None], alphas])
     live = weight > 0
     log_z = jax.nn.logsumexp(alphas + end, axis=1)
@@ -102,13 +109,26 @@ def _row_nll(theta, x, y, reset, last, weight, unary_fn, advance):
              + jnp.where(inner, weight[1:] * transition[y[:-1], y[1:]], 0.0).sum()
              + jnp.where(live & reset, weight * start[y], 0.0).sum()
              + jnp.where(live & last, weight * end[y], 0.0).sum())
-    return jnp.where(live & last, weight * log_z, 0.0).sum() - score
+    return jnp.where(live & last, weight * log_z, 0.0).sum() - score, bad
 
 
-def packed_objective(theta, packed: Packed, c2, sample_weight, unary_fn, advance):
-    r""":math:`(\sum_i s_i\,\mathrm{NLL}_i + c_2\lVert\theta\rVert^2)/\sum_i s_i` on packed rows."""
+def packed_objective(theta, packed: Packed, c2, sample_weight, unary_fn, advance, advance_exact):
+    r""":math:`(\sum_i s_i\,\mathrm{NLL}_i + c_2\lVert\theta\rVert^2)/\sum_i s_i` on packed rows.
+
+    ``advance(alpha, u_t, weights, shift) -> (alpha, lost)`` is the fast forward step
+    (:func:`jaxclassic.graphical.crf._advance_checked`); when it reports lost precision
+    anywhere in the batch (weights so large that a path's shifted weight underflows), every
+    row is recomputed with ``advance_exact(alpha, u_t, transition)`` (one branch for the
+    batch: a ``cond`` inside the vmap would run both).
+    """
     weight = jnp.where(packed.seq >= 0, sample_weight[jnp.clip(packed.seq, 0, None)], 0.0)
-    rows = jax.vmap(lambda x, y, r, l, w: _row_nll(theta, x, y, r, l, w, unary_fn, advance))(
-        packed.X, packed.y, packed.reset, packed.last, weight)
+
+    def rows(exact):
+        fn = lambda x, y, r, l, w: _row_nll(theta, x, y, r, l, w, unary_fn, advance,  # noqa: E731
+                                            advance_exact if exact else None)
+        return jax.vmap(fn)(packed.X, packed.y, packed.reset, packed.last, weight)
+
+    fast, bad = rows(False)
+    data = jax.lax.cond(jnp.any(bad), lambda: jnp.sum(rows(True)[0]), lambda: jnp.sum(fast))
     penalty = sum(jnp.sum(jnp.square(w)) for w in theta)
-    return (jnp.sum(rows) + c2 * penalty) / jnp.sum(sample_weight)
+    return (data + c2 * penalty) / jnp.sum(sample_weight)

@@ -155,42 +155,79 @@ def _log_z_potentials(unary, transition, start, end, length):
     :math:`c_j = \max_i A_{ij}`: a ``(L,) @ (L, L)`` product on shifted exponentials (exact in
     exact arithmetic for any shifts, so the shifts are held constant for autodiff). Against the
     textbook ``logsumexp`` over an ``(L, L)`` array this is 9x faster for value and gradient on
-    the CoNLL benchmark. The sum is floored at the smallest normal float, reached only when
-    every path into ``j`` has relative weight below it (``exp(-87)`` in float32), so a
-    vanishing state cannot give ``log 0`` and a NaN gradient.
+    the CoNLL benchmark. The shifts are per factor, not per path: when the best path into
+    ``j`` lies more than :math:`\log(\text{tiny}/\epsilon)` below :math:`m + c_j` (71 nats in
+    float32, 672 in float64; large weights, long sequences) the sum loses precision or
+    underflows. The fast pass flags that case and the whole log Z is then recomputed with the
+    textbook ``logsumexp`` (:func:`_log_z_exact`), so the result is accurate for any weights.
     """
+    log_z, bad = _log_z_fast(unary, transition, start, end, length)
+    return jax.lax.cond(bad, lambda: _log_z_exact(unary, transition, start, end, length), lambda: log_z)
+
+
+def _log_z_fast(unary, transition, start, end, length):
+    """The fast forward pass of :func:`_log_z_potentials`: ``(log Z, lost_precision)``."""
     T = unary.shape[0]
     live = _mask(length, T)[1:]
-    advance = _advance
 
     if transition.ndim == 2:
         shift = jax.lax.stop_gradient(jnp.max(transition, axis=0))
         weights = jnp.exp(transition - shift)
 
-        def step(alpha, inputs):
+        def step(carry, inputs):
+            alpha, bad = carry
             u_t, on = inputs
-            return jnp.where(on, advance(alpha, u_t, weights, shift), alpha), None
+            new, lost = _advance_checked(alpha, u_t, weights, shift)
+            return (jnp.where(on, new, alpha), bad | (on & lost)), None
 
         xs = (unary[1:], live)
     else:
         shifts = jax.lax.stop_gradient(jnp.max(transition, axis=1))  # (T-1, L)
         weights = jnp.exp(transition - shifts[:, None, :])
 
-        def step(alpha, inputs):
+        def step(carry, inputs):
+            alpha, bad = carry
             u_t, on, w_t, c_t = inputs
-            return jnp.where(on, advance(alpha, u_t, w_t, c_t), alpha), None
+            new, lost = _advance_checked(alpha, u_t, w_t, c_t)
+            return (jnp.where(on, new, alpha), bad | (on & lost)), None
 
         xs = (unary[1:], live, weights, shifts)
-    alpha, _ = jax.lax.scan(step, start + unary[0], xs)
+    (alpha, bad), _ = jax.lax.scan(step, (start + unary[0], jnp.zeros((), bool)), xs)
+    return jax.nn.logsumexp(alpha + end), bad
+
+
+def _log_z_exact(unary, transition, start, end, length):
+    """log Z by the textbook step ``u_t + logsumexp_i(alpha_i + A_ij)`` (slower, no underflow)."""
+    T = unary.shape[0]
+    live = _mask(length, T)[1:]
+    pairwise = jnp.broadcast_to(transition, (T - 1,) + transition.shape[-2:])
+
+    def step(alpha, inputs):
+        u_t, on, A_t = inputs
+        return jnp.where(on, _advance_exact(alpha, u_t, A_t), alpha), None
+
+    alpha, _ = jax.lax.scan(step, start + unary[0], (unary[1:], live, pairwise))
     return jax.nn.logsumexp(alpha + end)
 
 
 def _advance(alpha, u_t, weights, shift):
     """One forward step: ``u_t + logsumexp_i(alpha_i + A_ij)`` with ``weights = exp(A - shift)``."""
+    return _advance_checked(alpha, u_t, weights, shift)[0]
+
+
+def _advance_checked(alpha, u_t, weights, shift):
+    """:func:`_advance` and whether a column's sum fell below ``tiny / eps`` (precision lost;
+    the caller then recomputes with :func:`_advance_exact`)."""
     tiny = jnp.finfo(u_t.dtype).tiny
     m = jax.lax.stop_gradient(jnp.max(alpha))
     s = _precision.matmul(jnp.exp(alpha - m), weights)
-    return u_t + m + shift + jnp.log(jnp.maximum(s, tiny))
+    lost = jnp.any(jax.lax.stop_gradient(s) < tiny / jnp.finfo(u_t.dtype).eps)
+    return u_t + m + shift + jnp.log(jnp.maximum(s, tiny)), lost
+
+
+def _advance_exact(alpha, u_t, transition):
+    """One forward step ``u_t + logsumexp_i(alpha_i + A_ij)`` over the ``(L, L)`` array."""
+    return u_t + jax.nn.logsumexp(alpha[:, None] + transition, axis=0)
 
 
 def _length(x, length):
@@ -376,11 +413,14 @@ def _lengths(X, lengths):
 def negative_log_likelihood(params: CRFParams, X, y, lengths=None) -> jax.Array:
     r"""Per-sequence :math:`\log Z(x_i) - s(y_i \mid x_i)` of a padded batch, ``(n_seq,)``."""
     lengths = _lengths(X, lengths)
-
-    def one(x, labels, n):
-        return log_partition(params, x, n) - sequence_score(params, x, labels, n)
-
-    return jax.vmap(one)(X, y, lengths)
+    unary = jax.vmap(lambda x: _unary(params.emission, x))(X)
+    rest = (params.transition, params.start, params.end)
+    fast, bad = jax.vmap(lambda u, n: _log_z_fast(u, *rest, n))(unary, lengths)
+    # one branch for the whole batch (a cond inside the vmap would run both branches)
+    log_z = jax.lax.cond(jnp.any(bad), lambda: jax.vmap(lambda u, n: _log_z_exact(u, *rest, n))(unary, lengths),
+                         lambda: fast)
+    score = jax.vmap(lambda x, labels, n: sequence_score(params, x, labels, n))(X, y, lengths)
+    return log_z - score
 
 
 def _objective(theta, X, y, lengths, c2, sample_weight):
@@ -406,7 +446,7 @@ def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory
     c2 = jnp.asarray(c2, dtype)
     if isinstance(data, _crf_packing.Packed):
         fun = partial(_crf_packing.packed_objective, packed=data, c2=c2, sample_weight=sample_weight,
-                      unary_fn=_unary, advance=_advance)
+                      unary_fn=_unary, advance=_advance_checked, advance_exact=_advance_exact)
     else:
         X, y, lengths = data
         fun = partial(_objective, X=X, y=y, lengths=lengths, c2=c2, sample_weight=sample_weight)
