@@ -55,6 +55,7 @@ Golub & Van Loan, *Matrix Computations*, 4th ed., §5.5 (rank-deficient least sq
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import jax
@@ -190,8 +191,22 @@ def blocked_gram(make_block, arrays, width: int, dtype):
     return M
 
 
+def _augmented_plain(X, y, sw, x_shift, y_shift, with_ones: bool):
+    cols = [X - x_shift, (y - y_shift)[:, None]]
+    if with_ones:
+        cols.append(jnp.ones((X.shape[0], 1), X.dtype))
+    Z = jnp.concatenate(cols, axis=1)
+    return t_dot(Z * sw.astype(X.dtype)[:, None], Z)
+
+
+@partial(jax.custom_jvp, nondiff_argnums=(5,))
 def _augmented_product(X, y, sw, x_shift, y_shift, with_ones: bool):
-    r"""``Z^T Z`` for ``Z = sqrt(w) [X - s, y - t, (1)]``, accumulated over blocks of rows."""
+    r"""``Z^T Z`` for ``Z = sqrt(w) [X - s, y - t, (1)]``, accumulated over blocks of rows.
+
+    Differentiable (forward and reverse) as the plain product
+    :math:`Z_0^\top\operatorname{diag}(w)Z_0`: autodiff of :math:`\sqrt w` would give
+    :math:`0\cdot\infty =` NaN in the derivative with respect to a weight of 0 (a row left
+    out), whose value is the one-sided derivative of adding the row."""
     d = X.shape[1]
     dtype = X.dtype
 
@@ -203,6 +218,11 @@ def _augmented_product(X, y, sw, x_shift, y_shift, with_ones: bool):
 
     return blocked_gram(block, (X, y, sw), d + (2 if with_ones else 1), dtype)
 
+
+@_augmented_product.defjvp
+def _augmented_product_jvp(with_ones, primals, tangents):
+    _, tangent = jax.jvp(lambda *a: _augmented_plain(*a, with_ones), primals, tangents)
+    return _augmented_product(*primals, with_ones), tangent
 
 # --------------------------------------------------------------------------- many weightings
 #: the outer-product formulation is used while (d+1)(d+2)/2 is at most this (d <= ~360)

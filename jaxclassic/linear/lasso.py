@@ -43,7 +43,11 @@ off the support and, on the active set :math:`A`,
 kinks of the path (a coefficient entering or leaving) there is no derivative. Each solution
 of :func:`lasso_path` is differentiated the same way (the warm start carries no derivative),
 with respect to the data and to given ``alphas`` (or, for the automatic grid, through
-:math:`\alpha_{\max}`).
+:math:`\alpha_{\max}`). Where the active columns are linearly dependent (e.g. a duplicated
+column with both copies nonzero) the solution is not unique, :math:`G_{AA}` is singular and
+the derivative comes out NaN. The derivative is taken at the returned ``coef`` (the one in
+``alpha`` needs only its active set and signs): at an unconverged fit it is that of an
+approximate solution, and nothing says so but ``converged``.
 
 References
 ----------

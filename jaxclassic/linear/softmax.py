@@ -56,7 +56,9 @@ Derivatives. ``coef`` and ``intercept`` are differentiable with respect to ``X``
 ``sample_weight`` and ``l2`` by the implicit function theorem (:mod:`jaxclassic._implicit`)
 at :math:`\nabla J(B) + \mathbf 1_C\bar B = 0` (:func:`_optimality`: the gradient plus a
 term pinning the over-parameterised directions to the centred solution), so the
-derivatives are those of the centred solution and sum to 0 over the classes.
+derivatives are those of the centred solution and sum to 0 over the classes. They are
+taken at the returned solution: at an unconverged fit (``converged`` False) they are not
+those of the optimum, and nothing says so but ``converged``.
 
 References
 ----------
