@@ -97,3 +97,26 @@ def test_chaincrf_mixed_label_types_are_a_type_error():
         ChainCRF().fit(X, [[0, "N"], ["V"]])
     with pytest.raises(TypeError, match=r"y must hold labels that are all strings or all numbers, got \['NoneType', 'str'\]"):
         ChainCRF().fit(X, [[None, "N"], ["V"]])
+
+
+def test_chaincrf_in_grid_search_with_a_label_unseen_in_a_training_fold():
+    # ChainCRF.score raised ValueError on a label unseen in fit, so GridSearchCV scored NaN
+    # for every candidate whenever a rare label fell in a validation fold only. Now those
+    # tokens count as errors. (Same shape buckets as tests/estimators/test_crf.py's
+    # token-string fit: 3 labels, T <= 8, one attribute a token; c2 is traced: one compile.)
+    from sklearn.model_selection import GridSearchCV
+
+    from jaxclassic.estimators import ChainCRF
+
+    X = [["the", "dog"], ["runs"], ["a", "cat"], ["sleeps"], ["the", "cat"], ["hey", "runs"]]
+    y = [["D", "N"], ["V"], ["D", "N"], ["V"], ["D", "N"], ["UH", "V"]]
+    split = [(np.arange(4), np.arange(4, 6))]
+    search = GridSearchCV(ChainCRF(), {"c2": [0.01, 10.0]}, cv=split, error_score="raise",
+                          refit=False).fit(X, y)
+    model = ChainCRF(c2=0.01).fit(X[:4], y[:4])
+    pred = model.predict(X[4:])
+    assert pred[0] == ["D", "N"]
+    hits = sum(a == b for p, t in zip(pred, y[4:]) for a, b in zip(p, t))
+    assert hits <= 3  # "UH" is never predicted
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"][0], hits / 4)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
