@@ -40,18 +40,39 @@ def _flat(p):
     return jnp.concatenate([p.weights.ravel(), p.means.ravel(), p.covariances.ravel()])
 
 
+# Suite time: one direction (VX, VW, 1) moves X, the weights and reg_covar together
+# everywhere, so for "full" a single compiled forward-mode program (``_jvp_full``) serves the
+# finite differences, the unrolled EM and the lower bound, and a single reverse-mode program
+# (``_rev``, run at two weight vectors) serves the zero-weight rows and the lower bound's gradient;
+# the finite-difference refits reuse the one compiled fit per covariance type.
+VX = np.sin(np.arange(80.0)).reshape(40, 2)
+VW = 0.2 * np.cos(np.arange(40.0))
+EPS = 1e-5
+
+
+def _along(s, covariance_type="full"):  # X, the weights and reg_covar all move
+    return _fit(X + s * VX, 1.0 + s * VW, REG + s, covariance_type)
+
+
+@pytest.fixture(scope="module")
+def full_jvp():
+    """(fit, its tangent along (VX, VW, 1), the refits at +-EPS) for covariance_type="full"."""
+    p, t = jax.jit(lambda s: jax.jvp(_along, (s,), (jnp.ones_like(s),)))(jnp.asarray(0.0))
+    return p, t, _along(EPS), _along(-EPS)
+
+
+# every covariance type has its own M-step and its own residual (_gmm_em), so each is checked
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
-def test_derivatives_equal_finite_differences(covariance_type):
-    vX = RNG.normal(size=X.shape)
-    vw = 0.3 * np.cos(np.arange(40))
-
-    def along(s):  # X, the weights and reg_covar all move
-        return _flat(_fit(X + s * vX, 1.0 + s * vw, REG + 0.5 * s, covariance_type))
-
-    assert bool(_fit(X, np.ones(40), REG, covariance_type).converged)
-    _, tangent = jax.jvp(along, (0.0,), (1.0,))
-    eps = 1e-5
-    fd = (np.asarray(along(eps)) - np.asarray(along(-eps))) / (2 * eps)
+def test_derivatives_equal_finite_differences(covariance_type, full_jvp):
+    if covariance_type == "full":
+        p, t, plus, minus = full_jvp
+        tangent = _flat(t)
+    else:
+        p = _fit(X, np.ones(40), REG, covariance_type)
+        _, tangent = jax.jvp(lambda s: _flat(_along(s, covariance_type)), (0.0,), (1.0,))
+        plus, minus = _along(EPS, covariance_type), _along(-EPS, covariance_type)
+    assert bool(p.converged)
+    fd = (np.asarray(_flat(plus)) - np.asarray(_flat(minus))) / (2 * EPS)
     np.testing.assert_allclose(tangent, fd, rtol=FD_TOL, atol=FD_TOL)
 
 
@@ -80,26 +101,33 @@ def _unrolled_em(Xv, w, reg, n_steps=40):
     return jnp.concatenate([theta[0].ravel(), theta[1].ravel(), theta[2].ravel()])
 
 
-def test_derivatives_equal_the_unrolled_em():
-    w = np.ones(40)
-    np.testing.assert_allclose(_flat(_fit(X, w, REG)), _unrolled_em(jnp.asarray(X), w, REG), rtol=1e-10,
-                               atol=1e-12)
-    vX = np.sin(np.arange(80.0)).reshape(40, 2)
+def _rev(Xv, w):
+    """Gradients in (X, w, reg_covar) of [sum of the squared parameters, the lower bound]."""
+    def f(Xv, w, reg):
+        p = _fit(Xv, w, reg)
+        return jnp.stack([jnp.sum(_flat(p) ** 2), p.lower_bound])
 
-    def ours(s):
-        return _flat(_fit(X + s * vX, w, REG + s))
+    return jax.jacrev(f, argnums=(0, 1, 2))(Xv, w, jnp.asarray(REG))
+
+
+REV = jax.jit(_rev)
+
+
+def test_derivatives_equal_the_unrolled_em(full_jvp):
+    w = np.ones(40)
+    p, t, _, _ = full_jvp
+    np.testing.assert_allclose(_flat(p), _unrolled_em(jnp.asarray(X), w, REG), rtol=1e-10, atol=1e-12)
 
     def unrolled(s):
-        return _unrolled_em(X + s * vX, w, REG + s)
+        return _unrolled_em(X + s * VX, 1.0 + s * VW, REG + s)
 
-    np.testing.assert_allclose(jax.jvp(ours, (0.0,), (1.0,))[1], jax.jvp(unrolled, (0.0,), (1.0,))[1],
-                               rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(_flat(t), jax.jvp(unrolled, (0.0,), (1.0,))[1], rtol=1e-8, atol=1e-10)
 
 
 def test_zero_weight_rows_have_zero_derivative():
     w = np.ones(40)
     w[[3, 27]] = 0.0
-    g = np.asarray(jax.grad(lambda Xv: jnp.sum(_flat(_fit(Xv, w, REG)) ** 2))(jnp.asarray(X)))
+    g = np.asarray(REV(jnp.asarray(X), jnp.asarray(w))[0][0])  # d sum(params^2) / d X
     np.testing.assert_array_equal(g[[3, 27]], 0.0)
     assert np.all(np.abs(g[w > 0]).sum(axis=1) > 0)
 
@@ -122,33 +150,26 @@ def test_gradient_jit_vmap_and_no_retrace():
     np.testing.assert_allclose(looped[1], jax.grad(loss)(0.1), rtol=1e-10)
 
 
-def test_generalised_em_has_the_exact_em_derivative():
+def test_generalised_em_has_the_exact_em_derivative(full_jvp):
     # a stationary point of generalised EM is a fixed point of the exact EM map: the same
-    # residual differentiates it (here both reach the same point to 2e-14 in 10 iterations)
-    def along(s, m_step):
-        p = cluster.fit_gmm(X + s * np.cos(np.arange(80.0)).reshape(40, 2), 2, init=R0, tol=1e-13, max_iter=200,
-                            reg_covar=REG + s, m_step=m_step)
-        return _flat(p)
+    # residual differentiates it (here both reach the same point to 2e-14 in 10 iterations);
+    # exact EM's side is the shared "full" program (m_step="exact" is fit_gmm's default)
+    def along(s):
+        return _flat(cluster.fit_gmm(X + s * VX, 2, init=R0, tol=1e-13, max_iter=200, reg_covar=REG + s,
+                                     sample_weight=1.0 + s * VW, m_step="gradient"))
 
-    gem = jax.jvp(lambda s: along(s, "gradient"), (0.0,), (1.0,))
-    exact = jax.jvp(lambda s: along(s, "exact"), (0.0,), (1.0,))
-    np.testing.assert_allclose(gem[0], exact[0], rtol=1e-12, atol=1e-13)
-    np.testing.assert_allclose(gem[1], exact[1], rtol=1e-10, atol=1e-12)
+    gem = jax.jvp(along, (0.0,), (1.0,))
+    p, t, _, _ = full_jvp
+    np.testing.assert_allclose(gem[0], _flat(p), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(gem[1], _flat(t), rtol=1e-10, atol=1e-12)
 
 
-def test_lower_bound_derivative_equals_finite_differences():
+def test_lower_bound_derivative_equals_finite_differences(full_jvp):
     # lower_bound is L of the parameters entering the last iteration (= L(theta*) to ~1e-13
     # here); its derivative is that of L(theta*(h), X, s): central differences to 1e-7
-    vX = np.sin(np.arange(80.0)).reshape(40, 2)
-    vw = 0.2 * np.cos(np.arange(40.0))
-
-    def along(s):
-        return _fit(X + s * vX, 1.0 + s * vw, REG + s).lower_bound
-
-    eps = 1e-5
-    fd = (float(along(eps)) - float(along(-eps))) / (2 * eps)
-    _, tangent = jax.jvp(along, (0.0,), (1.0,))
-    np.testing.assert_allclose(tangent, fd, rtol=FD_TOL, atol=FD_TOL)
-    g = jax.grad(lambda Xv: _fit(Xv, np.ones(40), REG).lower_bound)(jnp.asarray(X))
-    np.testing.assert_allclose(np.sum(g * vX), jax.jvp(lambda s: _fit(X + s * vX, np.ones(40), REG).lower_bound,
-                                                       (0.0,), (1.0,))[1], rtol=1e-10)
+    _, t, plus, minus = full_jvp
+    fd = (float(plus.lower_bound) - float(minus.lower_bound)) / (2 * EPS)
+    np.testing.assert_allclose(t.lower_bound, fd, rtol=FD_TOL, atol=FD_TOL)
+    # reverse mode = forward mode: the gradient in (X, w, reg_covar) along (VX, VW, 1)
+    g_x, g_w, g_reg = (np.asarray(g[1]) for g in REV(jnp.asarray(X), jnp.ones(40)))
+    np.testing.assert_allclose(np.sum(g_x * VX) + g_w @ VW + g_reg, t.lower_bound, rtol=1e-10)

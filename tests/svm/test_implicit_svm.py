@@ -48,31 +48,49 @@ def _central(f, x, eps=EPS):
     return np.stack(cols, axis=-1)
 
 
+# Suite time: every fit and derivative program below is compiled once and shared. The fits
+# always take an explicit ``sample_weight`` (``W1``, all ones, where the reference has none: the
+# same fit as ``None``), so the refits of the finite differences, the hand derivations and the
+# derivative programs all reuse one compiled forward fit per model; each derivative program
+# (``jax.jit`` of a Jacobian in every argument a test needs) is traced once and run at several
+# points. The finite-difference refits are calls of that one compiled fit (a loop of cached
+# calls costs less than compiling a vmapped fit).
+W1 = np.ones(N)
+
+
 # ----------------------------------------------------------------------------- linear SVM
-def _linear(h, w=None, loss="hinge", method="dual"):
+def _linear(h, w=W1, loss="hinge", method="dual"):
     p = svm.fit_linear_svm(X, Y, C=h[0], intercept_scaling=h[1], loss=loss, method=method, tol=1e-12,
                            max_iter=20000, sample_weight=w)
     return jnp.concatenate([p.coef, p.intercept[None]])
 
 
 H_LIN = np.array([0.7, 1.3])
+# d/dh and d/dw of the hinge fit in one reverse program; d/dh in one forward program
+LIN_REV = jax.jit(jax.jacrev(_linear, argnums=(0, 1)))
+LIN_FWD = jax.jit(jax.jacfwd(_linear))
 
 
-def test_linear_hinge_derivatives_equal_finite_differences():
-    rev = np.asarray(jax.jacrev(_linear)(jnp.asarray(H_LIN)))
-    fwd = np.asarray(jax.jacfwd(_linear)(jnp.asarray(H_LIN)))
+@pytest.fixture(scope="module")
+def lin_rev():
+    return [np.asarray(J) for J in LIN_REV(jnp.asarray(H_LIN), jnp.asarray(W1))]
+
+
+def test_linear_hinge_derivatives_equal_finite_differences(lin_rev):
+    rev, rev_w = lin_rev
+    fwd = np.asarray(LIN_FWD(jnp.asarray(H_LIN)))
     np.testing.assert_allclose(rev, fwd, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(rev, _central(_linear, H_LIN), rtol=FD_TOL, atol=FD_TOL)
     # the weights, along a direction that moves free, bound and non-support rows
-    w0, v = np.ones(N), np.linspace(-1.0, 1.0, N)
-    grad_w = np.asarray(jax.jacrev(lambda w: _linear(H_LIN, w))(jnp.asarray(w0))) @ v
-    np.testing.assert_allclose(grad_w, _central(lambda s: _linear(H_LIN, w0 + s[0] * v), [0.0])[:, 0],
+    w0, v = W1, np.linspace(-1.0, 1.0, N)
+    np.testing.assert_allclose(rev_w @ v, _central(lambda s: _linear(H_LIN, w0 + s[0] * v), [0.0])[:, 0],
                                rtol=FD_TOL, atol=FD_TOL)
 
 
-def test_linear_hinge_derivative_in_C_equals_the_kkt_system_by_hand():
+def test_linear_hinge_derivative_in_C_equals_the_kkt_system_by_hand(lin_rev):
     C, c = H_LIN
-    p = svm.fit_linear_svm(X, Y, C=C, intercept_scaling=c, loss="hinge", tol=1e-12, max_iter=20000)
+    p = svm.fit_linear_svm(X, Y, C=C, intercept_scaling=c, loss="hinge", method="dual", tol=1e-12, max_iter=20000,
+                           sample_weight=W1)
     t = 2.0 * Y - 1
     alpha = np.asarray(p.dual_coef) * t
     free = (alpha > 1e-8) & (alpha < C - 1e-8)
@@ -85,7 +103,7 @@ def test_linear_hinge_derivative_in_C_equals_the_kkt_system_by_hand():
     d_alpha[free] = -np.linalg.solve(Qm[np.ix_(free, free)], Qm[np.ix_(free, bound)] @ d_alpha[bound])
     d_w = Xa.T @ (d_alpha * t)  # w~ = sum alpha_i t_i x~_i ; intercept = c w_b
     ref = np.r_[d_w[:2], c * d_w[2]]
-    np.testing.assert_allclose(jax.jacrev(lambda C_: _linear(jnp.stack([C_, c])))(C), ref, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(lin_rev[0][:, 0], ref, rtol=1e-8, atol=1e-10)  # column 0: d/dC
 
 
 def _unrolled_newton(C, c, n_steps=30):
@@ -108,71 +126,84 @@ def _unrolled_newton(C, c, n_steps=30):
     return jnp.r_[theta[:2], c * theta[2]]
 
 
-def test_linear_squared_hinge_derivatives_equal_the_unrolled_newton_and_finite_differences():
-    def primal(h):
-        return _linear(h, loss="squared_hinge", method="primal")
+def _primal(h):
+    return _linear(h, loss="squared_hinge", method="primal")
 
-    ours = np.asarray(jax.jacrev(primal)(jnp.asarray(H_LIN)))
-    unrolled = np.asarray(jax.jacrev(lambda h: _unrolled_newton(h[0], h[1]))(jnp.asarray(H_LIN)))
-    np.testing.assert_allclose(np.asarray(primal(H_LIN)), _unrolled_newton(*H_LIN), rtol=1e-10, atol=1e-12)
+
+PRIMAL_REV = jax.jit(jax.jacrev(_primal))
+
+
+def test_linear_squared_hinge_derivatives_equal_the_unrolled_newton_and_finite_differences():
+    ours = np.asarray(PRIMAL_REV(jnp.asarray(H_LIN)))
+    unrolled = np.asarray(jax.jit(jax.jacrev(lambda h: _unrolled_newton(h[0], h[1])))(jnp.asarray(H_LIN)))
+    np.testing.assert_allclose(np.asarray(_primal(H_LIN)), _unrolled_newton(*H_LIN), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ours, unrolled, rtol=1e-8, atol=1e-10)
-    np.testing.assert_allclose(ours, _central(primal, H_LIN), rtol=FD_TOL, atol=FD_TOL)
+    np.testing.assert_allclose(ours, _central(_primal, H_LIN), rtol=FD_TOL, atol=FD_TOL)
 
 
 def test_linear_squared_hinge_dual_derivatives_equal_the_primal_ones():
     # the dual CD stops on its own rule (1e-8 here: it converges linearly); the derivative of
-    # its solution agrees with the primal's to the solution's accuracy
+    # its solution agrees with the primal's to the solution's accuracy (the primal's d/dC:
+    # column 0 of the shared primal program, at intercept_scaling 1)
     def dual(C_):
-        p = svm.fit_linear_svm(X, Y, C=C_, loss="squared_hinge", method="dual", tol=1e-8, max_iter=20000)
+        p = svm.fit_linear_svm(X, Y, C=C_, loss="squared_hinge", method="dual", tol=1e-8, max_iter=20000,
+                               sample_weight=W1)
         return jnp.concatenate([p.coef, p.intercept[None]])
 
-    primal = jax.jacrev(lambda C_: _linear(jnp.stack([C_, 1.0]), loss="squared_hinge", method="primal"))
-    np.testing.assert_allclose(jax.jacrev(dual)(0.7), primal(0.7), rtol=1e-5, atol=1e-7)
+    primal = np.asarray(PRIMAL_REV(jnp.array([0.7, 1.0])))[:, 0]
+    np.testing.assert_allclose(jax.jacrev(dual)(0.7), primal, rtol=1e-5, atol=1e-7)
 
 
 # ----------------------------------------------------------------------------- kernel SVC
 H_RBF = np.array([2.0, 0.8])
 
 
-def _svc(h, Xv=X, w=None):
+def _svc_both(h, Xv=X, w=W1):
     p = svm.fit_kernel_svm(Xv, Y_RBF, C=h[0], gamma=h[1], tol=1e-12, sample_weight=w)
-    return svm.decision_function(p, Q)
+    return svm.decision_function(p, Q), p.alpha
+
+
+def _svc(h, Xv=X, w=W1):
+    return _svc_both(h, Xv, w)[0]
+
+
+# the decision's Jacobian in (C, gamma), X and the weights: one reverse program, run at three
+# weight vectors; (decision, alpha)'s Jacobian in (C, gamma): one forward program
+SVC_REV = jax.jit(jax.jacrev(_svc, argnums=(0, 1, 2)))
+SVC_FWD = jax.jit(jax.jacfwd(_svc_both))
 
 
 def test_kernel_svc_derivatives_in_C_and_gamma_equal_finite_differences():
-    p = svm.fit_kernel_svm(X, Y_RBF, C=2.0, gamma=0.8, tol=1e-12)
+    p = svm.fit_kernel_svm(X, Y_RBF, C=2.0, gamma=0.8, tol=1e-12, sample_weight=W1)
     a = np.asarray(p.alpha)
     assert np.sum((a > 1e-8) & (a < 2 - 1e-8)) >= 2 and np.sum(a >= 2 - 1e-8) >= 2  # free and bound
-    rev = np.asarray(jax.jacrev(_svc)(jnp.asarray(H_RBF)))
+    rev = np.asarray(SVC_REV(jnp.asarray(H_RBF), jnp.asarray(X), jnp.asarray(W1))[0])
     np.testing.assert_allclose(rev, _central(_svc, H_RBF), rtol=FD_TOL, atol=FD_TOL)
-    np.testing.assert_allclose(jax.jacfwd(_svc)(jnp.asarray(H_RBF)), rev, rtol=1e-10, atol=1e-12)
+    fwd = SVC_FWD(jnp.asarray(H_RBF), jnp.asarray(X), jnp.asarray(W1))[0]
+    np.testing.assert_allclose(fwd, rev, rtol=1e-10, atol=1e-12)
 
 
 def test_kernel_svc_derivatives_in_the_data_equal_finite_differences():
-    def in_row(x3):
-        return _svc(H_RBF, jnp.asarray(X).at[3].set(x3))
-
-    np.testing.assert_allclose(jax.jacrev(in_row)(jnp.asarray(X[3])), _central(in_row, X[3]),
-                               rtol=FD_TOL, atol=FD_TOL)
     w0, v = np.linspace(0.5, 1.5, N), np.cos(np.arange(N))
-    np.testing.assert_allclose(jax.jacrev(lambda w: _svc(H_RBF, w=w))(jnp.asarray(w0)) @ v,
-                               _central(lambda s: _svc(H_RBF, w=w0 + s[0] * v), [0.0])[:, 0],
+    _, rev_x, rev_w = SVC_REV(jnp.asarray(H_RBF), jnp.asarray(X), jnp.asarray(w0))
+
+    def in_row(x3):
+        return _svc(H_RBF, jnp.asarray(X).at[3].set(x3), w0)
+
+    np.testing.assert_allclose(np.asarray(rev_x)[:, 3], _central(in_row, X[3]), rtol=FD_TOL, atol=FD_TOL)
+    np.testing.assert_allclose(np.asarray(rev_w) @ v, _central(lambda s: _svc(H_RBF, w=w0 + s[0] * v), [0.0])[:, 0],
                                rtol=FD_TOL, atol=FD_TOL)
 
 
 def test_kernel_svc_bound_support_vectors_move_with_C_and_zero_weight_rows_not_at_all():
     w = np.ones(N)
     w[5] = 0.0
-
-    def alpha_of(C_, Xv):
-        return svm.fit_kernel_svm(Xv, Y_RBF, C=C_, gamma=0.8, tol=1e-12, sample_weight=w).alpha
-
-    a = np.asarray(alpha_of(2.0, X))
-    d_alpha = np.asarray(jax.jacfwd(alpha_of)(2.0, jnp.asarray(X)))
+    a = np.asarray(_svc_both(H_RBF, X, w)[1])
+    d_alpha = np.asarray(SVC_FWD(jnp.asarray(H_RBF), jnp.asarray(X), jnp.asarray(w))[1])[:, 0]  # d alpha / d C
     bound = a >= 2.0 - 1e-8
     np.testing.assert_array_equal(d_alpha[bound], 1.0)  # alpha_i = C s_i
     np.testing.assert_array_equal(d_alpha[a <= 0], 0.0)
-    g_x = np.asarray(jax.grad(lambda Xv: jnp.sum(_svc(H_RBF, Xv, w)))(jnp.asarray(X)))
+    g_x = np.asarray(SVC_REV(jnp.asarray(H_RBF), jnp.asarray(X), jnp.asarray(w))[1]).sum(axis=0)  # grad of the sum
     np.testing.assert_array_equal(g_x[5], 0.0)
     assert np.all(np.abs(g_x[bound]) > 0)
 
@@ -200,17 +231,17 @@ H_SVR = np.array([1.5, 0.1, 0.8])
 
 
 def _svr(h, z=Z):
-    p = svm.fit_kernel_svr(X, z, C=h[0], epsilon=h[1], gamma=h[2], tol=1e-12)
+    p = svm.fit_kernel_svr(X, z, C=h[0], epsilon=h[1], gamma=h[2], tol=1e-12, sample_weight=W1)
     return svm.predict(p, Q)
 
 
 def test_kernel_svr_derivatives_equal_finite_differences():
-    fwd = np.asarray(jax.jacfwd(_svr)(jnp.asarray(H_SVR)))
+    fwd = np.asarray(jax.jit(jax.jacfwd(_svr))(jnp.asarray(H_SVR)))
     np.testing.assert_allclose(fwd, _central(_svr, H_SVR), rtol=FD_TOL, atol=FD_TOL)
-    np.testing.assert_allclose(jax.jacrev(_svr)(jnp.asarray(H_SVR)), fwd, rtol=1e-10, atol=1e-12)
+    rev, rev_z = jax.jit(jax.jacrev(_svr, argnums=(0, 1)))(jnp.asarray(H_SVR), jnp.asarray(Z))  # one program
+    np.testing.assert_allclose(rev, fwd, rtol=1e-10, atol=1e-12)
     v = np.sin(np.arange(N))
-    rev_z = np.asarray(jax.jacrev(lambda z: _svr(H_SVR, z))(jnp.asarray(Z))) @ v
-    np.testing.assert_allclose(rev_z, _central(lambda s: _svr(H_SVR, Z + s[0] * v), [0.0])[:, 0],
+    np.testing.assert_allclose(np.asarray(rev_z) @ v, _central(lambda s: _svr(H_SVR, Z + s[0] * v), [0.0])[:, 0],
                                rtol=FD_TOL, atol=FD_TOL)
 
 
@@ -222,7 +253,7 @@ def test_forward_values_are_the_solvers():
     from jaxclassic.svm import kernel as K
     from jaxclassic.svm import linear as L
 
-    p = svm.fit_kernel_svm(X, Y_RBF, C=2.0, gamma=0.8, tol=1e-12)
+    p = svm.fit_kernel_svm(X, Y_RBF, C=2.0, gamma=0.8, tol=1e-12, sample_weight=W1)  # the shared program
     signs = jnp.asarray(2.0 * Y_RBF - 1)
     oracle, QD = K.build_oracle(K.KernelSpec("rbf"), jnp.asarray(X), jnp.asarray(0.8), jnp.asarray(0.0), "gram",
                                 0, None)
@@ -230,7 +261,8 @@ def test_forward_values_are_the_solvers():
                                      tol=jnp.asarray(1e-12), max_iter=K.DEFAULT_MAX_ITER))()
     np.testing.assert_allclose(np.asarray(p.alpha), np.asarray(res.alpha), rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(np.asarray(p.intercept), np.asarray(-res.rho), rtol=1e-13)
-    q = svm.fit_linear_svm(X, Y, C=0.7, loss="hinge", tol=1e-12, max_iter=20000)
+    q = svm.fit_linear_svm(X, Y, C=0.7, intercept_scaling=1.0, loss="hinge", method="dual", tol=1e-12,
+                           max_iter=20000, sample_weight=W1)
     w, wb, alpha, _, _ = jax.jit(lambda: L._dual_cd(jnp.asarray(X), jnp.asarray(2.0 * Y - 1), jnp.ones(N),
                                                     jnp.asarray(0.7), jnp.asarray(1e-12), jnp.asarray(1.0),
                                                     jax.random.key(0), jnp.int32(20000), loss="hinge",
