@@ -208,6 +208,21 @@ def test_kernel_svc_bound_support_vectors_move_with_C_and_zero_weight_rows_not_a
     assert np.all(np.abs(g_x[bound]) > 0)
 
 
+def test_kernel_svc_without_a_free_support_vector_has_nan_derivatives():
+    # the documented singular case (svm/_optimality.py): with no free support vector the KKT
+    # conditions do not fix the intercept, so the derivative is undefined and comes back NaN in
+    # both modes, never a silent number. Weights balancing the classes' bounds (sum over each
+    # class of C s_i equal) and a tiny C put every row at its bound (the shared programs).
+    n_pos = int(Y_RBF.sum())
+    w = np.where(Y_RBF == 1, 1.0, n_pos / (N - n_pos))
+    h = np.array([1e-3, 0.8])
+    a = np.asarray(_svc_both(h, X, w)[1])
+    np.testing.assert_allclose(a, h[0] * w, rtol=1e-12)  # all bound: alpha_i = C s_i
+    d_fwd = np.asarray(SVC_FWD(jnp.asarray(h), jnp.asarray(X), jnp.asarray(w))[0])
+    d_rev = np.asarray(SVC_REV(jnp.asarray(h), jnp.asarray(X), jnp.asarray(w))[0])
+    assert np.all(np.isnan(d_fwd)) and np.all(np.isnan(d_rev))
+
+
 def test_kernel_svc_gradient_jit_vmap_and_no_retrace():
     traces = []
 
