@@ -42,6 +42,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.graphical import hmm as _hmm
 from jaxclassic.graphical.hmm_fit import fit_hmm
+from jaxclassic.validation import check_int
 
 __all__ = ["CategoricalHMM", "GaussianHMM"]
 
@@ -93,6 +94,8 @@ class _BaseHMM(BaseEstimator):
         sample_weight : (n_sequences,) array, optional
             One non-negative weight per sequence.
         """
+        check_int(self.n_components, "n_components", low=1)  # named as the user wrote them
+        check_int(self.n_iter, "n_iter", low=0)
         params_letters = self._check_letters(self.params, "params")
         init_letters = self._check_letters(self.init_params, "init_params")
         X = self._validate_X(X, reset=True)
@@ -144,7 +147,16 @@ class _BaseHMM(BaseEstimator):
     def _viterbi(self, X, lengths):
         Xp, mask = self._sequences(X, lengths)
         paths, log_probs = _hmm._batch_viterbi(self.params_, Xp, mask)
+        self._check_possible(log_probs)
         return np.asarray(paths)[mask].astype(np.int64), float(np.sum(np.asarray(log_probs)))
+
+    @staticmethod
+    def _check_possible(log_probs):
+        """Posteriors / paths of a sequence of probability 0 do not exist: a clear error."""
+        bad = np.flatnonzero(np.isneginf(np.asarray(log_probs)))
+        if bad.size:
+            raise ValueError(f"sequence {int(bad[0])} of X has probability 0 under the model (a "
+                             f"symbol or transition of probability 0): no posteriors or path")
 
     def score(self, X, lengths=None):
         """Total log-likelihood :math:`\\sum_s\\log p(x^{(s)})` of the sequences of ``X``."""
@@ -153,11 +165,14 @@ class _BaseHMM(BaseEstimator):
     def score_samples(self, X, lengths=None):
         """``(log-likelihood, posteriors (n, K))``, as hmmlearn."""
         gamma, ll = self._posteriors(X, lengths)
+        self._check_possible(ll)
         return float(np.sum(ll)), gamma
 
     def predict_proba(self, X, lengths=None):
         """State posteriors :math:`\\gamma_t(k)` of every step, ``(n, K)``."""
-        return self._posteriors(X, lengths)[0]
+        gamma, ll = self._posteriors(X, lengths)
+        self._check_possible(ll)
+        return gamma
 
     def decode(self, X, lengths=None, algorithm="viterbi"):
         """``(log p(z*, x), z* (n,))``: the Viterbi paths of the sequences of ``X``."""

@@ -129,6 +129,11 @@ def _m_step(params, X, R, start, trans, reg_covar, update, n_symbols):
     _, means, covars, prec_chol = _cov.m_step(stats, params.means, reg_covar, ct)
     if "c" not in update:
         covars, prec_chol = params.covars, params.precisions_cholesky
+    elif ct != "tied":  # a state with no expected count keeps its covariance (not reg_covar)
+        empty = stats.s0 <= 0
+        covars = jnp.where(_hmm._batch_dims(empty, covars.ndim - 1), params.covars, covars)
+        prec_chol = jnp.where(_hmm._batch_dims(empty, prec_chol.ndim - 1),
+                              params.precisions_cholesky, prec_chol)
     return params._replace(startprob=startprob, transmat=transmat, means=means, covars=covars,
                            precisions_cholesky=prec_chol)
 
@@ -369,6 +374,10 @@ def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
             emission == "gaussian" and not bool(jnp.isfinite(params.precisions_cholesky).all())):
         raise ValueError("fit_hmm produced non-finite parameters (a collapsed Gaussian state with "
                          "reg_covar=0?); increase reg_covar or scale the data")
+    if max_iter > 0 and bool(jnp.isneginf(params.log_likelihood)):
+        raise ValueError("X has probability 0 under the initial parameters (a sequence of positive "
+                         "weight holds a symbol or a transition that init excludes): EM cannot "
+                         "learn from it; remove the zeros from init or the sequence from X")
     if max_iter > 0 and not bool(params.converged):
         warnings.warn(f"fit_hmm did not converge in max_iter={max_iter} iterations (last change "
                       f"of the log-likelihood above tol={tol}).", ConvergenceWarning, stacklevel=2)
