@@ -293,7 +293,10 @@ def tune_hyperparameters(
         relative change of :math:`\lambda` per step). Adam with the default ``b2=0.999``
         slows down as the gradient shrinks near the optimum (diabetes, ridge from
         ``alpha=1``: ``adam(0.1)`` was still short of the grid's optimum after 100 steps,
-        L-BFGS reached it in 2).
+        L-BFGS reached it in 2). On a nearly flat CV curve in float32, L-BFGS can stall at
+        ``init`` (its line search sees only rounding; logistic on 5,000 x 50 from ``l2=1``,
+        gradient 1e-5: ``benchmarks/bench_tuning.py``), where Adam's normalised steps move
+        on: pass ``optax.adam(0.3, b2=0.9)`` there, or run in float64.
     n_steps : int >= 1
         Optimiser steps (static); the path has ``n_steps + 1`` points.
     log_space : bool or collection of str, default True
