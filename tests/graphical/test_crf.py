@@ -333,7 +333,7 @@ def test_jit_vmap_and_no_retrace():
     params = _params(rng)
     X = jnp.asarray(_sparse(rng, 5))
     lengths = jnp.asarray([4, 1, 2, 3, 4])
-    batched = jax.vmap(crf.log_partition, in_axes=(None, 0, 0))(params, X, lengths)
+    batched = jax.jit(jax.vmap(crf.log_partition, in_axes=(None, 0, 0)))(params, X, lengths)  # eager: op by op
     looped = [log_partition(params, x, n) for x, n in zip(X, lengths)]
     np.testing.assert_allclose(np.asarray(batched), np.asarray(looped), atol=1e-12)
     jitted = marginals(params, X[0], lengths[0])
