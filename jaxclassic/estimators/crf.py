@@ -49,7 +49,7 @@ def _predict(params, X, lengths):
 
 @jax.jit
 def _node_marginals(params, X, lengths):
-    return jax.vmap(lambda x, n: _crf.marginals(params, x, n)[0])(X, lengths)
+    return _crf._batch_marginals(params, X, lengths)[0]
 
 
 class ChainCRF(BaseEstimator):

@@ -312,6 +312,24 @@ def marginals(params: CRFParams, x: jax.Array, length=None) -> tuple[jax.Array, 
     return jax.grad(lambda u, p: f(u, p), argnums=(0, 1))(unary, pairwise)
 
 
+def _batch_marginals(params: CRFParams, X: jax.Array, lengths: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """:func:`marginals` of a padded batch ``(n_seq, T, ...)``: ``(n_seq, T, L)`` and
+    ``(n_seq, T-1, L, L)``. One exact-fallback ``cond`` for the whole batch (a vmap of
+    :func:`marginals` turns its ``cond`` into a select that always runs the slow branch)."""
+    unary = jax.vmap(lambda x: _unary(params.emission, x))(X)
+    n, T, L = unary.shape
+    pairwise = jnp.broadcast_to(params.transition, (n, T - 1, L, L))
+    ends = (params.start, params.end)
+
+    def total(u, p):
+        fast, bad = jax.vmap(lambda a, b, m: _log_z_fast(a, b, *ends, m))(u, p, lengths)
+        return jax.lax.cond(jnp.any(bad),
+                            lambda: jnp.sum(jax.vmap(lambda a, b, m: _log_z_exact(a, b, *ends, m))(u, p, lengths)),
+                            lambda: jnp.sum(fast))
+
+    return jax.grad(total, argnums=(0, 1))(unary, pairwise)
+
+
 def sequence_score(params: CRFParams, x: jax.Array, y: jax.Array, length=None) -> jax.Array:
     r"""Unnormalised score :math:`s(y \mid x)` of one labelling (positions past ``length`` ignored).
 

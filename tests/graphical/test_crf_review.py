@@ -120,3 +120,16 @@ def test_chaincrf_in_grid_search_with_a_label_unseen_in_a_training_fold():
     assert hits <= 3  # "UH" is never predicted
     np.testing.assert_allclose(search.cv_results_["mean_test_score"][0], hits / 4)
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+def test_batch_marginals_equal_per_sequence_marginals():
+    # ChainCRF.predict_marginals uses the batched form (one fallback branch for the batch);
+    # it equals marginals() sequence by sequence, on the exact path (large float32 weights)
+    # and on the fast one (small float64 weights)
+    X, _, lengths = _sequences(seed=4)
+    for params, atol in [(_large(jnp.float32, seed=3), 1e-5), (_large(jnp.float64, scale=1.0), 1e-12)]:
+        node, pair = jax.jit(crf._batch_marginals)(params, jnp.asarray(X), jnp.asarray(lengths))
+        for i, (x, n) in enumerate(zip(X, lengths)):
+            ref_node, ref_pair = marginals(params, jnp.asarray(x), n)
+            np.testing.assert_allclose(np.asarray(node[i]), np.asarray(ref_node), atol=atol)
+            np.testing.assert_allclose(np.asarray(pair[i]), np.asarray(ref_pair), atol=atol)
