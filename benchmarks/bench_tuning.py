@@ -19,7 +19,9 @@ Cases (full size; ``--quick`` uses 300 × 5, 3 folds, 8 grid values, 6 steps):
   line search spent its evaluations on float32 rounding (3 s a step); Adam's normalised steps
   reached the grid's best in 20 steps (2.2 s, the grid 6.6 s).
 * the same two on ridge (``fit_ridge``, closed form, ``-MSE``) on a 5,000 × 50
-  ``make_regression``, as the differentiable baseline.
+  ``make_regression``, as the differentiable baseline; at full size its tuning uses Adam:
+  ``optax.lbfgs()`` (the default) did not complete one step in 6 minutes there in float32
+  (2026-11-26; the same program with Adam takes 3 s with compile): an open defect.
 
 Both sides run in this process on the same data. The machine these figures come from may be
 shared: compare the ratios, not the seconds.
@@ -152,7 +154,9 @@ def _tuning_case(kind: str, quick: bool, adam: bool = False) -> Result:
 def run(quick: bool) -> list[Result]:
     out = []
     for kind in ("logistic", "ridge"):
-        out += [_gradient_case(kind, quick), _tuning_case(kind, quick)]
+        # full-size ridge tunes with Adam: the default L-BFGS did not finish ONE step in 6
+        # minutes on this 5,000 x 50 float32 problem (an open defect of issue 14, under study)
+        out += [_gradient_case(kind, quick), _tuning_case(kind, quick, adam=(kind == "ridge" and not quick))]
     # float32 on the flat logistic CV curve: L-BFGS stalls at l2 = 1 (see the module), Adam's
     # normalised steps do not
     out.append(_tuning_case("logistic", quick, adam=True))
