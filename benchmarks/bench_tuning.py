@@ -117,7 +117,7 @@ def _tuning_case(kind: str, quick: bool, adam: bool = False) -> Result:
     X, y, folds, fit, score, name, (lo, hi), (n, d, k) = _problem(kind, quick)
     g, max_steps = (8, 6) if quick else (50, 30)
     values = np.logspace(lo, hi, g)
-    repeats = 3 if quick else 5
+    repeats = 3 if quick else 1  # full size: a 30-step L-BFGS path is ~90 s a run
 
     def grid():
         return grid_search(fit, score, X, y, {name: values}, folds, refit=False)
