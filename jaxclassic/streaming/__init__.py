@@ -1,0 +1,20 @@
+"""Fits from row blocks for data larger than memory (a numpy memmap or an iterator of
+``(X, y, w)`` blocks), equal to the in-memory fits and returning the same params."""
+
+from jaxclassic.streaming.linear import fit_logistic
+from jaxclassic.streaming.linear import fit_ols
+from jaxclassic.streaming.linear import fit_ridge
+from jaxclassic.streaming.linear import least_squares_moments
+from jaxclassic.streaming.discriminant import class_moments
+from jaxclassic.streaming.discriminant import fit_gaussian_nb
+from jaxclassic.streaming.discriminant import fit_lda
+
+__all__ = [
+    "fit_ols",
+    "fit_ridge",
+    "fit_logistic",
+    "fit_gaussian_nb",
+    "fit_lda",
+    "least_squares_moments",
+    "class_moments",
+]

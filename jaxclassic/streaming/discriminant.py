@@ -1,0 +1,134 @@
+r"""Gaussian naive Bayes and LDA from row blocks (data larger than memory).
+
+Both depend on the data only through the per-class weight :math:`N_k = \sum_i w_i[y_i{=}k]`,
+mean :math:`\mu_k` and centred scatter :math:`M_k = \sum_i w_i[y_i{=}k](x_i-\mu_k)(x_i-\mu_k)^\top`
+(diagonal for naive Bayes, full for LDA); the pooled and overall statistics (LDA's
+within-class covariance, naive Bayes' ``epsilon`` from the overall variances) follow from
+them. One pass accumulates them by Chan's merge, piece by piece with one jitted function
+(:mod:`jaxclassic.streaming._blocks`: never a raw sum of squares, so no cancellation), and
+the fit is then :func:`jaxclassic.discriminant.fit_gaussian_nb` /
+:func:`~jaxclassic.discriminant.fit_lda` themselves on the :math:`2d`-rows-per-class weighted
+sample with exactly these moments (:func:`jaxclassic.streaming._blocks.pseudo_sample`): the
+priors, smoothing, shrinkage, centring and solvers are those of the in-memory fits.
+
+References
+----------
+Chan, Golub & LeVeque, The American Statistician 37 (1983); ESL §4.3; Mitchell (1997) §6.9.
+"""
+
+from __future__ import annotations
+
+from jaxclassic.discriminant.lda_qda import LDAParams
+from jaxclassic.discriminant.lda_qda import fit_lda as _fit_lda_memory
+from jaxclassic.discriminant.naive_bayes import GaussianNBParams
+from jaxclassic.discriminant.naive_bayes import fit_gaussian_nb as _fit_gaussian_nb_memory
+from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments, pseudo_sample
+from jaxclassic.validation import check_int
+
+__all__ = ["class_moments", "fit_gaussian_nb", "fit_lda"]
+
+
+def class_moments(data, y=None, *, n_classes: int, full: bool, sample_weight=None,
+                  chunk_rows: int = DEFAULT_CHUNK_ROWS, progress: bool = False):
+    r"""Per-class weight, mean and centred scatter of ``X`` in one pass (Chan's merge).
+
+    Parameters
+    ----------
+    data : (n, d) array / np.memmap, or an iterable (or callable returning one) of (X, y, w)
+    y : (n,) int class codes ``0..n_classes-1`` with array ``data``
+    n_classes : int >= 2 (static)
+    full : bool
+        Full (C, d, d) scatter (LDA) or its diagonal (C, d) (naive Bayes).
+    sample_weight, chunk_rows, progress
+        As :func:`jaxclassic.streaming.fit_ols`.
+
+    Returns
+    -------
+    GroupMoments
+        ``count`` (C,), ``mean`` (C, d), ``scatter`` (C, d, d) or (C, d).
+    """
+    n_classes = check_int(n_classes, "n_classes", low=2)
+    source = Source(data, y, sample_weight, chunk_rows=chunk_rows, target="class",
+                    n_classes=n_classes, progress=progress, desc="class moments")
+    return accumulate_moments(source, lambda piece: (piece.X, piece.y), n_classes, full)
+
+
+def fit_gaussian_nb(data, y=None, *, n_classes: int, priors=None, var_smoothing=1e-9,
+                    sample_weight=None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+                    progress: bool = False) -> GaussianNBParams:
+    r"""Gaussian naive Bayes from row blocks, equal to :func:`jaxclassic.discriminant.fit_gaussian_nb`.
+
+    :math:`\theta_{kj} = \mu_{kj}`, :math:`\sigma^2_{kj} = M_{k,jj}/N_k + \varepsilon`,
+    :math:`\pi_k = N_k/\sum_c N_c`, with :math:`\varepsilon` = ``var_smoothing`` times the
+    largest overall weighted feature variance (module docstring).
+
+    Parameters
+    ----------
+    data : (n, d) array or np.memmap, or an iterable of ``(X, y, w)`` blocks (or a callable
+        returning one)
+    y : (n,) int class codes, only with array ``data``
+    n_classes : int >= 2
+        Required (the classes cannot be counted before the pass).
+    priors, var_smoothing
+        As the in-memory fit.
+    sample_weight, chunk_rows, progress
+        As :func:`jaxclassic.streaming.fit_ols`.
+
+    Returns
+    -------
+    GaussianNBParams
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.2], [1.0], [1.2]]); y = np.array([0, 0, 1, 1])
+    >>> fit_gaussian_nb(X, y, n_classes=2, chunk_rows=2).theta.shape
+    (2, 1)
+
+    References
+    ----------
+    Mitchell, *Machine Learning* (1997), §6.9; Chan, Golub & LeVeque (1983).
+    """
+    moments = class_moments(data, y, n_classes=n_classes, full=False, sample_weight=sample_weight,
+                            chunk_rows=chunk_rows, progress=progress)
+    X, yp, w = pseudo_sample(moments)
+    return _fit_gaussian_nb_memory(X, yp, n_classes=n_classes, priors=priors,
+                                   var_smoothing=var_smoothing, sample_weight=w)
+
+
+def fit_lda(data, y=None, *, n_classes: int, priors=None, shrinkage=None, solver: str = "eigh",
+            sample_weight=None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+            progress: bool = False) -> LDAParams:
+    r"""Linear discriminant analysis from row blocks, equal to :func:`jaxclassic.discriminant.fit_lda`.
+
+    :math:`\Sigma = \sum_k\pi_k[(1-s)S_k + s\frac{\operatorname{tr}S_k}{d}I]`,
+    :math:`S_k = M_k/N_k`, :math:`w_k = \Sigma^{-1}(\mu_k - \bar x)` (the in-memory fit's
+    formulas, on the class moments of one pass).
+
+    Parameters
+    ----------
+    data, y, n_classes, sample_weight, chunk_rows, progress
+        As :func:`fit_gaussian_nb`.
+    priors, shrinkage, solver
+        As :func:`jaxclassic.discriminant.fit_lda`.
+
+    Returns
+    -------
+    LDAParams
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.1], [0.3, -0.2], [2.0, 2.1], [2.2, 1.8]]); y = np.array([0, 0, 1, 1])
+    >>> fit_lda(X, y, n_classes=2, chunk_rows=2).coef.shape
+    (2, 2)
+
+    References
+    ----------
+    Hastie, Tibshirani & Friedman, *ESL*, 2nd ed., §4.3; Chan, Golub & LeVeque (1983).
+    """
+    moments = class_moments(data, y, n_classes=n_classes, full=True, sample_weight=sample_weight,
+                            chunk_rows=chunk_rows, progress=progress)
+    X, yp, w = pseudo_sample(moments)
+    return _fit_lda_memory(X, yp, n_classes=n_classes, priors=priors, shrinkage=shrinkage,
+                           solver=solver, sample_weight=w)
