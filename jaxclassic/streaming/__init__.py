@@ -8,6 +8,8 @@ from jaxclassic.streaming.linear import least_squares_moments
 from jaxclassic.streaming.discriminant import class_moments
 from jaxclassic.streaming.discriminant import fit_gaussian_nb
 from jaxclassic.streaming.discriminant import fit_lda
+from jaxclassic.streaming.cluster import fit_kmeans
+from jaxclassic.streaming.cluster import fit_gmm
 
 __all__ = [
     "fit_ols",
@@ -15,6 +17,8 @@ __all__ = [
     "fit_logistic",
     "fit_gaussian_nb",
     "fit_lda",
+    "fit_kmeans",
+    "fit_gmm",
     "least_squares_moments",
     "class_moments",
 ]
