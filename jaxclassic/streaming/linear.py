@@ -12,18 +12,23 @@ the :math:`2(d+1)`-row weighted sample with exactly these moments
 constant-column rule, ``standardize`` and the rank-deficiency fallback and warning are those
 of the in-memory fits. Memory: :math:`O(\text{chunk\_rows}\cdot d + d^2)`.
 
-**Logistic regression** (Newton): per pass, the gradient and Hessian of
+**Logistic regression** (Newton): a first pass takes the weighted column means and standard
+deviations (Chan's merge), and Newton runs in the standardised basis
+:math:`Z = (X - \bar x)/\sigma` of :func:`jaxclassic.linear.fit_logistic` (no centring without
+an intercept; constant columns keep :math:`\sigma = 1`), with the penalty
+:math:`\tfrac12\sum_j(\lambda/\sigma_j^2)w_{Z,j}^2` that keeps the objective
 :math:`J(w, b) = \sum_i s_i\ell(y_i, x_i^\top w + b) + \tfrac{\lambda}{2}\lVert w\rVert^2`
-are row sums, each piece's from :func:`jaxclassic.linear.logistic_grad_hess` (the shared
-``losses.grad_hess`` of the log-loss), with the objective value in the same pass. The step
+unchanged. Per pass, the gradient and Hessian are row sums, each piece's from
+:func:`jaxclassic.linear.logistic_grad_hess` (the shared ``losses.grad_hess`` of the log-loss)
+on its standardised rows, with the objective in the same pass. The step
 :math:`d = -H^{-1}\nabla J` is taken with Armijo backtracking
 (:math:`J(\theta + td) \le J(\theta) + 10^{-4}t\nabla J^\top d`, :math:`t = 1, \tfrac12,\dots`;
-each trial is one pass, which also yields the next gradient and Hessian). It stops when
-:math:`\lVert\nabla J\rVert_2 / \sum_i s_i \le` ``tol`` — in the input basis, where the
-in-memory fit measures it in the standardised basis: both stop at the same optimum, after
-possibly different numbers of iterations. The loop is a Python loop over passes (each pass
-reads the data from disk), not :func:`jaxclassic._solver.iterate`, whose ``lax.while_loop``
-needs the whole data inside one program.
+each trial is one pass, which also yields the next gradient and Hessian). It stops as the
+in-memory fit: :math:`\lVert\nabla_{\theta_Z} J\rVert_2 / \sum_i s_i \le` ``tol``, or at the
+rounding floor (:func:`jaxclassic.linear._newton.at_rounding_floor`); both fits reach the same
+optimum (the iterates differ: the in-memory fit's line search is its own). The loop is a Python
+loop over passes (each pass reads the data again), not :func:`jaxclassic._solver.iterate`,
+whose ``lax.while_loop`` needs the whole data inside one program.
 
 References
 ----------
@@ -40,8 +45,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import losses
-from jaxclassic.linear._newton import default_tol
+from jaxclassic import _precision, losses
+from jaxclassic.linear._gram import constant_columns
+from jaxclassic.linear._newton import at_rounding_floor, default_tol, weighted_sum
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.linear.logistic import LogisticParams, logistic_grad_hess
 from jaxclassic.linear.ols import fit_ols as _fit_ols_memory
@@ -168,31 +174,32 @@ def fit_ridge(data, y=None, *, alpha, fit_intercept: bool = True, standardize: b
 
 # --------------------------------------------------------------------------- logistic
 @partial(jax.jit, static_argnames=("fit_intercept",))
-def _logistic_piece(theta, X, y, w, *, fit_intercept):
-    """Objective, gradient, Hessian (unpenalised) and smallest margin of one piece at ``theta``."""
+def _logistic_piece(theta, mean, scale, X, y, w, *, fit_intercept):
+    """Objective, gradient, Hessian (unpenalised, standardised basis) and the smallest margin
+    of one piece at ``theta``."""
     d = X.shape[1]
-    grad, hess = logistic_grad_hess(theta[:d], theta[d], X, y, l2=0.0, sample_weight=w,
+    Z = jnp.where((w > 0)[:, None], (X - mean) / scale, 0)
+    grad, hess = logistic_grad_hess(theta[:d], theta[d], Z, y, l2=0.0, sample_weight=w,
                                     fit_intercept=fit_intercept)
-    f = X @ theta[:d] + theta[d]
-    value = jnp.sum(jnp.where(w > 0, w * losses.log_loss(y, f), 0))
+    f = _precision.matmul(Z, theta[:d]) + theta[d]
+    value = weighted_sum(w, losses.log_loss(y, f))
     margin = jnp.min(jnp.where(w > 0, (2 * y - 1) * f, jnp.inf))
     return value, grad, hess, margin
 
 
-def _logistic_pass(source, theta, l2, fit_intercept):
+def _logistic_pass(source, theta, mean, scale, penalty, fit_intercept):
     d = theta.shape[0] - 1
-    value, grad, hess, margin, total = 0.0, 0.0, 0.0, np.inf, 0.0
+    value, grad, hess, margin = 0.0, 0.0, 0.0, np.inf
     for piece in source.pieces():
-        v, g, h, m = _logistic_piece(theta, piece.X, piece.y.astype(piece.X.dtype), piece.w,
-                                     fit_intercept=fit_intercept)
+        v, g, h, m = _logistic_piece(theta, mean, scale, piece.X, piece.y.astype(piece.X.dtype),
+                                     piece.w, fit_intercept=fit_intercept)
         value, grad, hess = value + v, grad + g, hess + h
         margin = min(margin, float(m))
-        total += float(np.sum(piece.w))
-    penalty = jnp.concatenate([jnp.full(d, l2, theta.dtype), jnp.zeros(1, theta.dtype)])
-    value = value + 0.5 * l2 * jnp.sum(jnp.square(theta[:d]))
-    # without an intercept the Hessian's intercept row is e_{d+1} per piece: keep one
+    value = value + 0.5 * jnp.sum(penalty * jnp.square(theta[:d]))
+    full_penalty = jnp.concatenate([penalty, jnp.zeros(1, theta.dtype)])
+    # without an intercept each piece's Hessian has the row e_{d+1}: keep one
     hess = hess if fit_intercept else hess.at[d, d].set(1.0)
-    return value, grad + penalty * theta, hess + jnp.diag(penalty), margin, total
+    return value, grad + full_penalty * theta, hess + jnp.diag(full_penalty), margin
 
 
 def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: int = 100,
@@ -202,20 +209,21 @@ def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: 
 
     Minimises :math:`J(w, b) = \sum_i s_i[\log(1 + e^{f_i}) - y_if_i] + \tfrac{\lambda}{2}\lVert w\rVert^2`
     (:func:`jaxclassic.linear.fit_logistic`'s objective, ``l2`` :math:`= \lambda = 1/C`);
-    per pass :math:`\nabla J = \tilde X^\top(s\odot(p - y)) + \lambda(w, 0)` and
-    :math:`\nabla^2 J = \tilde X^\top\operatorname{diag}(s\,p(1-p))\tilde X + \lambda\operatorname{diag}(I, 0)`
-    summed over pieces, then a backtracked Newton step (module docstring).
+    per pass :math:`\nabla J = \tilde Z^\top(s\odot(p - y)) + (\lambda/\sigma^2)(w_Z, 0)` and
+    :math:`\nabla^2 J = \tilde Z^\top\operatorname{diag}(s\,p(1-p))\tilde Z + \operatorname{diag}(\lambda/\sigma^2, 0)`
+    summed over pieces (standardised basis), then a backtracked Newton step (module docstring).
 
     Parameters
     ----------
     data, y, sample_weight, chunk_rows, progress
-        As :func:`fit_ols`; ``y`` in {0, 1}.
+        As :func:`fit_ols`; ``y`` in {0, 1}. Block sources must be re-iterable (a callable
+        returning an iterable, or a list): the data are read once per step.
     l2 : float >= 0
     fit_intercept : bool
     max_iter : int >= 1
         Newton steps (each one or more passes over the data).
     tol : float, optional
-        On :math:`\lVert\nabla J\rVert_2/\sum_i s_i`; default that of the in-memory fit.
+        On :math:`\lVert\nabla_{\theta_Z} J\rVert_2/\sum_i s_i`; default that of the in-memory fit.
 
     Returns
     -------
@@ -239,37 +247,49 @@ def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: 
     max_iter = check_int(max_iter, "max_iter", low=1)
     source = Source(data, y, sample_weight, chunk_rows=chunk_rows, target="class", n_classes=2,
                     passes=2, progress=progress, desc="logistic pass")
-    # the dtype is known once the first block is read: start from a float64 zero, recast
-    first = next(source.pieces())
-    dtype = first.X.dtype
-    if tol is None:
-        tol = default_tol(dtype)
-    check_scalar(tol, "tol", low=0.0)
-    d = first.X.shape[1]
+    moments = accumulate_moments(source, lambda p: (p.X, np.zeros(p.X.shape[0], np.int32)), 1, False)
+    total = moments.count[0]
+    dtype = moments.mean.dtype
+    tol = default_tol(dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
+    if fit_intercept:
+        mean, variance = moments.mean[0], moments.scatter[0] / total
+    else:  # no centring: the second moment about 0
+        mean = jnp.zeros_like(moments.mean[0])
+        variance = moments.scatter[0] / total + jnp.square(moments.mean[0])
+    constant = constant_columns(variance, mean) | (variance <= 0)
+    scale = jnp.where(constant, 1, jnp.sqrt(jnp.where(constant, 1, variance))).astype(dtype)
+    d = mean.shape[0]
+    penalty = jnp.asarray(l2, dtype) / jnp.square(scale)
     theta = jnp.zeros(d + 1, dtype)
-    l2 = jnp.asarray(l2, dtype)
-    value, grad, hess, margin, total = _logistic_pass(source, theta, l2, fit_intercept)
-    if not total > 0:
-        raise ValueError("sample_weight must have at least one positive value, got all zeros")
+    value, grad, hess, margin = _logistic_pass(source, theta, mean, scale, penalty, fit_intercept)
     history = np.zeros(max_iter, dtype)
-    grad_norm = float(jnp.linalg.norm(grad)) / total
+    grad_norm = float(jnp.linalg.norm(grad) / total)
     n_iter, converged = 0, grad_norm <= tol
     while not converged and n_iter < max_iter:
         step = -jnp.linalg.solve(hess, grad)
         slope = float(grad @ step)
-        t = 1.0
+        t, accepted = 1.0, False
         for _ in range(30):
-            trial = _logistic_pass(source, theta + t * step, l2, fit_intercept)
-            if np.isfinite(float(trial[0])) and float(trial[0]) <= float(value) + 1e-4 * t * slope:
+            trial = _logistic_pass(source, theta + t * step, mean, scale, penalty, fit_intercept)
+            accepted = bool(np.isfinite(float(trial[0]))
+                            and float(trial[0]) <= float(value) + 1e-4 * t * slope)
+            if accepted:
                 break
             t *= 0.5
+        if not accepted:  # a refused step ends the fit, unconverged (as the in-memory fit)
+            break
+        new_norm = float(jnp.linalg.norm(trial[1]) / total)
+        floor = bool(at_rounding_floor(value, jnp.asarray(-slope, dtype), new_norm, grad_norm))
         theta = theta + t * step
-        value, grad, hess, margin, _ = trial
-        grad_norm = float(jnp.linalg.norm(grad)) / total
+        value, grad, hess, margin = trial
+        grad_norm = new_norm
         history[n_iter] = grad_norm
         n_iter += 1
         converged = grad_norm <= tol
+        if floor:  # rounding noise: stop (unconverged unless tol is met), as the in-memory fit
+            break
     separated = bool(float(l2) == 0.0 and margin > 0)
-    coef, intercept = theta[:d], theta[d] if fit_intercept else jnp.zeros((), dtype)
+    coef = theta[:d] / scale
+    intercept = theta[d] - _precision.dot(mean, coef) if fit_intercept else jnp.zeros((), dtype)
     return LogisticParams(coef, intercept, jnp.int32(n_iter), jnp.asarray(converged),
                           jnp.asarray(history), jnp.asarray(separated))
