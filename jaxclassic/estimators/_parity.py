@@ -15,7 +15,63 @@ class (e.g. ``Ridge`` solves by Cholesky only, ``KMeans`` runs Lloyd's algorithm
 
 from __future__ import annotations
 
-__all__ = ["PARAMETER_GAPS", "REFERENCE_CLASSES"]
+import numpy as np
+
+__all__ = ["PARAMETER_GAPS", "REFERENCE_CLASSES", "apply_class_weight"]
+
+
+def apply_class_weight(class_weight, classes, y, sample_weight):
+    r"""``sample_weight`` times the weight of each row's class: scikit-learn's ``class_weight``.
+
+    Every fit of the package takes ``sample_weight``, and a class weight is a per-row weight
+    :math:`s_i \leftarrow s_i\,c_{y_i}` (the objective of scikit-learn's classifiers with
+    ``class_weight``: the loss of row :math:`i` scaled by :math:`c_{y_i}`, i.e. ``C`` rescaled
+    row by row for the SVMs).
+
+    Parameters
+    ----------
+    class_weight : None, "balanced" or dict {label: weight}
+        ``"balanced"``: :math:`c_k = \sum_i s_i / (K \sum_i s_i [y_i = k])`, scikit-learn's
+        ``compute_class_weight("balanced", ..., sample_weight=s)`` (the weighted class counts,
+        so a row of weight 0, e.g. shape-bucket padding, counts for nothing; scikit-learn's trees
+        and SVMs count rows unweighted, the same when ``sample_weight`` is None). A dict gives
+        the weight of each listed label (1 for the others), as scikit-learn.
+    classes : (K,) array
+        The estimator's ``classes_``.
+    y : (n_samples,) int array
+        Class codes ``0..K-1`` (rows padded to a bucket included).
+    sample_weight : (n_samples,) array
+        Non-negative weights (0 on the padding rows).
+
+    Returns
+    -------
+    (n_samples,) array of the dtype of ``sample_weight`` (numpy), or ``sample_weight`` itself
+    when ``class_weight`` is None.
+
+    Example
+    -------
+    >>> apply_class_weight("balanced", np.array([0, 1]), np.array([0, 0, 0, 1]), np.ones(4))
+    array([0.66666667, 0.66666667, 0.66666667, 2.        ])
+    """
+    if class_weight is None:
+        return sample_weight
+    codes = np.asarray(y)
+    sw = np.asarray(sample_weight)
+    n_classes = len(classes)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f"class_weight must be 'balanced', a dict or None, got {class_weight!r}")
+        counts = np.bincount(codes, weights=sw, minlength=n_classes)
+        per_class = np.where(counts > 0, counts.sum() / (n_classes * np.where(counts > 0, counts, 1)), 0.0)
+    elif isinstance(class_weight, dict):
+        from sklearn.utils.class_weight import compute_class_weight
+
+        per_class = compute_class_weight(class_weight, classes=np.asarray(classes), y=np.asarray(classes))
+        if np.any(~np.isfinite(per_class)) or np.any(per_class < 0):
+            raise ValueError(f"class_weight values must be finite and >= 0, got {class_weight!r}")
+    else:
+        raise TypeError(f"class_weight must be 'balanced', a dict or None, got {class_weight!r}")
+    return (sw * per_class[codes]).astype(sw.dtype)
 
 #: our class -> "module.Class" of its reference, for classes with no same-named scikit-learn class
 REFERENCE_CLASSES: dict[str, str] = {
@@ -45,7 +101,6 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("LogisticRegression", "l1_ratio"): "elastic-net is not implemented: the core's penalty is L2 (Newton/L-BFGS on a smooth objective)",
     ("LogisticRegression", "dual"): "liblinear's dual formulation; the core solves the primal (Newton or L-BFGS)",
     ("LogisticRegression", "intercept_scaling"): "liblinear's synthetic-feature trick; the core fits an unpenalised intercept directly",
-    ("LogisticRegression", "class_weight"): "not yet wired: pass sample_weight=sklearn.utils.class_weight.compute_sample_weight(class_weight, y) (the same objective)",
     ("LogisticRegression", "solver"): "the solver is chosen by `method` ('newton', 'lbfgs', 'gd', 'sgd'); liblinear/sag/saga are not implemented",
     ("LogisticRegression", "verbose"): _VERBOSE,
     ("LogisticRegression", "warm_start"): "the core's solvers start from zero (no coefficient initialisation argument)",
@@ -77,8 +132,6 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("SGDRegressor", "average"): "averaged SGD (Polyak-Ruppert) is not implemented",
     ("Lasso", "precompute"): "the weighted Gram matrix is always precomputed (one O(p^2) sweep whatever n is)",
     ("Lasso", "copy_X"): _COPY,
-    ("Lasso", "warm_start"): "not wired to the estimator (the core takes coef_init)",
-    ("Lasso", "positive"): "not implemented in the coordinate-descent core",
     ("Lasso", "random_state"): "cyclic coordinate descent only: there is no random selection to seed",
     ("Lasso", "selection"): "cyclic coordinate descent only (a sweep is one fori_loop over the features)",
     # ---------------------------------------------------------------- discriminant analysis

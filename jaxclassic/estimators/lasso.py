@@ -5,9 +5,10 @@ refits on data of nearby sizes reuse one compiled program; zero-weight rows have
 on the fit), calls the functional fit and stores its params (``params_``) and scikit-learn's
 fitted attributes. The maths lives in :mod:`jaxclassic.linear.lasso`.
 
-Differences from scikit-learn's ``Lasso``: no ``precompute``/``copy_X``/``positive``/
-``selection``/``random_state``/``warm_start`` (coordinate descent is always cyclic on the
-weighted Gram matrix), and a single target only. Like scikit-learn, ``tol`` applies to the
+Differences from scikit-learn's ``Lasso``: no ``precompute``/``copy_X``/``selection``/
+``random_state`` (coordinate descent is always cyclic on the weighted Gram matrix; the table
+:data:`jaxclassic.estimators._parity.PARAMETER_GAPS` gives the reasons), and a single target
+only. Like scikit-learn, ``tol`` applies to the
 duality gap relative to :math:`\\lVert y - \\bar y\\rVert^2/n`.
 """
 
@@ -47,6 +48,11 @@ class Lasso(RegressorMixin, BaseEstimator):
         Maximum number of coordinate-descent sweeps.
     tol : float, default=1e-4
         Tolerance on the relative duality gap.
+    warm_start : bool, default=False
+        Start coordinate descent from the previous fit's ``coef_`` (when it has the same number
+        of features), as scikit-learn: a refit at a nearby ``alpha`` takes fewer sweeps.
+    positive : bool, default=False
+        Constrain the coefficients to be ``>= 0`` (``fit_lasso(positive=True)``).
 
     Attributes
     ----------
@@ -59,19 +65,27 @@ class Lasso(RegressorMixin, BaseEstimator):
         The functional core's params.
     """
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-4):
+    def __init__(self, alpha=1.0, *, fit_intercept=True, max_iter=1000, tol=1e-4, warm_start=False,
+                 positive=False):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.warm_start = warm_start
+        self.positive = positive
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the lasso; returns ``self``."""
+        previous = getattr(self, "coef_", None) if self.warm_start else None
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        if previous is not None and np.shape(previous) != (X.shape[1],):
+            previous = None
         params = fit_lasso(
             X, y, alpha=float(self.alpha), fit_intercept=bool(self.fit_intercept),
             max_iter=int(self.max_iter), tol=float(self.tol), sample_weight=sw,
+            coef_init=None if previous is None else np.asarray(previous, X.dtype),
+            positive=bool(self.positive),
         )
         self.params_ = to_host(params)
         self.coef_ = np.asarray(params.coef)

@@ -7,7 +7,8 @@ the functional fit and store its params (``params_``) and scikit-learn's fitted 
 Differences from scikit-learn, documented on the classes:
 
 * ``LogisticRegression``: L2 penalty only (``penalty="l2"`` or ``None``; ``C=np.inf`` also
-  means no penalty); ``method`` picks the solver of :func:`jaxclassic.linear.fit_logistic`
+  means no penalty; ``"l1"`` / ``"elasticnet"`` need a non-smooth solver the core does not
+  have); ``class_weight`` as scikit-learn's (a per-row weight, weighted class counts); ``method`` picks the solver of :func:`jaxclassic.linear.fit_logistic`
   (default ``"newton"``: exact Newton with a Cholesky solve). More than two classes use the
   multinomial (softmax) model, as scikit-learn does. ``tol`` is on the gradient norm of the
   weight-averaged objective (default 1e-8 in float64, 1e-6 in float32).
@@ -39,6 +40,7 @@ from jaxclassic.estimators._base import (
     prepare_fit,
     prepare_predict,
 )
+from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.linear import _api
 from jaxclassic.linear.logistic import fit_logistic
 from jaxclassic.linear.multiclass import fit_one_vs_rest
@@ -122,6 +124,10 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         1e-6 in float32).
     random_state : int, default=None
         Seed of the ``sgd`` minibatch order (None: 0).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class: row ``i``'s loss is scaled by ``class_weight[y_i]`` (times its
+        ``sample_weight``), scikit-learn's meaning;
+        :func:`jaxclassic.estimators._parity.apply_class_weight`.
 
     Attributes
     ----------
@@ -132,7 +138,7 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
     _warning_vocabulary = C_VOCABULARY
 
     def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="newton", max_iter=100,
-                 tol=None, random_state=None):
+                 tol=None, random_state=None, class_weight=None):
         self.C = C
         self.penalty = penalty
         self.fit_intercept = fit_intercept
@@ -140,11 +146,14 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.class_weight = class_weight
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         l2 = _l2_from(self.C, self.penalty)
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        if self.class_weight is not None:
+            sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))
         n_classes = len(self.classes_)
         if n_classes == 2:
             key = jax.random.key(0 if self.random_state is None else int(self.random_state))

@@ -134,27 +134,36 @@ def _normalised_gram(X, y, sample_weight, fit_intercept):
     return wg.gram / wg.sw_sum, wg.xty / wg.sw_sum, yy / wg.sw_sum, wg.x_mean, wg.y_mean
 
 
-def _soft_threshold(z, alpha):
+def _soft_threshold(z, alpha, positive=False):
+    """The proximal map of ``alpha |.|`` (with ``positive``: of ``alpha |.|`` plus the
+    constraint ``>= 0``, i.e. ``max(z - alpha, 0)``)."""
+    if positive:
+        return jnp.maximum(z - alpha, 0.0)
     return jnp.sign(z) * jnp.maximum(jnp.abs(z) - alpha, 0.0)
 
 
-def _duality_gap(c, yy, alpha, beta, q):
+def _duality_gap(c, yy, alpha, beta, q, positive=False):
     """Duality gap of the normalised problem at ``beta`` with ``q = G beta``.
 
     Formulation "A" of scikit-learn's ``_cd_fast`` (dual point = residual rescaled to be
-    feasible); for ``alpha = 0`` it is, as there, the squared gradient norm.
+    feasible; with ``positive`` the dual constraint is one-sided, ``max_j (X^T r)_j <= alpha``,
+    as there); for ``alpha = 0`` it is the squared gradient norm (with ``positive``: of the
+    projected gradient, the KKT residual of non-negative least squares).
     """
     r_norm2 = yy + _precision.dot(beta, q) - 2.0 * _precision.dot(c, beta)
     r_y = yy - _precision.dot(c, beta)
     xta = c - q
-    dual_norm = jnp.max(jnp.abs(xta))
+    dual_norm = jnp.max(xta) if positive else jnp.max(jnp.abs(xta))
     scale = jnp.where(dual_norm > alpha, alpha / jnp.where(dual_norm > 0, dual_norm, 1.0), 1.0)
     primal = 0.5 * r_norm2 + alpha * jnp.sum(jnp.abs(beta))
     dual = -0.5 * scale**2 * r_norm2 + scale * r_y
+    if positive:
+        # at beta_j = 0 only a positive gradient component (one that would raise beta_j) counts
+        xta = jnp.where(beta > 0, xta, jnp.maximum(xta, 0.0))
     return jnp.where(alpha > 0, primal - dual, _precision.dot(xta, xta))
 
 
-def _sweep(G, c, alpha, beta, q):
+def _sweep(G, c, alpha, beta, q, positive=False):
     """One cyclic sweep of coordinate descent over all features (a ``fori_loop``)."""
     diag = jnp.diagonal(G)
 
@@ -163,7 +172,8 @@ def _sweep(G, c, alpha, beta, q):
         g_jj = diag[j]
         b_j = beta[j]
         z = c[j] - q[j] + b_j * g_jj
-        new = jnp.where(g_jj > 0, _soft_threshold(z, alpha) / jnp.where(g_jj > 0, g_jj, 1.0), 0.0)
+        new = jnp.where(g_jj > 0, _soft_threshold(z, alpha, positive) / jnp.where(g_jj > 0, g_jj, 1.0),
+                        0.0)
         delta = new - b_j
         q = q + delta * G[j]
         beta = beta.at[j].set(new)
@@ -173,18 +183,18 @@ def _sweep(G, c, alpha, beta, q):
     return jax.lax.fori_loop(0, beta.shape[0], body, (beta, q, zero))
 
 
-def _refreshed_sweep(G, c, alpha, beta, q):
+def _refreshed_sweep(G, c, alpha, beta, q, positive=False):
     """A sweep, then ``q = G beta`` recomputed by one product.
 
     The sweep's running updates ``q += delta G_j`` accumulate rounding (float32 on diabetes:
     ``|q - G beta|`` 2e-6 after 50 sweeps, 4e-4 after 4000); the product (the same
     :math:`O(p^2)` as the sweep) resets it, so later sweeps and the gap see the true ``G beta``.
     """
-    beta, _, d_max = _sweep(G, c, alpha, beta, q)
+    beta, _, d_max = _sweep(G, c, alpha, beta, q, positive)
     return beta, _precision.matmul(G, beta), d_max
 
 
-def _cd_gram(G, c, yy, alpha, beta0, *, max_iter, tol, stopping):
+def _cd_gram(G, c, yy, alpha, beta0, *, max_iter, tol, stopping, positive=False):
     """Coordinate descent to convergence on a precomputed Gram form."""
     y_scale = jnp.where(yy > 0, yy, 1.0)
 
@@ -193,11 +203,11 @@ def _cd_gram(G, c, yy, alpha, beta0, *, max_iter, tol, stopping):
 
     def gap_error(beta, q):
         # a negative gap is rounding of its size: stop only when |gap| is within tol
-        return jnp.maximum(jnp.abs(_duality_gap(c, yy, alpha, beta, q)) / y_scale, floor)
+        return jnp.maximum(jnp.abs(_duality_gap(c, yy, alpha, beta, q, positive)) / y_scale, floor)
 
     def step(carry):
         beta, q = carry
-        beta, q, d_max = _refreshed_sweep(G, c, alpha, beta, q)
+        beta, q, d_max = _refreshed_sweep(G, c, alpha, beta, q, positive)
         if stopping == "gap":
             err = gap_error(beta, q)
         else:
@@ -209,11 +219,11 @@ def _cd_gram(G, c, yy, alpha, beta0, *, max_iter, tol, stopping):
     init_error = gap_error(beta0, q0) if stopping == "gap" else None
     res = iterate(step, (beta0, q0), max_iter=max_iter, tol=tol, init_error=init_error)
     beta, q = res.carry
-    gap = jnp.maximum(_duality_gap(c, yy, alpha, beta, q), 0.0)
+    gap = jnp.maximum(_duality_gap(c, yy, alpha, beta, q, positive), 0.0)
     return beta, res.n_iter, res.converged, gap
 
 
-def _optimality(beta, G, c, alpha):
+def _optimality(beta, G, c, alpha, positive=False):
     r"""The lasso's optimality condition as the fixed point of its proximal-gradient step,
     for :mod:`jaxclassic._implicit`:
 
@@ -227,22 +237,24 @@ def _optimality(beta, G, c, alpha):
     (e.g. :math:`\partial\beta_A/\partial\alpha = -G_{AA}^{-1}\mathrm{sign}(\beta_A)`).
     ``G`` and ``c`` are the normalised weighted Gram form, differentiable in ``X``, ``y`` and
     the weights. At a kink (a coefficient about to enter or leave, :math:`|z_j| = \eta\alpha`)
-    there is no derivative; JAX's convention (slope 0) is used."""
+    there is no derivative; JAX's convention (slope 0) is used. With ``positive`` the map is
+    :math:`\max(z - \eta\alpha, 0)`, with the same active-set structure."""
     eta = jax.lax.stop_gradient(1.0 / jnp.maximum(jnp.max(jnp.diagonal(G)), jnp.finfo(G.dtype).tiny))
     z = beta - eta * (_precision.matmul(G, beta) - c)
-    return beta - _soft_threshold(z, eta * alpha)
+    return beta - _soft_threshold(z, eta * alpha, positive)
 
 
-@partial(jax.jit, static_argnames=("fit_intercept", "max_iter", "stopping"))
-def _fit_lasso(X, y, sample_weight, alpha, tol, coef_init, *, fit_intercept, max_iter, stopping):
+@partial(jax.jit, static_argnames=("fit_intercept", "max_iter", "stopping", "positive"))
+def _fit_lasso(X, y, sample_weight, alpha, tol, coef_init, *, fit_intercept, max_iter, stopping,
+               positive=False):
     G, c, yy, x_mean, y_mean = _normalised_gram(X, y, sample_weight, fit_intercept)
     # coordinate descent runs on stopped inputs; the derivatives of beta come from the
     # proximal fixed point (implicit function theorem), the intercept's from its formula
     beta, n_iter, converged, gap = _cd_gram(
         *jax.lax.stop_gradient((G, c, yy, alpha)), jax.lax.stop_gradient(coef_init),
-        max_iter=max_iter, tol=tol, stopping=stopping
+        max_iter=max_iter, tol=tol, stopping=stopping, positive=positive
     )
-    beta = with_implicit_derivatives(_optimality, beta, G, c, alpha)
+    beta = with_implicit_derivatives(partial(_optimality, positive=positive), beta, G, c, alpha)
     intercept = y_mean - _precision.dot(x_mean, beta)
     return LassoParams(beta, intercept, n_iter, converged, gap)
 
@@ -288,6 +300,7 @@ def fit_lasso(
     sample_weight=None,
     coef_init=None,
     stopping: str = "gap",
+    positive: bool = False,
 ) -> LassoParams:
     r"""Fit the lasso by cyclic coordinate descent with soft-thresholding.
 
@@ -317,6 +330,11 @@ def fit_lasso(
         Warm start (zeros by default).
     stopping : {"gap", "coef"}
         The stopping test (static).
+    positive : bool
+        Constrain the coefficients to be ``>= 0`` (scikit-learn's ``positive=True``): the
+        coordinate update becomes :math:`\beta_j \leftarrow \max(z_j - \alpha, 0)/G_{jj}` and the
+        duality gap's dual constraint one-sided (static). With ``alpha=0`` this is
+        non-negative least squares, stopped on the projected gradient.
 
     Returns
     -------
@@ -342,6 +360,7 @@ def fit_lasso(
     return _fit_lasso(
         X, y, w, jnp.asarray(alpha, X.dtype), jnp.asarray(tol, X.dtype), coef_init,
         fit_intercept=bool(fit_intercept), max_iter=max_iter, stopping=stopping,
+        positive=bool(positive),
     )
 
 

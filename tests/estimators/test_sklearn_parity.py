@@ -80,3 +80,76 @@ def test_every_gap_names_a_class_with_a_reference_and_gives_a_reason():
     for (name, param), reason in PARAMETER_GAPS.items():
         assert name in _PAIRS, f"PARAMETER_GAPS names {name}, which has no reference class"
         assert isinstance(reason, str) and len(reason.split()) >= 3, (name, param, reason)
+
+
+# --------------------------------------------------------------------------- behaviour
+# One dataset shape for every fit below (60 rows x 4 features, padded to the 64-row bucket),
+# float64 (the estimators compute float64 input in float64), so each family compiles once.
+_N, _D = 60, 4
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(_N, _D))
+    # imbalanced binary labels (about 1 in 4 positive), a 3-class label and a regression target
+    # with one negative coefficient (so positive=True binds)
+    y_bin = (X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=_N) > 0.8).astype(int)
+    y_multi = np.digitize(X[:, 0] + 0.3 * rng.normal(size=_N), [-0.5, 0.7])
+    y_reg = X @ np.array([1.5, -2.0, 0.0, 0.5]) + 0.3 * rng.normal(size=_N)
+    return X, y_bin, y_multi, y_reg
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 1.0, 1: 3.0}])
+def test_logistic_class_weight_equals_sklearn(data, class_weight):
+    from sklearn.linear_model import LogisticRegression as SkLogistic
+
+    X, y, _, _ = data
+    ours = est.LogisticRegression(C=0.5, class_weight=class_weight, tol=1e-10).fit(X, y)
+    ref = SkLogistic(C=0.5, class_weight=class_weight, solver="newton-cholesky", tol=1e-12).fit(X, y)
+    # both solve the same strictly convex problem to a gradient norm ~1e-10: coefficients agree
+    # to the conditioning of the Hessian times that (float64)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-7)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-7)
+    plain = est.LogisticRegression(C=0.5, tol=1e-10).fit(X, y)
+    assert np.abs(ours.coef_ - plain.coef_).max() > 1e-2  # the weights did something
+
+
+def test_class_weight_bad_values_are_errors(data):
+    X, y, _, _ = data
+    with pytest.raises(ValueError, match="class_weight must be 'balanced', a dict or None, got 'even'"):
+        est.LogisticRegression(class_weight="even").fit(X, y)
+    with pytest.raises(TypeError, match=r"class_weight must be 'balanced', a dict or None, got \[1, 2\]"):
+        est.LogisticRegression(class_weight=[1, 2]).fit(X, y)
+    with pytest.raises(ValueError, match="class_weight values must be finite and >= 0"):
+        est.LogisticRegression(class_weight={0: 1.0, 1: -2.0}).fit(X, y)
+
+
+def test_lasso_positive_equals_sklearn(data):
+    from sklearn.linear_model import Lasso as SkLasso
+
+    X, _, _, y = data
+    ours = est.Lasso(alpha=0.05, positive=True, tol=1e-12, max_iter=5000).fit(X, y)
+    ref = SkLasso(alpha=0.05, positive=True, tol=1e-12, max_iter=5000).fit(X, y)
+    # the same strictly convex problem solved to a duality gap of 1e-12 (relative): 1e-7
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-7)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-7)
+    assert (ours.coef_ >= 0).all() and ours.coef_[1] == 0.0  # the negative coefficient is cut
+    # weight-0 rows have no influence on the constrained fit either
+    w = np.r_[np.ones(_N - 10), np.zeros(10)]
+    weighted = est.Lasso(alpha=0.05, positive=True, tol=1e-12, max_iter=5000).fit(X, y, w)
+    head = SkLasso(alpha=0.05, positive=True, tol=1e-12, max_iter=5000).fit(X[:-10], y[:-10])
+    np.testing.assert_allclose(weighted.coef_, head.coef_, atol=1e-7)
+
+
+def test_lasso_warm_start_reuses_the_previous_coefficients(data):
+    from sklearn.linear_model import Lasso as SkLasso
+
+    X, _, _, y = data
+    cold = est.Lasso(alpha=0.05, tol=1e-10).fit(X, y)
+    warm = est.Lasso(alpha=0.06, tol=1e-10, warm_start=True).fit(X, y)
+    warm.set_params(alpha=0.05).fit(X, y)
+    ref = SkLasso(alpha=0.05, tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(warm.coef_, ref.coef_, atol=1e-7)
+    # starting next to the optimum takes fewer sweeps than starting from zero
+    assert warm.n_iter_ < cold.n_iter_
