@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import jax
 
-__all__ = ["Result", "time_jax", "time_host", "machine_info", "matmul_rate", "memory_bandwidth"]
+__all__ = ["Result", "time_jax", "time_host", "machine_info", "matmul_rate", "memory_bandwidth",
+           "peak_rss_mb"]
 
 
 @dataclass
@@ -28,6 +29,8 @@ class Result:
     reported in ``compile_s``); ``ratio = ref_s / ours_s`` (above 1: we are faster).
     ``ours_quality`` / ``ref_quality`` are the quality figure of each side (named by
     ``metric``), and ``agreement`` a free-text or numeric comparison of the two results.
+    ``peak_rss_mb`` is our side's peak resident memory in MiB where the benchmark measures it
+    (in a process of its own: :func:`peak_rss_mb` of a process is the peak of all it ran).
     """
 
     benchmark: str
@@ -41,6 +44,7 @@ class Result:
     reference: str = ""
     agreement: Any = None
     extra: dict = field(default_factory=dict)
+    peak_rss_mb: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -85,6 +89,20 @@ def time_host(fn: Callable[[], Any], repeats: int = 3) -> tuple[Any, float]:
         out = fn()
         times.append(time.perf_counter() - t0)
     return out, statistics.median(times)
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size in MiB so far (``getrusage``'s ``ru_maxrss``).
+
+    On the XLA CPU backend device buffers and compiled programs live in host memory, so this
+    is the honest measure of a fit's memory; run the case in a fresh process (as
+    ``bench_first_call`` does) for a per-case figure.
+    """
+    import resource
+    import sys
+
+    r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return r / 2**20 if sys.platform == "darwin" else r / 2**10  # bytes on macOS, KiB on Linux
 
 
 def matmul_rate(n: int = 2000, dtype="float32") -> float:

@@ -47,13 +47,14 @@ def _fmt(v, spec=".4g"):
 
 def format_table(results: list[Result]) -> str:
     header = ["benchmark", "case", "ours s", "compile s", "ref", "ref s", "ratio", "metric",
-              "ours", "ref value", "agreement"]
+              "ours", "ref value", "agreement", "peak MB"]
     rows = [header]
     for r in results:
         rows.append([
             r.benchmark, r.case, _fmt(r.ours_s), _fmt(r.compile_s), r.reference, _fmt(r.ref_s),
             _fmt(r.ratio, ".3g") + ("x" if r.ratio is not None else ""), r.metric,
             _fmt(r.ours_quality), _fmt(r.ref_quality), _fmt(r.agreement),
+            _fmt(r.peak_rss_mb, ".0f"),
         ])
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(header))]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths)) for row in rows]
