@@ -165,6 +165,22 @@ def test_roc_auc_all_tied_is_one_half_and_separable_is_one():
     assert float(metrics.roc_auc(YB, 1.0 - YB)) == 0.0
 
 
+@pytest.mark.parametrize("weights", [None, W], ids=["unweighted", "weighted"])
+def test_hinge_loss_equals_sklearn(weights):
+    decision = 4.0 * SCORE - 2.0  # decision values on both sides of the margins
+    close(metrics.hinge_loss(YB, decision, sample_weight=weights),
+          sk.hinge_loss(YB, decision, sample_weight=weights))
+    keep = np.arange(N) % 3 != 0  # zero-weight rows have no influence
+    close(metrics.hinge_loss(YB, decision, sample_weight=keep * 1.0),
+          sk.hinge_loss(YB[keep], decision[keep]))
+    # the gradient is the hand derivative -t_i [t_i f_i < 1] / n
+    grad = jax.grad(lambda f: metrics.hinge_loss(YB, f))(jnp.asarray(decision))
+    t = 2.0 * YB - 1
+    close(grad, -t * (t * decision < 1) / N)
+    with pytest.raises(ValueError, match="y_score"):
+        metrics.hinge_loss(YB, np.full(N, np.nan))
+
+
 # --------------------------------------------------------------------------- regression
 @pytest.mark.parametrize("weights", [None, W])
 def test_regression_metrics_equal_sklearn(weights):

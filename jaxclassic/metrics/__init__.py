@@ -43,6 +43,7 @@ from jaxclassic.metrics.classification import f1_score
 from jaxclassic.metrics.classification import balanced_error_rate
 from jaxclassic.metrics.classification import log_loss
 from jaxclassic.metrics.ranking import roc_auc
+from jaxclassic.metrics.ranking import hinge_loss
 from jaxclassic.metrics.ranking import roc_curve
 from jaxclassic.metrics.regression import adjusted_r2
 from jaxclassic.metrics.regression import mean_absolute_error
@@ -62,6 +63,7 @@ __all__ = [
     "balanced_error_rate",
     "roc_curve",
     "roc_auc",
+    "hinge_loss",
     "log_loss",
     "mean_squared_error",
     "mean_absolute_error",

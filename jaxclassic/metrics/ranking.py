@@ -1,4 +1,5 @@
-r"""ROC curve and the area under it, with tied scores and sample weights.
+r"""Metrics of real-valued scores: the ROC curve and the area under it (tied scores and
+sample weights included), and the hinge loss of a decision function.
 
 See :mod:`jaxclassic.metrics` for the conventions.
 
@@ -18,7 +19,7 @@ import numpy as np
 from jaxclassic.metrics._common import _check_labels, _check_weight, _eager
 from jaxclassic.validation import check_array, check_consistent_length, is_traced
 
-__all__ = ["roc_curve", "roc_auc"]
+__all__ = ["roc_curve", "roc_auc", "hinge_loss"]
 
 
 @_eager
@@ -165,3 +166,56 @@ def roc_curve(y_true, y_score, *, sample_weight=None, drop_intermediate=False):
     fps, tps = np.concatenate([zero, fps]), np.concatenate([zero, tps])
     thresholds = np.concatenate([np.full(1, np.inf, dtype=thresholds.dtype), thresholds])
     return jnp.asarray(fps / fps[-1]), jnp.asarray(tps / tps[-1]), jnp.asarray(thresholds)
+
+
+# =========================================================================== hinge loss
+@jax.jit
+def _hinge_loss(y_true, y_score, w):
+    signed = jnp.where(y_true == 1, y_score, -y_score)
+    return jnp.sum(w * jnp.maximum(0.0, 1.0 - signed)) / jnp.sum(w)
+
+
+@_eager
+def _check_hinge_input(y_true, y_score, sample_weight):
+    y_true = _check_labels(y_true, "y_true", None, binary=True)
+    y_score = check_array(y_score, "y_score", ndim=1)
+    n_samples = check_consistent_length(y_true=y_true, y_score=y_score)
+    w = _check_weight(sample_weight, n_samples, y_score.dtype)
+    return y_true, y_score, w
+
+
+def hinge_loss(y_true, y_score, *, sample_weight=None) -> jax.Array:
+    r"""Mean hinge loss of a binary decision function (the SVM's training loss).
+
+    .. math::
+        L = \frac{\sum_i w_i \max(0,\ 1 - t_i f_i)}{\sum_i w_i},
+        \qquad t_i = 2 y_i - 1 \in \{-1, +1\},
+
+    with :math:`f_i` the decision value (``decision_function``, positive for class 1). As
+    ``sklearn.metrics.hinge_loss`` for binary labels. Unlike the 0-1 error it is continuous and
+    piecewise linear in the scores, so it can be descended: a validation hinge loss is a
+    differentiable cross-validation score for an SVM's ``C`` and ``gamma``
+    (:func:`jaxclassic.model_selection.neg_hinge_scorer`).
+
+    Parameters
+    ----------
+    y_true : array-like of {0, 1}, shape (n_samples,)
+    y_score : array-like of float, shape (n_samples,)
+        Decision values, higher meaning class 1.
+    sample_weight : array-like of shape (n_samples,), optional
+
+    Returns
+    -------
+    jax.Array, 0-d float of ``y_score``'s dtype.
+
+    Example
+    -------
+    >>> float(hinge_loss([0, 1, 1], [-2.0, 0.5, 3.0]))
+    0.16666666666666666
+
+    References
+    ----------
+    C. Cortes and V. Vapnik, "Support-vector networks", Machine Learning 20 (1995) 273-297.
+    """
+    y_true, y_score, w = _check_hinge_input(y_true, y_score, sample_weight)
+    return _hinge_loss(y_true, y_score, w)

@@ -21,3 +21,4 @@ from jaxclassic.model_selection.scoring import r2_scorer
 from jaxclassic.model_selection.scoring import accuracy_scorer
 from jaxclassic.model_selection.scoring import log_loss_scorer
 from jaxclassic.model_selection.scoring import roc_auc_scorer
+from jaxclassic.model_selection.scoring import neg_hinge_scorer

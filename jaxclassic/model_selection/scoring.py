@@ -36,6 +36,7 @@ __all__ = [
     "accuracy_scorer",
     "log_loss_scorer",
     "roc_auc_scorer",
+    "neg_hinge_scorer",
 ]
 
 
@@ -114,3 +115,11 @@ def roc_auc_scorer(response: Callable) -> Scorer:
     r"""Weighted ROC AUC of binary scores (a decision function, or ``predict_proba``: its
     last column is used)."""
     return make_scorer(metrics.roc_auc, response, positive_column=True)
+
+
+def neg_hinge_scorer(decision_function: Callable) -> Scorer:
+    r"""``-hinge loss`` of binary decision values,
+    :math:`-\sum_i w_i \max(0, 1 - t_i f_i) / \sum_i w_i` with :math:`t_i = 2y_i - 1`
+    (:func:`jaxclassic.metrics.hinge_loss`): a differentiable validation score for SVMs
+    (the accuracy's gradient is 0 almost everywhere)."""
+    return make_scorer(metrics.hinge_loss, decision_function, greater_is_better=False)
