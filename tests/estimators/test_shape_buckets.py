@@ -1,0 +1,94 @@
+"""Shape buckets: refits (and predictions) at nearby sizes reuse the compiled programs.
+
+The estimator layer pads the rows to a bucket (``_base.bucket_size``: 100, 101 and 117 rows
+all pad to 128) with zero-weight rows, so a second fit at a nearby size must not build a new
+XLA program. Programs are counted where JAX lowers a traced function to an MLIR module
+(``/jax/core/compile/jaxpr_to_mlir_module_duration``, one event per new program, whether XLA
+then compiles it or loads it from the persistent cache), eager operations included: a
+padding op run outside ``jit`` at the new size would count too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import jax.monitoring
+import numpy as np
+import pytest
+
+import jaxclassic.estimators as jc
+from jaxclassic.estimators._base import bucket_size
+
+LOWERING = "/jax/core/compile/jaxpr_to_mlir_module_duration"
+SIZES = (100, 101, 117)  # one bucket
+
+
+@contextlib.contextmanager
+def new_programs():
+    """Collect the names of the functions lowered to new programs inside the block."""
+    names: list[str] = []
+
+    def listener(event, duration_secs, **kwargs):
+        if event == LOWERING:
+            names.append(kwargs.get("fun_name", "?"))
+
+    jax.monitoring.register_event_duration_secs_listener(listener)
+    try:
+        yield names
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listener)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(max(SIZES) + 12, 4))
+    y_class = (X[:, 0] + 0.5 * rng.normal(size=X.shape[0]) > 0).astype(int)
+    y_reg = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=X.shape[0])
+    return X, y_class, y_reg
+
+
+FAMILIES = {
+    "LogisticRegression": (lambda: jc.LogisticRegression(), "class"),
+    "Ridge": (lambda: jc.Ridge(alpha=1.0), "reg"),
+    "GaussianNB": (lambda: jc.GaussianNB(), "class"),
+    "KNeighborsClassifier": (lambda: jc.KNeighborsClassifier(n_neighbors=3), "class"),
+    "DecisionTreeClassifier": (lambda: jc.DecisionTreeClassifier(max_depth=2), "class"),
+    "KMeans": (lambda: jc.KMeans(n_clusters=2, n_init=1, random_state=0), None),
+}
+
+
+def _fit_predict(make, target, X, y_class, y_reg, n):
+    est = make()
+    if target is None:
+        est.fit(X[:n])
+    else:
+        est.fit(X[:n], (y_class if target == "class" else y_reg)[:n])
+    return est.predict(X[:n])
+
+
+def test_the_sizes_share_one_bucket():
+    assert {bucket_size(n) for n in SIZES} == {128}
+    assert bucket_size(max(SIZES) + 12) == 256
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_refit_at_nearby_sizes_builds_no_new_program(family, data):
+    make, target = FAMILIES[family]
+    X, y_class, y_reg = data
+    _fit_predict(make, target, X, y_class, y_reg, SIZES[0])  # compiles (or loads) once
+    for n in SIZES[1:]:
+        with new_programs() as names:
+            pred = _fit_predict(make, target, X, y_class, y_reg, n)
+        assert names == [], f"{family} at n={n} built new programs: {names}"
+        assert pred.shape == (n,)
+
+
+def test_the_counter_sees_a_new_bucket(data):
+    # the control: 129 rows pad to 256, a new shape, so GaussianNB builds new programs
+    make, target = FAMILIES["GaussianNB"]
+    X, y_class, y_reg = data
+    _fit_predict(make, target, X, y_class, y_reg, SIZES[0])
+    with new_programs() as names:
+        _fit_predict(make, target, X, y_class, y_reg, max(SIZES) + 12)
+    assert names, "a fit at a new bucket size lowered no program: the counter is broken"
