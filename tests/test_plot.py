@@ -1,0 +1,664 @@
+"""jaxclassic.plot: each figure draws what it is given, checked on the drawn artists.
+
+References (each test says which): scikit-learn's DecisionBoundaryDisplay grid and response,
+``sklearn.metrics.roc_curve`` / ``roc_auc_score`` / ``confusion_matrix``,
+``sklearn.linear_model.lasso_path`` and ``Ridge``, SciPy's ``dendrogram`` coordinates,
+scikit-learn's CART (same splits on iris at depth 2), xgboost's ``evals_result``, and the
+closed forms of the k-means inertia and of the Mahalanobis contour of a Gaussian ellipse.
+Data are tiny and the few JAX fits reuse one shape each (suite time).
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
+
+from jaxclassic import plot  # noqa: E402
+from jaxclassic.model_selection.bias_variance import BiasVarianceResult  # noqa: E402
+from jaxclassic.model_selection.curves import LearningCurveResult, ValidationCurveResult  # noqa: E402
+
+
+@pytest.fixture
+def ax():
+    fig, axes = plt.subplots()
+    yield axes
+    plt.close(fig)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    from sklearn.datasets import load_iris
+
+    return load_iris(return_X_y=True)
+
+
+def _xy(line):
+    return np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)
+
+
+# --------------------------------------------------------------------------- optional matplotlib
+def test_import_without_matplotlib_and_clear_error_on_call():
+    # a fresh interpreter where matplotlib cannot be imported: the module imports, a figure
+    # function raises an ImportError naming the extra
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; sys.modules['matplotlib.pyplot'] = None\n"
+        "import jaxclassic.plot as p\n"
+        "try:\n    p.elbow(([1, 2], [2.0, 1.0]))\n"
+        "except ImportError as e:\n    print('IMPORT-ERROR', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "IMPORT-ERROR jaxclassic.plot needs matplotlib: pip install 'jaxclassic[plot]'" in out.stdout
+
+
+def test_ax_must_be_an_axes():
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes or None, got str"):
+        plot.elbow(([1, 2], [2.0, 1.0]), ax="left")
+
+
+def test_default_axes_is_pyplots_current():
+    fig = plt.figure()
+    try:
+        assert plot.elbow(([1, 2], [2.0, 1.0])) is fig.gca()
+    finally:
+        plt.close(fig)
+
+
+# --------------------------------------------------------------------------- decision regions
+def test_decision_regions_equals_sklearn_decision_boundary_display(iris, ax):
+    # reference: scikit-learn's DecisionBoundaryDisplay on the same estimator, grid and margin;
+    # the labels are strings, encoded in classes_ order as scikit-learn does (exact equality)
+    from sklearn.inspection import DecisionBoundaryDisplay
+    from sklearn.linear_model import LogisticRegression
+
+    X = iris[0][::5, :2]
+    y = np.array(["setosa", "versicolor", "virginica"])[iris[1][::5]]
+    est = LogisticRegression().fit(X, y)
+    plot.decision_regions(est, X, y, ax=ax, grid_resolution=30, eps=0.5, feature_names=["a", "b"])
+    fig2, ax2 = plt.subplots()
+    disp = DecisionBoundaryDisplay.from_estimator(est, X, grid_resolution=30, eps=0.5,
+                                                  response_method="predict", ax=ax2)
+    plt.close(fig2)
+    mesh = ax.collections[0]
+    np.testing.assert_array_equal(np.asarray(mesh.get_array()).reshape(30, 30), disp.response)
+    assert ax.get_xlim() == pytest.approx((disp.xx0.min(), disp.xx0.max()))
+    assert ax.get_ylim() == pytest.approx((disp.xx1.min(), disp.xx1.max()))
+    # one scatter per class, its points the rows of that class, in the class's region colour
+    scatters = ax.collections[1:]
+    assert len(scatters) == 3
+    for code, (label, sc) in enumerate(zip(est.classes_, scatters)):
+        np.testing.assert_array_equal(sc.get_offsets(), X[y == label])
+        assert tuple(sc.get_facecolor()[0]) == pytest.approx(mesh.cmap(code))
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(est.classes_)
+    assert len({tuple(sc.get_facecolor()[0]) for sc in scatters}) == 3
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("a", "b")
+
+
+def test_decision_regions_of_a_rule_and_of_params(iris, ax):
+    # a callable: the drawn codes are the rule on the grid, computed here by numpy
+    X = np.array([[0.0, 0.0], [1.0, 2.0], [2.0, 1.0], [3.0, 3.0]])
+    plot.decision_regions(lambda G: (G[:, 0] > G[:, 1]).astype(int), X, ax=ax, grid_resolution=7, eps=1.0)
+    g0, g1 = np.meshgrid(np.linspace(-1, 4, 7), np.linspace(-1, 4, 7))
+    np.testing.assert_array_equal(np.asarray(ax.collections[0].get_array()).reshape(7, 7), g0 > g1)
+    assert len(ax.collections) == 1  # no y, no scatter
+    # a params pytree predicts through the dispatch registry: equals its predict on the grid
+    from jaxclassic.discriminant import fit_lda, predict
+
+    Xi, yi = iris[0][:, :2], iris[1]
+    params = fit_lda(Xi, yi)
+    fig2, ax2 = plt.subplots()
+    plot.decision_regions(params, Xi, yi, ax=ax2, grid_resolution=12)
+    h0, h1 = np.meshgrid(np.linspace(Xi[:, 0].min() - 1, Xi[:, 0].max() + 1, 12),
+                         np.linspace(Xi[:, 1].min() - 1, Xi[:, 1].max() + 1, 12))
+    expected = np.asarray(predict(params, np.c_[h0.ravel(), h1.ravel()]))
+    np.testing.assert_array_equal(np.asarray(ax2.collections[0].get_array()).ravel(), expected)
+    assert len(ax2.collections) == 4
+    plt.close(fig2)
+
+
+def test_decision_regions_needs_two_features(ax):
+    with pytest.raises(ValueError, match="X must have 2 features \\(columns\\) to draw decision regions, got 3"):
+        plot.decision_regions(lambda G: G[:, 0], np.zeros((4, 3)), ax=ax)
+
+
+def test_decision_regions_needs_a_predictor(ax):
+    with pytest.raises(TypeError, match="model must be a fitted estimator .* got int"):
+        plot.decision_regions(3, np.zeros((4, 2)), ax=ax)
+
+
+def test_decision_regions_rejects_grid_resolution_1(ax):
+    with pytest.raises(ValueError, match="grid_resolution must be >= 2, got 1"):
+        plot.decision_regions(lambda G: G[:, 0], np.zeros((4, 2)), ax=ax, grid_resolution=1)
+
+
+def test_decision_regions_rejects_y_of_another_length(ax):
+    with pytest.raises(ValueError, match=r"y must have shape \(4,\) like the rows of X, got \(3,\)"):
+        plot.decision_regions(lambda G: G[:, 0] > 0, np.zeros((4, 2)), [0, 1, 0], ax=ax)
+
+
+# --------------------------------------------------------------------------- ROC
+Y_ROC = np.array([0, 0, 1, 1, 0, 1, 1, 0, 1, 0])
+S_ROC = np.array([0.1, 0.4, 0.35, 0.8, 0.4, 0.7, 0.2, 0.6, 0.9, 0.3])  # a tie at 0.4
+
+
+def test_roc_curve_equals_sklearn_and_marks_youden(ax):
+    # reference: sklearn.metrics.roc_curve (every threshold) and roc_auc_score; the marked
+    # point is the first maximiser of TPR - FPR on scikit-learn's curve (exact: same points)
+    from sklearn.metrics import roc_auc_score
+    from sklearn.metrics import roc_curve as sk_roc
+
+    fpr, tpr, _ = sk_roc(Y_ROC, S_ROC, drop_intermediate=False)
+    plot.roc_curve(Y_ROC, S_ROC, ax=ax, label="model")
+    curve, chance, mark = ax.lines
+    x, y = _xy(curve)
+    np.testing.assert_allclose(x, fpr, atol=1e-12)
+    np.testing.assert_allclose(y, tpr, atol=1e-12)
+    assert _xy(chance)[0].tolist() == [0.0, 1.0] and _xy(chance)[1].tolist() == [0.0, 1.0]
+    best = int(np.argmax(tpr - fpr))
+    assert mark.get_xydata().tolist() == [[fpr[best], tpr[best]]]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0] == f"model (AUC = {roc_auc_score(Y_ROC, S_ROC):.3f})"
+    assert labels[2].startswith("threshold ")
+    assert ax.texts[0].get_text().startswith("t = ")
+
+
+def test_roc_curve_marks_a_given_threshold(ax):
+    # "positive if s >= 0.4": by hand, TP = 3 of 5 (0.8, 0.7, 0.9), FP = 3 of 5 (0.4, 0.4, 0.6)
+    plot.roc_curve(Y_ROC, S_ROC, threshold=0.4, ax=ax)
+    assert ax.lines[2].get_xydata().tolist() == [[0.6, 0.6]]
+    fig2, ax2 = plt.subplots()
+    plot.roc_curve(Y_ROC, S_ROC, threshold=None, ax=ax2)
+    assert len(ax2.lines) == 2 and not ax2.texts
+    plt.close(fig2)
+
+
+def test_roc_curve_marks_a_threshold_result(ax):
+    from jaxclassic.model_selection import choose_threshold
+
+    chosen = choose_threshold(Y_ROC, S_ROC, "cost", cost_fp=1.0, cost_fn=5.0)
+    plot.roc_curve(Y_ROC, S_ROC, threshold=chosen, ax=ax)
+    assert ax.lines[2].get_xydata().tolist() == [[chosen.fpr, chosen.tpr]]
+
+
+def test_roc_curve_rejects_an_unknown_criterion(ax):
+    with pytest.raises(ValueError, match=r"threshold must be one of \['youden', 'cost'\], got 'median'"):
+        plot.roc_curve(Y_ROC, S_ROC, threshold="median", ax=ax)
+
+
+# --------------------------------------------------------------------------- confusion matrix
+Y_TRUE = np.array(["cat", "dog", "dog", "bird", "cat", "dog", "bird", "cat"])
+Y_PRED = np.array(["cat", "dog", "cat", "bird", "cat", "bird", "bird", "dog"])
+
+
+def test_confusion_matrix_equals_sklearn(ax):
+    # reference: sklearn.metrics.confusion_matrix with the same label order (exact counts)
+    from sklearn.metrics import confusion_matrix as sk_cm
+
+    labels = ["dog", "cat", "bird"]
+    plot.confusion_matrix(Y_TRUE, Y_PRED, labels=labels, ax=ax)
+    expected = sk_cm(Y_TRUE, Y_PRED, labels=labels)
+    np.testing.assert_array_equal(ax.images[0].get_array(), expected)
+    assert [t.get_text() for t in ax.texts] == [str(v) for v in expected.ravel()]
+    assert [t.get_text() for t in ax.get_xticklabels()] == labels
+    assert [t.get_text() for t in ax.get_yticklabels()] == labels
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Predicted label", "True label")
+    assert len(ax.figure.axes) == 2  # the colour bar
+
+
+def test_confusion_matrix_normalized_and_weighted_equals_sklearn(ax):
+    from sklearn.metrics import confusion_matrix as sk_cm
+
+    w = np.array([1.0, 2.0, 0.5, 1.0, 3.0, 1.0, 0.0, 2.0])
+    plot.confusion_matrix(Y_TRUE, Y_PRED, normalize="true", sample_weight=w, ax=ax, colorbar=False,
+                          display_labels=["B", "C", "D"])
+    expected = sk_cm(Y_TRUE, Y_PRED, normalize="true", sample_weight=w)
+    np.testing.assert_allclose(ax.images[0].get_array(), expected, rtol=1e-12)
+    assert [t.get_text() for t in ax.texts] == [format(v, ".2g") for v in expected.ravel()]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["B", "C", "D"]
+    assert len(ax.figure.axes) == 1
+
+
+def test_confusion_matrix_rejects_unknown_normalize(ax):
+    with pytest.raises(ValueError, match=r"normalize must be one of \[None, 'true', 'pred', 'all'\], got 'rows'"):
+        plot.confusion_matrix(Y_TRUE, Y_PRED, normalize="rows", ax=ax)
+
+
+def test_confusion_matrix_rejects_a_label_outside_labels(ax):
+    with pytest.raises(ValueError, match=r"y_true holds labels outside the classes \['cat', 'dog'\]: \['bird'\]"):
+        plot.confusion_matrix(Y_TRUE, Y_PRED, labels=["cat", "dog"], ax=ax)
+
+
+# --------------------------------------------------------------------------- regularisation path
+@pytest.fixture(scope="module")
+def diabetes():
+    from sklearn.datasets import load_diabetes
+
+    return load_diabetes(return_X_y=True)
+
+
+def test_regularization_path_of_lasso_equals_sklearn(diabetes, ax):
+    # reference: sklearn.linear_model.lasso_path on centred data, where our fit_intercept=False
+    # is its objective exactly; both converged to tol 1e-12: 1e-5 as tests/linear/test_lasso.py
+    # (the same call, so the same compiled program)
+    from sklearn.linear_model import lasso_path as sk_lasso_path
+
+    from jaxclassic.linear import lasso_path
+
+    X, y = diabetes
+    Xc, yc = X - X.mean(0), y - y.mean()
+    path = lasso_path(Xc, yc, alphas=np.array([0.05, 1.0, 0.2]), fit_intercept=False, tol=1e-12,
+                      max_iter=20000)
+    ref_alphas, ref_coefs, _ = sk_lasso_path(Xc, yc, alphas=[1.0, 0.2, 0.05], tol=1e-12, max_iter=20000)
+    plot.regularization_path(path, feature_names=[f"f{j}" for j in range(10)], ax=ax)
+    assert len(ax.lines) == 10 and ax.get_xscale() == "log"
+    for j, line in enumerate(ax.lines):
+        x, coef = _xy(line)
+        np.testing.assert_allclose(x, ref_alphas, rtol=1e-12)
+        np.testing.assert_allclose(coef, ref_coefs[j], atol=1e-5)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [f"f{j}" for j in range(10)]
+
+
+def test_regularization_path_of_ridge_equals_sklearn(diabetes, ax):
+    # reference: weighted sklearn Ridge (same penalty scaling) at each alpha, Cholesky solves:
+    # 1e-6 relative as tests/linear/test_ridge.py (the same ridge_path call and program)
+    from sklearn.linear_model import Ridge
+
+    from jaxclassic.linear import ridge_path
+
+    X, y = diabetes
+    w = np.random.RandomState(0).uniform(0.2, 2.0, len(y))
+    alphas = np.array([1e-3, 1e-1, 1.0, 10.0, 1e3])
+    plot.regularization_path(ridge_path(X, y, alphas, sample_weight=w), alphas, ax=ax, legend=False)
+    expected = np.array([Ridge(alpha=a, solver="cholesky").fit(X, y, sample_weight=w).coef_ for a in alphas])
+    for j, line in enumerate(ax.lines):
+        np.testing.assert_allclose(_xy(line)[1], expected[:, j], rtol=1e-6, atol=1e-9)
+    assert ax.get_legend() is None
+
+
+def test_regularization_path_needs_alphas_for_ridge(ax):
+    from jaxclassic.linear._params import LinearParams
+
+    params = LinearParams(np.zeros((2, 3)), np.zeros(2))
+    with pytest.raises(ValueError, match="alphas must be given for a LinearParams"):
+        plot.regularization_path(params, ax=ax)
+
+
+def test_regularization_path_rejects_zero_alpha_on_a_log_scale(ax):
+    from jaxclassic.linear._params import LinearParams
+
+    with pytest.raises(ValueError, match="alphas must be > 0 on a log scale"):
+        plot.regularization_path(LinearParams(np.zeros((2, 3)), np.zeros(2)), [0.0, 1.0], ax=ax)
+
+
+def test_regularization_path_rejects_alphas_of_another_length(ax):
+    from jaxclassic.linear._params import LinearParams
+
+    with pytest.raises(ValueError, match=r"alphas must hold one penalty per row of the coefficients \(2\), got 3"):
+        plot.regularization_path(LinearParams(np.zeros((2, 3)), np.zeros(2)), [1.0, 2.0, 3.0], ax=ax)
+
+
+# --------------------------------------------------------------------------- learning / validation
+def _band_limits(collection):
+    """Lowest and highest y of a fill_between band at each of its x values."""
+    vertices = collection.get_paths()[0].vertices
+    return vertices[:, 0], vertices[:, 1]
+
+
+def test_learning_curve_draws_fold_means_and_bands(ax):
+    # sklearn.model_selection.learning_curve's own triple, on a cheap scikit-learn model
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import learning_curve as sk_learning_curve
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    y = X @ [1.0, 2.0] + rng.normal(size=40)
+    sizes, train, val = sk_learning_curve(Ridge(), X, y, train_sizes=[5, 15, 25], cv=3)
+    plot.learning_curve((sizes, train, val), ax=ax, score_name="R²")
+    for line, scores in zip(ax.lines, (train, val)):
+        x, mean = _xy(line)
+        np.testing.assert_array_equal(x, sizes)
+        np.testing.assert_allclose(mean, scores.mean(axis=1), rtol=1e-12)
+    for band, scores in zip(ax.collections, (train, val)):
+        xs, ys = _band_limits(band)
+        for size, m, s in zip(sizes, scores.mean(axis=1), scores.std(axis=1)):
+            at = ys[xs == size]
+            assert at.min() == pytest.approx(m - s) and at.max() == pytest.approx(m + s)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training", "validation"]
+    assert ax.get_ylabel() == "R²"
+
+
+def test_learning_curve_of_a_result_ignores_nan_folds(ax):
+    result = LearningCurveResult(np.array([4, 8]), np.array([[1.0, 0.5, np.nan], [0.5, 0.5, 0.5]]),
+                                 np.array([[0.25, 0.75, 0.5], [np.nan, 0.5, 1.0]]))
+    plot.learning_curve(result, ax=ax)
+    assert _xy(ax.lines[0])[1].tolist() == [0.75, 0.5]
+    assert _xy(ax.lines[1])[1].tolist() == [0.5, 0.75]
+
+
+def test_learning_curve_rejects_scores_of_another_length(ax):
+    with pytest.raises(ValueError, match=r"val_scores must have one row per point of the curve \(2\), got 3"):
+        plot.learning_curve(([1, 2], np.zeros((2, 3)), np.zeros((3, 3))), ax=ax)
+
+
+def test_validation_curve_numeric_and_named_values(ax):
+    result = ValidationCurveResult(np.array([0.01, 0.1, 1.0]), np.array([[1.0, 0.5], [0.5, 0.5], [0.25, 0.25]]),
+                                   np.array([[0.5, 0.5], [0.75, 0.5], [0.25, 0.5]]))
+    plot.validation_curve(result, param_name="alpha", log_scale=True, ax=ax)
+    assert _xy(ax.lines[0])[0].tolist() == [0.01, 0.1, 1.0]
+    assert _xy(ax.lines[1])[1].tolist() == [0.5, 0.625, 0.375]
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "alpha"
+    fig2, ax2 = plt.subplots()
+    plot.validation_curve((["gini", "entropy"], [[1.0], [0.5]], [[0.5], [0.25]]), ax=ax2)
+    assert _xy(ax2.lines[0])[0].tolist() == [0.0, 1.0]
+    assert [t.get_text() for t in ax2.get_xticklabels()] == ["gini", "entropy"]
+    plt.close(fig2)
+
+
+# --------------------------------------------------------------------------- bias-variance
+def _bv(b, v, n, e, se):
+    return BiasVarianceResult(None, None, None, None, b, v, n, e, se, None, None)
+
+
+def test_bias_variance_draws_terms_sum_and_simulated_error(ax):
+    b, v = np.array([0.5, 0.2, 0.1]), np.array([0.05, 0.1, 0.3])
+    results = [_bv(bi, vi, 0.1, bi + vi + 0.11, 0.02) for bi, vi in zip(b, v)]
+    plot.bias_variance([1, 3, 5], results, xlabel="degree", ax=ax)
+    bias_line, var_line, noise_line, total, simulated = ax.lines[:5]  # then the error bars' caps
+    assert _xy(bias_line)[1].tolist() == b.tolist()
+    assert _xy(var_line)[1].tolist() == v.tolist()
+    assert _xy(noise_line)[1].tolist() == [0.1] * 3
+    np.testing.assert_allclose(_xy(total)[1], b + v + 0.1, rtol=1e-15)
+    np.testing.assert_allclose(_xy(simulated)[1], b + v + 0.11, rtol=1e-15)
+    bars = ax.collections[0].get_segments()  # the ± standard error bars
+    np.testing.assert_allclose([np.ptp(seg[:, 1]) for seg in bars], [0.04] * 3, rtol=1e-12)
+    assert ax.get_xlabel() == "degree"
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["bias²", "variance"]
+
+
+def test_bias_variance_of_a_vmapped_result(ax):
+    # one result with a leading complexity axis (a vmap over a hyperparameter) draws the same
+    stacked = _bv(np.array([0.5, 0.1]), np.array([0.1, 0.4]), np.array([0.1, 0.1]),
+                  np.array([0.7, 0.6]), np.array([0.01, 0.01]))
+    plot.bias_variance([0.1, 10.0], stacked, log_scale=True, ax=ax)
+    assert _xy(ax.lines[3])[1].tolist() == pytest.approx([0.7, 0.6])
+    assert ax.get_xscale() == "log"
+
+
+def test_bias_variance_rejects_a_result_count_mismatch(ax):
+    with pytest.raises(ValueError, match=r"results must hold one decomposition per complexity \(3\)"):
+        plot.bias_variance([1, 2, 3], [_bv(0.1, 0.1, 0.1, 0.3, 0.01)] * 2, ax=ax)
+
+
+def test_bias_variance_rejects_other_results(ax):
+    with pytest.raises(TypeError, match="results must be BiasVarianceResult values, got float"):
+        plot.bias_variance([1, 2], [0.1, 0.2], ax=ax)
+
+
+# --------------------------------------------------------------------------- elbow
+def test_elbow_of_kmeans_elbow_equals_closed_forms(ax):
+    # the k = 1 inertia is the total sum of squares; k = 3 on these points is the within-pair
+    # sums ({0, .2}, {5, 5.2}, {9}): closed forms, to float64 rounding
+    from jaxclassic.cluster import kmeans_elbow
+
+    import jax
+
+    X = np.array([[0.0], [0.2], [5.0], [5.2], [9.0]])
+    result = kmeans_elbow(X, [1, 2, 3], key=jax.random.key(0))
+    plot.elbow(result, mark=3, ax=ax)
+    x, inertia = _xy(ax.lines[0])
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    np.testing.assert_allclose(inertia, np.asarray(result.inertia), rtol=1e-15)
+    np.testing.assert_allclose(inertia[[0, 2]], [np.sum((X - X.mean()) ** 2), 0.04], rtol=1e-9)
+    assert _xy(ax.lines[1])[0].tolist() == [3.0, 3.0]  # the marked k
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
+
+
+def test_elbow_rejects_lengths_that_differ(ax):
+    with pytest.raises(ValueError, match=r"inertia must hold one value per k \(3\), got 2"):
+        plot.elbow(([1, 2, 3], [3.0, 1.0]), ax=ax)
+
+
+# --------------------------------------------------------------------------- dendrogram
+def test_dendrogram_equals_scipy_layout(ax):
+    # reference: scipy.cluster.hierarchy.dendrogram(no_plot=True): the same U per merge
+    # (icoord, dcoord) and the same leaf order (ivl), exactly
+    from scipy.cluster import hierarchy
+
+    rng = np.random.default_rng(2)
+    Z = hierarchy.linkage(rng.normal(size=(12, 2)), method="average")
+    names = [f"r{i}" for i in range(12)]
+    ref = hierarchy.dendrogram(Z, no_plot=True, labels=names)
+    plot.dendrogram(Z, labels=names, cut_height=1.0, ax=ax)
+    drawn = sorted(map(tuple, (seg.ravel().round(12) for seg in ax.collections[0].get_segments())))
+    expected = sorted(tuple(np.column_stack([i, d]).ravel().round(12))
+                      for i, d in zip(ref["icoord"], ref["dcoord"]))
+    assert drawn == expected
+    assert [t.get_text() for t in ax.get_xticklabels()] == ref["ivl"]
+    assert _xy(ax.lines[0])[1].tolist() == [1.0, 1.0]  # the cut
+
+
+def test_dendrogram_of_agglomerative_left_orientation(ax):
+    # our linkage matrix is SciPy's layout: the same drawing as SciPy's on SciPy's matrix
+    from scipy.cluster import hierarchy
+
+    from jaxclassic.cluster import agglomerative
+
+    X = np.array([[0.0], [1.0], [5.0], [7.0]])
+    plot.dendrogram(agglomerative(X, linkage="single"), orientation="left", ax=ax)
+    ref = hierarchy.dendrogram(hierarchy.linkage(X, method="single"), no_plot=True)
+    drawn = sorted(tuple(seg[:, ::-1].ravel()) for seg in ax.collections[0].get_segments())
+    expected = sorted(tuple(np.column_stack([i, d]).ravel()) for i, d in zip(ref["icoord"], ref["dcoord"]))
+    assert drawn == expected
+    assert [t.get_text() for t in ax.get_yticklabels()] == ref["ivl"]
+    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # root on the left
+
+
+def test_dendrogram_rejects_three_columns(ax):
+    with pytest.raises(ValueError, match=r"Z must have 4 columns \(a linkage matrix\), got shape \(2, 3\)"):
+        plot.dendrogram(np.zeros((2, 3)), ax=ax)
+
+
+def test_dendrogram_rejects_a_cluster_merged_twice(ax):
+    Z = np.array([[0.0, 1.0, 1.0, 2.0], [0.0, 3.0, 2.0, 2.0], [4.0, 5.0, 3.0, 4.0]])
+    with pytest.raises(ValueError, match="Z merges a cluster twice"):
+        plot.dendrogram(Z, ax=ax)
+
+
+def test_dendrogram_rejects_labels_of_another_length(ax):
+    Z = np.array([[0.0, 1.0, 1.0, 2.0], [2.0, 3.0, 2.0, 2.0], [4.0, 5.0, 4.0, 4.0]])
+    with pytest.raises(ValueError, match="labels must hold 4 names, got 2"):
+        plot.dendrogram(Z, labels=["a", "b"], ax=ax)
+
+
+# --------------------------------------------------------------------------- CART tree
+@pytest.fixture(scope="module")
+def iris_tree(iris):
+    from jaxclassic.tree import fit_cart
+
+    # iris's first three features and a constant one (never split): the shapes and settings of
+    # tests/tree/test_export.py's fit, so the same compiled program
+    return fit_cart(np.c_[iris[0][:, :3], np.zeros(150)], iris[1], max_depth=2)
+
+
+def test_tree_draws_the_splits_of_sklearns_cart(iris, iris_tree, ax):
+    # reference: scikit-learn's CART at depth 2 on iris's first three features (and a constant
+    # one) makes the same
+    # splits (< 255 distinct values bin exactly; no tie in the gain there, unlike with petal
+    # width, which ties petal length at the root): same features, node sizes and leaf classes
+    # in depth-first order, thresholds to the 2 printed decimals
+    from sklearn.tree import DecisionTreeClassifier
+
+    from jaxclassic.tree import export_text
+
+    X = np.c_[iris[0][:, :3], np.zeros(150)]
+    sk = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, iris[1]).tree_
+    names = ["sl", "sw", "pl", "zero"]
+    plot.tree(iris_tree, feature_names=names, class_names=["setosa", "versicolor", "virginica"], ax=ax)
+    texts = [t.get_text().splitlines() for t in ax.texts]
+    assert len(texts) == sk.node_count == int(iris_tree.n_nodes)
+    for node, lines in enumerate(texts):  # sklearn numbers nodes depth-first, left first
+        assert lines[-1] == f"samples = {sk.n_node_samples[node]}"
+        if sk.children_left[node] >= 0:
+            name, op, value = lines[0].split()
+            assert (name, op) == (names[sk.feature[node]], "<=")
+            assert float(value) == pytest.approx(sk.threshold[node], abs=6e-3)  # 2 decimals
+        else:
+            cls = ["setosa", "versicolor", "virginica"][int(np.argmax(sk.value[node]))]
+            assert lines[0] == f"class: {cls}"
+    # the split rules read as export_text prints them
+    rules = [line.split("|--- ")[1] for line in export_text(iris_tree, names).splitlines()
+             if "<=" in line]
+    assert [lines[0] for lines in texts if "<=" in lines[0]] == rules
+    assert len(ax.collections[0].get_segments()) == sk.node_count - 1
+    leaf_colours = {to_rgba(t.get_bbox_patch().get_facecolor())[:3] for t in ax.texts
+                    if t.get_text().startswith("class")}
+    assert len(leaf_colours) == 3
+
+
+def test_tree_cut_at_max_depth(iris_tree, ax):
+    # depth 1 of iris: the root split, the pure setosa leaf, and the cut right subtree
+    plot.tree(iris_tree, max_depth=1, ax=ax)
+    first_lines = [t.get_text().splitlines()[0] for t in ax.texts]
+    assert first_lines[0].startswith("feature_") and first_lines[1:] == ["class: 0", "(...)"]
+    assert len(ax.collections[0].get_segments()) == 2
+
+
+def test_tree_rejects_other_params(ax):
+    with pytest.raises(TypeError, match="params must be a CART tree .* got tuple"):
+        plot.tree((1, 2), ax=ax)
+
+
+def test_tree_rejects_wrong_feature_names(iris_tree, ax):
+    with pytest.raises(ValueError, match="feature_names must hold 4 names, got 2"):
+        plot.tree(iris_tree, feature_names=["a", "b"], ax=ax)
+
+
+# --------------------------------------------------------------------------- boosting log
+def test_boosting_eval_log_of_xgboost_fit(ax):
+    # the drawn series are the fit's per-round mean losses, the marked round its best; the
+    # validation line equals xgboost's rmse log on the same data (sqrt(2 x mean half squared
+    # error), xgboost in float32: 1e-4). The fit is tests/ensemble/test_xgboost.py's
+    # early-stopping case (same data and settings: the same compiled program).
+    xgb = pytest.importorskip("xgboost")
+    from jaxclassic.ensemble import fit_xgboost
+
+    def data(seed):
+        rng = np.random.default_rng(seed)
+        X = np.round(rng.normal(size=(300, 4)) * 4) / 4
+        return X, X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 * X[:, 2] + rng.normal(size=300) * 0.3
+
+    (X, y), (Xv, yv) = data(0), data(1)
+    kw = dict(n_estimators=60, max_depth=3, learning_rate=0.6, reg_lambda=1.5, reg_alpha=0.0,
+              gamma=0.0, min_child_weight=5.0)
+    params = fit_xgboost(X, y, base_score=0.5, eval_set=(Xv, yv), early_stopping_rounds=3, **kw)
+    theirs = xgb.XGBRegressor(base_score=0.5, early_stopping_rounds=3, tree_method="hist", max_bin=256,
+                              n_jobs=1, **kw).fit(X, y, eval_set=[(Xv, yv)], verbose=False)
+    plot.boosting_eval_log(params, ax=ax)
+    n = int(params.n_iter)
+    train, valid, best = ax.lines
+    assert _xy(train)[0].tolist() == list(range(1, n + 1))
+    np.testing.assert_array_equal(_xy(train)[1], np.asarray(params.train_loss)[:n])
+    np.testing.assert_array_equal(_xy(valid)[1], np.asarray(params.eval_loss)[:n])
+    np.testing.assert_allclose(np.sqrt(2 * _xy(valid)[1]), theirs.evals_result()["validation_0"]["rmse"],
+                               rtol=1e-4)
+    assert _xy(best)[0].tolist() == [theirs.best_iteration + 1] * 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["training", "validation"]
+    assert np.all(np.diff(_xy(train)[1]) <= 1e-12)  # training loss never rises
+
+
+def test_boosting_eval_log_of_xgboost_evals_result(ax):
+    # xgboost's own nested evals_result(): one line per set and metric, its values as given
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    model = xgb.XGBRegressor(n_estimators=5, max_depth=2, n_jobs=1)
+    model.fit(X[:30], y[:30], eval_set=[(X[:30], y[:30]), (X[30:], y[30:])], verbose=False)
+    log = model.evals_result()
+    plot.boosting_eval_log(log, ax=ax, log_scale=True)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["validation_0 rmse", "validation_1 rmse"]
+    for line, name in zip(ax.lines, ("validation_0", "validation_1")):
+        np.testing.assert_allclose(_xy(line)[1], log[name]["rmse"], rtol=1e-15)
+    assert ax.get_yscale() == "log"
+
+
+def test_boosting_eval_log_rejects_other_objects(ax):
+    with pytest.raises(TypeError, match="log must be a boosting fit's params .* got list"):
+        plot.boosting_eval_log([0.3, 0.2], ax=ax)
+
+
+# --------------------------------------------------------------------------- GMM ellipses
+def _mahalanobis_on_ellipse(ellipse, mean, precision):
+    """Squared Mahalanobis distance of the drawn outline's points (display -> data coords)."""
+    # the unit circle is 8 cubic Bézier arcs: every third vertex lies on the curve
+    path = ellipse.get_patch_transform().transform(ellipse.get_path().vertices[:-1:3])
+    d = path - mean
+    return np.einsum("ni,ij,nj->n", d, precision, d)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_gmm_ellipses_are_the_mahalanobis_contours(covariance_type, ax):
+    # reference: scikit-learn's fitted mixture and its precisions_ (the inverse covariances,
+    # computed by scikit-learn): every point of the r-sigma outline has (x-mu)' P (x-mu) = r²
+    # to rounding (1e-12) at the outline's on-curve points
+    from sklearn.mixture import GaussianMixture
+
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal(size=(30, 2)) @ [[1.0, 0.6], [0.0, 0.5]], rng.normal(size=(30, 2)) + 4])
+    gmm = GaussianMixture(2, covariance_type=covariance_type, random_state=0).fit(X)
+    plot.gmm_ellipses(gmm, X, n_std=(1.0, 2.0), ax=ax)
+    assert len(ax.patches) == 4
+    precisions = {"full": lambda k: gmm.precisions_[k], "tied": lambda k: gmm.precisions_,
+                  "diag": lambda k: np.diag(gmm.precisions_[k]),
+                  "spherical": lambda k: np.eye(2) * gmm.precisions_[k]}[covariance_type]
+    for i, ellipse in enumerate(ax.patches):
+        k, r = divmod(i, 2)
+        assert ellipse.center == pytest.approx(tuple(gmm.means_[k]))
+        m2 = _mahalanobis_on_ellipse(ellipse, gmm.means_[k], precisions(k))
+        np.testing.assert_allclose(m2, (r + 1.0) ** 2, rtol=1e-12)
+    means = ax.collections[-1]
+    np.testing.assert_allclose(means.get_offsets(), gmm.means_)
+    assert len({tuple(c) for c in means.get_facecolor()}) == 2
+    assert {to_rgba(e.get_edgecolor()) for e in ax.patches} == {tuple(c) for c in means.get_facecolor()}
+
+
+def test_gmm_ellipses_of_gmm_params_on_chosen_features(ax):
+    # a FullGMMParams in 3-D drawn on features (2, 0): the 2x2 block of those features
+    from jaxclassic.cluster.gmm import FullGMMParams
+
+    cov = np.array([[[2.0, 0.3, 0.5], [0.3, 1.0, 0.0], [0.5, 0.0, 1.5]]])
+    means = np.array([[1.0, 2.0, 3.0]])
+    params = FullGMMParams(np.ones(1), means, cov, None, True, 1, 0.0, np.zeros(1))
+    plot.gmm_ellipses(params, n_std=[1.5], features=(2, 0), ax=ax)
+    (ellipse,) = ax.patches
+    block = cov[0][np.ix_([2, 0], [2, 0])]
+    m2 = _mahalanobis_on_ellipse(ellipse, means[0, [2, 0]], np.linalg.inv(block))
+    np.testing.assert_allclose(m2, 1.5**2, rtol=1e-12)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x2", "x0")
+
+
+def test_gmm_ellipses_rejects_the_same_feature_twice(ax):
+    from types import SimpleNamespace
+
+    gmm = SimpleNamespace(means=np.zeros((1, 2)), covariances=np.ones(1), covariance_type="spherical")
+    with pytest.raises(ValueError, match=r"features must name two different features, got \(1, 1\)"):
+        plot.gmm_ellipses(gmm, features=(1, 1), ax=ax)
+
+
+def test_gmm_ellipses_rejects_a_radius_of_zero(ax):
+    from types import SimpleNamespace
+
+    gmm = SimpleNamespace(means=np.zeros((1, 2)), covariances=np.ones(1), covariance_type="spherical")
+    with pytest.raises(ValueError, match="n_std must be > 0.0, got 0.0"):
+        plot.gmm_ellipses(gmm, n_std=[1.0, 0.0], ax=ax)
+
+
+def test_gmm_ellipses_rejects_a_non_mixture(ax):
+    with pytest.raises(TypeError, match="model must be a fitted Gaussian mixture .* got dict"):
+        plot.gmm_ellipses({}, ax=ax)
