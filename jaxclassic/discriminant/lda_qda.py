@@ -21,6 +21,13 @@ Covariance conventions (those of scikit-learn 1.9, matched so that probabilities
   :math:`\frac1N\sum_i (x_i-\mu_{y_i})(x_i-\mu_{y_i})^\top`. Shrinkage :math:`s` acts on each
   class covariance, :math:`S_k \leftarrow (1-s) S_k + s\,\frac{\operatorname{tr} S_k}{d} I`
   (scikit-learn's ``shrunk_covariance``), as scikit-learn's ``lsqr`` / ``eigen`` solvers.
+  ``shrinkage="auto"`` is scikit-learn's Ledoit-Wolf choice per class: the class's rows are
+  standardised (:math:`z = (x - \mu_k)/\sigma_k`), the Ledoit-Wolf intensity :math:`s_k` of
+  their covariance is computed (Ledoit & Wolf 2004, scikit-learn's ``ledoit_wolf_shrinkage``),
+  and the shrunk correlation is scaled back:
+  :math:`S_k \leftarrow (1-s_k) S_k + s_k m_k\,\operatorname{diag}(\sigma_k^2)`, with
+  :math:`m_k` the mean diagonal of the standardised covariance (1 unless a feature is constant
+  in the class; a constant feature has :math:`\sigma = 1`, as scikit-learn's ``StandardScaler``).
 * **QDA**: the biased class covariance, regularised as
   :math:`\Sigma_k \leftarrow (1-r) S_k + r I` (``reg_param``, on the unscaled features: the
   ``svd`` solver of scikit-learn applies exactly this to the eigenvalues of :math:`S_k`).
@@ -74,7 +81,7 @@ from jaxclassic.discriminant._common import (
 )
 from jaxclassic.validation import check_choice, check_classifier_data, check_predict_X, check_scalar
 
-__all__ = ["LDAParams", "QDAParams", "fit_lda", "fit_qda", "discriminant_scores"]
+__all__ = ["LDAParams", "QDAParams", "fit_lda", "fit_qda", "discriminant_scores", "lda_scalings"]
 
 
 class LDAParams(NamedTuple):
@@ -130,8 +137,40 @@ class QDAParams(NamedTuple):
 
 
 # --------------------------------------------------------------------------- jitted cores
-@partial(jax.jit, static_argnames=("n_classes", "solver"))
-def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver):
+def _ledoit_wolf_per_class(centred, y, resp, class_count):
+    r"""scikit-learn's ``shrinkage="auto"`` per class: ``(s_k, m_k, sigma_k^2)``.
+
+    ``centred`` holds :math:`x_i - \mu_{y_i}`; ``resp`` the weighted one-hot :math:`r_{ik}`, so
+    every sum is weighted (integer weights = repeated rows, weight 0 = no influence). With
+    :math:`z` the rows standardised in their class and :math:`N_k = \sum_i r_{ik}`
+    (scikit-learn's ``ledoit_wolf_shrinkage`` with ``n_samples`` = :math:`N_k`):
+    :math:`t_{kj} = \sum_i r_{ik} z_{ij}^2 / N_k`, :math:`m_k = \sum_j t_{kj}/d`,
+    :math:`\delta'_k = \lVert \sum_i r_{ik} z_i z_i^	opVert_F^2 / N_k^2`,
+    :math:`eta_k = (\sum_i r_{ik}\lVert z_iVert^4 / N_k - \delta'_k)/(d N_k)`,
+    :math:`\delta_k = (\delta'_k - 2 m_k \sum_j t_{kj} + d m_k^2)/d` and
+    :math:`s_k = \min(eta_k, \delta_k)/\delta_k` (0 when the minimum is 0).
+    """
+    n_features = centred.shape[1]
+    var = safe_divide(_precision.matmul(resp.T, jnp.square(centred)), class_count[:, None])
+    scale2 = jnp.where(var > 0, var, 1.0)  # StandardScaler: a constant feature keeps scale 1
+    z = centred / jnp.sqrt(scale2)[y]
+    z2 = jnp.square(z)
+    trace = safe_divide(_precision.matmul(resp.T, z2), class_count[:, None])  # (C, d)
+    mu = jnp.sum(trace, axis=1) / n_features
+    beta_ = _precision.matmul(resp.T, jnp.square(jnp.sum(z2, axis=1)))
+    gram = _precision.einsum("ik,ij,il->kjl", resp, z, z)
+    delta_ = safe_divide(jnp.sum(jnp.square(gram), axis=(1, 2)), jnp.square(class_count))
+    beta = safe_divide(safe_divide(beta_, class_count) - delta_, n_features * class_count)
+    delta = (delta_ - 2.0 * mu * jnp.sum(trace, axis=1) + n_features * jnp.square(mu)) / n_features
+    beta = jnp.minimum(beta, delta)
+    shrink = jnp.where(beta == 0, 0.0, safe_divide(beta, delta))
+    if n_features == 1:  # one feature: every intensity gives the same covariance (scikit-learn: 0)
+        shrink = jnp.zeros_like(shrink)
+    return shrink, mu, scale2
+
+
+@partial(jax.jit, static_argnames=("n_classes", "solver", "auto_shrinkage"))
+def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver, auto_shrinkage=False):
     dtype = X.dtype
     n_features = X.shape[1]
     resp = weighted_one_hot(y, sample_weight, n_classes, dtype)
@@ -149,7 +188,14 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver):
     centred = Xc - c0[y]
     # sum_k pi_k S_k = Z^T diag(pi_{y_i} w_i / N_{y_i}) Z  (one pass over the rows)
     row_scale = safe_divide(prior, class_count)[y] * sample_weight
+    if auto_shrinkage:
+        # sum_k pi_k [(1 - s_k) S_k + s_k m_k diag(sigma_k^2)] (module notes)
+        shrink, mu, scale2 = _ledoit_wolf_per_class(centred, y, resp, class_count)
+        row_scale = row_scale * (1.0 - shrink)[y]
+        ridge = _precision.matmul(prior * shrink * mu, scale2)
     pooled = _precision.matmul((centred * row_scale[:, None]).T, centred)
+    if auto_shrinkage:
+        pooled = pooled + jnp.diag(ridge)
     # shrinkage of each S_k towards (tr S_k / d) I, summed with the priors
     trace_k = safe_divide(_precision.matmul(resp.T, jnp.sum(jnp.square(centred), axis=1)), class_count)
     target = jnp.sum(prior * trace_k) / n_features
@@ -264,8 +310,9 @@ def fit_lda(
     n_classes : int, optional (static)
     priors : (C,) array, optional
         Fixed class priors (also weight the class covariances, as scikit-learn).
-    shrinkage : float in [0, 1] or None (traced)
-        Shrinkage intensity :math:`s`; None means 0.
+    shrinkage : float in [0, 1], "auto" or None
+        Shrinkage intensity :math:`s` (traced); None means 0; ``"auto"``: scikit-learn's
+        Ledoit-Wolf intensity of each class's standardised covariance (module notes).
     solver : {"eigh", "cholesky"} (static)
         ``"eigh"`` solves through the eigendecomposition of :math:`\Sigma` (pseudo-inverse, so a
         singular :math:`\Sigma` gives the minimum-norm solution, like scikit-learn's
@@ -294,18 +341,80 @@ def fit_lda(
     priors = check_priors(priors, n_classes, X.dtype)
     if shrinkage is None:
         shrinkage = 0.0
-    if isinstance(shrinkage, str):
-        raise ValueError(f"shrinkage must be a float in [0, 1] or None, got {shrinkage!r} "
-                         "('auto' Ledoit-Wolf shrinkage is not implemented)")
+    auto = isinstance(shrinkage, str)
+    if auto:
+        if shrinkage != "auto":
+            raise ValueError(f"shrinkage must be a float in [0, 1], 'auto' or None, got {shrinkage!r}")
+        shrinkage = 0.0
     check_scalar(shrinkage, "shrinkage", low=0.0, high=1.0)
     check_choice(solver, "solver", ("eigh", "cholesky"))
-    params = _fit_lda(X, y, sample_weight, priors, jnp.asarray(shrinkage, X.dtype), n_classes, solver)
+    params = _fit_lda(X, y, sample_weight, priors, jnp.asarray(shrinkage, X.dtype), n_classes, solver,
+                      auto_shrinkage=auto)
     if solver == "cholesky" and not any_traced(X, y, sample_weight, priors, shrinkage):
         if not np.all(np.isfinite(np.asarray(params.coef))):
             raise np.linalg.LinAlgError(
                 "the within-class covariance is not positive definite (Cholesky failed); "
                 "use solver='eigh' or shrinkage > 0")
     return params
+
+
+@jax.jit
+def _lda_scalings(params: LDAParams):
+    dtype = params.covariance.dtype
+    xbar = _precision.matmul(params.priors, params.means)
+    offsets = params.means - xbar[None, :]
+    between = _precision.matmul((offsets * params.priors[:, None]).T, offsets)
+    # whiten by the within-class covariance (pseudo-inverse square root when singular), then
+    # the ordinary symmetric eigenproblem of the whitened between-class scatter
+    evals_w, evecs_w = jnp.linalg.eigh(params.covariance)
+    cutoff = jnp.finfo(dtype).eps * evals_w.shape[0] * jnp.max(jnp.abs(evals_w))
+    inv_sqrt = jnp.where(evals_w > cutoff, 1.0 / jnp.sqrt(jnp.where(evals_w > cutoff, evals_w, 1.0)), 0.0)
+    whiten = evecs_w * inv_sqrt[None, :]
+    evals, evecs = jnp.linalg.eigh(_precision.matmul(_precision.matmul(whiten.T, between), whiten))
+    order = jnp.argsort(-evals)
+    return _precision.matmul(whiten, evecs[:, order]), evals[order], xbar
+
+
+def lda_scalings(params: LDAParams):
+    r"""The discriminant directions of a fitted LDA (Fisher's, scikit-learn's ``eigen`` solver).
+
+    Solves the generalised eigenproblem :math:`S_b v = \lambda \Sigma v` with the between-class
+    scatter :math:`S_b = \sum_k \pi_k(\mu_k - ar x)(\mu_k - ar x)^	op` and the within-class
+    covariance :math:`\Sigma` of ``params`` (shrunk, if it was), by whitening with
+    :math:`\Sigma^{-1/2}` (a pseudo-inverse square root when :math:`\Sigma` is singular), the
+    vectors normalised to :math:`v^	op\Sigma v = 1` as SciPy's ``eigh(S_b, Sigma)``. With the
+    fitted priors and no shrinkage, :math:`S_b` is scikit-learn's total minus within scatter.
+    At most :math:`\min(d, C-1)` eigenvalues are nonzero. The projection of ``x`` on the first
+    ``m`` directions is :math:`(x - ar x)^	op V_{:, :m}` (scikit-learn's ``eigen`` solver
+    omits the centring: a constant shift per component).
+
+    Parameters
+    ----------
+    params : LDAParams
+
+    Returns
+    -------
+    scalings : (d, d) array
+        Columns :math:`v_j` in decreasing order of :math:`\lambda_j` (sign arbitrary).
+    eigenvalues : (d,) array
+        :math:`\lambda_j`, decreasing (``eigenvalues / eigenvalues.sum()`` is scikit-learn's
+        ``explained_variance_ratio_``).
+    xbar : (d,) array
+        :math:`ar x = \sum_k \pi_k \mu_k`, the centre of the projection.
+
+    Example
+    -------
+    >>> import jax.numpy as jnp
+    >>> X = jnp.array([[0.0, 0.1], [0.3, -0.2], [2.0, 2.1], [2.2, 1.8]]); y = jnp.array([0, 0, 1, 1])
+    >>> scalings, eigenvalues, xbar = lda_scalings(fit_lda(X, y))
+    >>> scalings.shape, bool(eigenvalues[1] < 1e-6 * eigenvalues[0])
+    ((2, 2), True)
+
+    References
+    ----------
+    Duda, Hart, Stork (2001), §3.8.3; Hastie et al., *ESL* (2009), §4.3.3 (reduced-rank LDA).
+    """
+    return _lda_scalings(params)
 
 
 def fit_qda(

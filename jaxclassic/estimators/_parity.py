@@ -135,13 +135,10 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("Lasso", "random_state"): "cyclic coordinate descent only: there is no random selection to seed",
     ("Lasso", "selection"): "cyclic coordinate descent only (a sweep is one fori_loop over the features)",
     # ---------------------------------------------------------------- discriminant analysis
-    ("LinearDiscriminantAnalysis", "n_components"): "no transform (dimension reduction) yet",
-    ("LinearDiscriminantAnalysis", "store_covariance"): "covariance_ is always stored (the flag is not accepted yet)",
     ("LinearDiscriminantAnalysis", "tol"): "the svd solver's rank threshold; the eigh solver cuts eigenvalues below eps * d * max",
     ("LinearDiscriminantAnalysis", "covariance_estimator"): "covariance estimator objects have no functional core to call inside the compiled fit; use shrinkage",
     ("QuadraticDiscriminantAnalysis", "solver"): "one solver: eigendecomposition of each class covariance in correlation form",
     ("QuadraticDiscriminantAnalysis", "shrinkage"): "class covariances are regularised by reg_param (towards I) only",
-    ("QuadraticDiscriminantAnalysis", "store_covariance"): "covariance_ is always stored (the flag is not accepted yet)",
     ("QuadraticDiscriminantAnalysis", "tol"): "the rank threshold of the svd solver; the core's eigendecomposition has no rank test",
     ("QuadraticDiscriminantAnalysis", "covariance_estimator"): "covariance estimator objects have no functional core to call inside the compiled fit; use reg_param",
     # ---------------------------------------------------------------- trees

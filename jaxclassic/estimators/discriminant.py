@@ -13,8 +13,10 @@ Differences from scikit-learn, all documented on the classes:
   ``ValueError`` (scikit-learn: ``IndexError``). Like scikit-learn, ``X`` is cast to int
   (floats are truncated) and must be non-negative.
 * ``LinearDiscriminantAnalysis``: ``solver`` is ``"eigh"`` (default; like scikit-learn's
-  ``lsqr``) or ``"cholesky"``; no ``transform``, no ``shrinkage="auto"``; accepts
-  ``sample_weight``. ``coef_`` rows are ``inv(covariance_) @ (means_[k] - xbar)``,
+  ``lsqr``) or ``"cholesky"``; ``transform`` projects on Fisher's directions as scikit-learn's
+  ``eigen`` solver (centred at ``xbar_``); ``shrinkage="auto"`` is scikit-learn's Ledoit-Wolf
+  choice; accepts ``sample_weight``; ``covariance_`` is always stored (``store_covariance``
+  is accepted for compatibility). ``coef_`` rows are ``inv(covariance_) @ (means_[k] - xbar)``,
   ``xbar = priors_ @ means_`` (the centred form of scikit-learn's ``svd`` solver; its ``lsqr``
   gives ``inv(covariance_) @ means_[k]``: the two differ by a term common to all classes, so
   the probabilities and a binary ``coef_`` are the same).
@@ -35,8 +37,11 @@ from __future__ import annotations
 
 import warnings
 
+import jax.numpy as jnp
 import numpy as np
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from jaxclassic import _precision
 from jaxclassic.discriminant import naive_bayes as _nb
 from jaxclassic.discriminant import lda_qda as _lq
 from jaxclassic.estimators._base import (
@@ -227,32 +232,63 @@ def _binary_scores(scores, classes):
     return scores[:, 1] - scores[:, 0] if len(classes) == 2 else scores
 
 
-class LinearDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Linear discriminant analysis (:func:`jaxclassic.discriminant.fit_lda`).
+class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _ProbaClassifierMixin,
+                                 ClassifierMixin, BaseEstimator):
+    """Linear discriminant analysis (:func:`jaxclassic.discriminant.fit_lda`), and the
+    projection on its discriminant directions (:func:`jaxclassic.discriminant.lda_qda.lda_scalings`).
 
     Parameters
     ----------
     solver : {"eigh", "cholesky"}, default="eigh"
         ``"eigh"`` gives the minimum-norm solution for a singular covariance (like
         scikit-learn's ``lsqr``); probabilities equal scikit-learn's ``lsqr`` / ``eigen``.
-    shrinkage : float in [0, 1] or None, default=None
+    shrinkage : float in [0, 1], "auto" or None, default=None
+        ``"auto"``: scikit-learn's Ledoit-Wolf intensity, per class on its standardised rows.
     priors : array-like of shape (n_classes,), default=None
         Renormalised with a warning when they do not sum to 1 (as scikit-learn).
+    n_components : int, default=None
+        Number of components kept by ``transform``, at most ``min(n_features, n_classes - 1)``
+        (None: that maximum).
+    store_covariance : bool, default=False
+        Accepted for scikit-learn compatibility: ``covariance_`` is always stored (the
+        discriminant needs it).
 
     Attributes
     ----------
     classes_, coef_, intercept_ (binary: one row, the difference, as scikit-learn), means_,
     covariance_, priors_, n_features_in_, params_
+    scalings_ : (n_features, n_features)
+        Fisher's directions, normalised to ``v^T covariance_ v = 1``, by decreasing ratio of
+        between- to within-class variance (scikit-learn's ``eigen`` solver's, up to sign).
+    xbar_ : (n_features,)
+        ``priors_ @ means_``, the centre of the projection.
+    explained_variance_ratio_ : (n_components,)
+        Share of the between-class variance of each kept direction (scikit-learn's).
     """
 
-    def __init__(self, *, solver="eigh", shrinkage=None, priors=None):
+    def __init__(self, *, solver="eigh", shrinkage=None, priors=None, n_components=None,
+                 store_covariance=False):
         self.solver = solver
         self.shrinkage = shrinkage
         self.priors = priors
+        self.n_components = n_components
+        self.store_covariance = store_covariance
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        max_components = min(X.shape[1], len(self.classes_) - 1)
+        if self.n_components is None:
+            self._max_components = max_components
+        else:
+            n_components = self.n_components
+            if (isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer))
+                    or n_components < 1):
+                raise ValueError(f"n_components must be an int >= 1 or None, got {n_components!r}")
+            if n_components > max_components:
+                raise ValueError(f"n_components cannot be larger than min(n_features, n_classes - 1) "
+                                 f"= {max_components}, got {n_components}")
+            self._max_components = int(n_components)
         params = _lq.fit_lda(X, y, n_classes=len(self.classes_), priors=_priors(self.priors, X.dtype),
                              shrinkage=self.shrinkage, solver=self.solver, sample_weight=sw)
         self.params_ = to_host(params)
@@ -265,7 +301,23 @@ class LinearDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, BaseEst
         self.means_ = np.asarray(params.means)
         self.covariance_ = np.asarray(params.covariance)
         self.priors_ = np.asarray(params.priors)
+        scalings, eigenvalues, xbar = _lq.lda_scalings(params)
+        eigenvalues = np.clip(np.asarray(eigenvalues), 0.0, None)
+        self.scalings_ = np.asarray(scalings)
+        self.xbar_ = np.asarray(xbar)
+        total = eigenvalues.sum()
+        ratio = eigenvalues / total if total > 0 else np.zeros_like(eigenvalues)
+        self.explained_variance_ratio_ = ratio[: self._max_components]
+        self._n_features_out = self._max_components
         return self
+
+    @dtype_scope
+    def transform(self, X):
+        """Project ``X`` on the first ``n_components`` discriminant directions:
+        ``(X - xbar_) @ scalings_[:, :n_components]``, shape (n_samples, n_components)."""
+        Xp, n = prepare_predict(self, X)
+        V = jnp.asarray(self.scalings_[:, : self._max_components])
+        return np.asarray(_precision.matmul(Xp - jnp.asarray(self.xbar_), V))[:n]
 
     @dtype_scope
     def _joint_log_likelihood(self, X):
@@ -285,6 +337,9 @@ class QuadraticDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, Base
     priors : array-like of shape (n_classes,), default=None
     reg_param : float in [0, 1], default=0.0
         Each class covariance becomes ``(1 - reg_param) * S_k + reg_param * I``.
+    store_covariance : bool, default=False
+        Accepted for scikit-learn compatibility: ``covariance_`` is always stored (the
+        discriminant needs it).
 
     Attributes
     ----------
@@ -292,9 +347,10 @@ class QuadraticDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, Base
     n_features_in_, params_
     """
 
-    def __init__(self, *, priors=None, reg_param=0.0):
+    def __init__(self, *, priors=None, reg_param=0.0, store_covariance=False):
         self.priors = priors
         self.reg_param = reg_param
+        self.store_covariance = store_covariance
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):

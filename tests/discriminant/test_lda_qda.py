@@ -245,9 +245,10 @@ def test_shrinkage_out_of_range_raises():
         D.fit_lda(X_IRIS, Y_IRIS, shrinkage=1.5)
 
 
-def test_shrinkage_auto_raises():
-    with pytest.raises(ValueError, match="'auto' Ledoit-Wolf shrinkage is not implemented"):
-        D.fit_lda(X_IRIS, Y_IRIS, shrinkage="auto")
+def test_shrinkage_unknown_string_raises():
+    # "auto" (Ledoit-Wolf) is implemented since issue 16: tests/estimators/test_sklearn_parity.py
+    with pytest.raises(ValueError, match="shrinkage must be a float in \\[0, 1\\], 'auto' or None, got 'oas'"):
+        D.fit_lda(X_IRIS, Y_IRIS, shrinkage="oas")
 
 
 def test_unknown_solver_raises():

@@ -153,3 +153,45 @@ def test_lasso_warm_start_reuses_the_previous_coefficients(data):
     np.testing.assert_allclose(warm.coef_, ref.coef_, atol=1e-7)
     # starting next to the optimum takes fewer sweeps than starting from zero
     assert warm.n_iter_ < cold.n_iter_
+
+
+def test_lda_shrinkage_auto_equals_sklearn(data):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+    X, _, y, _ = data
+    Xs = X * np.array([1.0, 5.0, 0.2, 1.0])  # unequal scales: standardisation matters
+    ours = est.LinearDiscriminantAnalysis(shrinkage="auto").fit(Xs, y)
+    ref = SkLDA(solver="lsqr", shrinkage="auto").fit(Xs, y)
+    # closed forms on the same statistics (float64): rounding only
+    np.testing.assert_allclose(ours.covariance_, ref.covariance_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(Xs), ref.predict_proba(Xs), atol=1e-10)
+    plain = est.LinearDiscriminantAnalysis().fit(Xs, y)
+    assert np.abs(plain.covariance_ - ours.covariance_).max() > 1e-3  # it did shrink
+
+
+def test_lda_transform_equals_sklearn_eigen_up_to_sign_and_shift(data):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+    X, _, y, _ = data
+    ours = est.LinearDiscriminantAnalysis(n_components=2).fit(X, y)
+    ref = SkLDA(solver="eigen", n_components=2).fit(X, y)
+    Z, R = ours.transform(X), ref.transform(X)
+    assert Z.shape == (_N, 2)
+    # scikit-learn's eigen solver projects X, ours X - xbar_ (a shift per component); the
+    # directions are eigenvectors, so each column agrees up to its sign (float64 rounding)
+    R = R - R.mean(0)
+    signs = np.sign(np.sum(Z * R, axis=0))
+    np.testing.assert_allclose(Z * signs, R + Z.mean(0) * signs, atol=1e-9)
+    np.testing.assert_allclose(ours.explained_variance_ratio_, ref.explained_variance_ratio_, atol=1e-12)
+    assert ours.fit_transform(X, y).shape == (_N, 2)
+    assert list(ours.get_feature_names_out()) == ["lineardiscriminantanalysis0",
+                                                  "lineardiscriminantanalysis1"]
+
+
+def test_lda_n_components_too_large_is_an_error(data):
+    X, _, y, _ = data
+    with pytest.raises(ValueError, match=r"n_components cannot be larger than min\(n_features, "
+                                         r"n_classes - 1\) = 2, got 3"):
+        est.LinearDiscriminantAnalysis(n_components=3).fit(X, y)
+    with pytest.raises(ValueError, match="n_components must be an int >= 1 or None, got 0"):
+        est.LinearDiscriminantAnalysis(n_components=0).fit(X, y)
