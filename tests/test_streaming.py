@@ -221,3 +221,14 @@ def test_all_zero_weights_raise():
 def test_y_and_blocks_together_raise():
     with pytest.raises(ValueError, match="y and sample_weight must be None"):
         streaming.fit_ols([(X, Y, None)], Y, chunk_rows=CHUNK)
+
+
+def test_kmeans_relocates_empty_clusters_as_in_memory_fit():
+    # a third seed far from every row gets no row at the first assignment: it is moved to the
+    # farthest row (found across pieces), as the in-memory fit moves it
+    seeds = np.r_[SEEDS[:2], np.full((1, D), 100.0)]
+    fitted = streaming.fit_kmeans(XB, 3, init=seeds, sample_weight=W, chunk_rows=CHUNK, tol=0.0)
+    reference = cluster.fit_kmeans(XB, 3, init=seeds, sample_weight=W, key=jax.random.key(0), tol=0.0)
+    assert np.isfinite(np.asarray(fitted.cluster_centers)).all()
+    assert len(np.unique(np.asarray(fitted.labels))) == 3
+    _close(fitted, reference)

@@ -26,9 +26,10 @@ Both loops are Python loops over passes (each pass reads the data again), not
 :func:`jaxclassic._solver.iterate`, whose ``lax.while_loop`` needs the whole data in one
 program; they follow its rule (``n_iter``, ``converged``).
 
-Departure from the in-memory k-means: an empty cluster keeps its centre (the in-memory fit
-moves it to the farthest row, which would need a top-k merge across pieces); with seeds from
-data rows it occurs only with duplicate points.
+Empty clusters are relocated as in the in-memory fit: each piece reports its ``k`` rows of
+positive weight farthest from their centres (one ``top_k``), the candidates of all pieces are
+merged on the host (by distance, then row index), and the j-th empty cluster takes the j-th
+farthest row.
 
 References
 ----------
@@ -84,16 +85,41 @@ def _seeds(source, n_clusters, init, key, dtype, name):
 # --------------------------------------------------------------------------- k-means
 @jax.jit
 def _lloyd_piece(centres, mean, X, w):
-    """Labels, weighted cluster sums and weights, and the exact inertia of one piece
-    (rows centred on ``mean``; ``centres`` centred too)."""
+    """Labels, weighted cluster sums and weights, the exact inertia of one piece (rows centred
+    on ``mean``; ``centres`` centred too), and its candidates for relocation: the rows of
+    positive weight farthest from their centre (distance, row, weight, label, index)."""
     n_clusters = centres.shape[0]
     Xc = X - mean
     partial_dist = jnp.sum(centres * centres, axis=1)[None, :] - 2.0 * _precision.matmul(Xc, centres.T)
     labels = jnp.argmin(partial_dist, axis=1).astype(jnp.int32)
+    nearest = jnp.maximum(jnp.sum(Xc * Xc, axis=1)
+                          + jnp.take_along_axis(partial_dist, labels[:, None], axis=1)[:, 0], 0.0)
     sums = jax.ops.segment_sum(w[:, None] * Xc, labels, num_segments=n_clusters)
     weights = jax.ops.segment_sum(w, labels, num_segments=n_clusters)
     inertia = jnp.sum(w * jnp.sum(jnp.square(Xc - centres[labels]), axis=1))
-    return labels, sums, weights, inertia
+    far_distance, far = jax.lax.top_k(jnp.where(w > 0, nearest, -jnp.inf), min(n_clusters, X.shape[0]))
+    return labels, sums, weights, inertia, (far_distance, Xc[far], w[far], labels[far], far)
+
+
+def _relocate(sums, weights, empty, candidates):
+    """The in-memory fit's relocation (:mod:`jaxclassic.cluster.kmeans`): the j-th empty cluster
+    takes the j-th farthest row of positive weight over all pieces (ties: the lower row index),
+    whose weight and coordinates leave its old cluster's sums; nothing moves when every row
+    sits on its centre."""
+    distance, rows, row_weight, label, index = (np.concatenate([np.asarray(c[i]) for c in candidates])
+                                                 for i in range(5))
+    order = np.lexsort((index, -distance))[: len(empty)]
+    distance, rows, row_weight, label = distance[order], rows[order], row_weight[order], label[order]
+    empty = np.asarray(empty)
+    moved = np.clip(np.cumsum(empty) - 1, 0, len(order) - 1)
+    movable = empty & (distance.max() > 0)
+    w = np.where(movable, row_weight[moved], 0)
+    x = rows[moved]
+    sums = jnp.asarray(sums).at[label[moved]].add(-w[:, None] * x)
+    weights = jnp.asarray(weights).at[label[moved]].add(-w)
+    sums = jnp.where(movable[:, None], w[:, None] * x, sums)
+    weights = jnp.where(movable, w, weights)
+    return sums, weights
 
 
 def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 300, tol=1e-4,
@@ -152,16 +178,21 @@ def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 
     previous = None
     n_iter, converged = 0, False
     while n_iter < max_iter and not converged:
-        sums, weights, labels = 0.0, 0.0, []
+        sums, weights, labels, candidates, offset = 0.0, 0.0, [], [], 0
         unchanged = previous is not None
         for index, piece in enumerate(source.pieces()):
-            lab, s, wt, _ = _lloyd_piece(centres, mean, piece.X, piece.w)
+            lab, s, wt, _, far = _lloyd_piece(centres, mean, piece.X, piece.w)
             sums, weights = sums + s, weights + wt
+            candidates.append(far[:4] + (np.asarray(far[4]) + offset,))
+            offset += piece.X.shape[0]
             lab = np.asarray(lab)
             if unchanged:
                 keep = piece.w > 0
                 unchanged = bool(np.array_equal(lab[keep], previous[index][keep]))
             labels.append(lab)
+        empty = np.asarray(weights == 0)
+        if empty.any():
+            sums, weights = _relocate(sums, weights, empty, candidates)
         new = jnp.where((weights > 0)[:, None], sums / jnp.where(weights > 0, weights, 1)[:, None], centres)
         shift = float(jnp.sum(jnp.square(new - centres)))
         centres, previous = new, labels
@@ -169,7 +200,7 @@ def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 
         converged = (0.0 if unchanged else shift) <= scaled_tol
     labels, inertia = [], 0.0
     for piece in source.pieces():
-        lab, _, _, piece_inertia = _lloyd_piece(centres, mean, piece.X, piece.w)
+        lab, _, _, piece_inertia, _ = _lloyd_piece(centres, mean, piece.X, piece.w)
         labels.append(np.asarray(lab)[:piece.n_rows])
         inertia = inertia + piece_inertia
     return KMeansParams(centres + mean, jnp.asarray(np.concatenate(labels)), inertia,
