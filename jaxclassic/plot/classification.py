@@ -20,7 +20,7 @@ from jaxclassic import _dispatch
 from jaxclassic import metrics
 from jaxclassic.model_selection.threshold import ThresholdResult, choose_threshold
 from jaxclassic.plot._common import as_numpy, axes, colours, names
-from jaxclassic.validation import check_array, check_choice, check_int, check_scalar
+from jaxclassic.validation import check_choice, check_int, check_scalar
 
 __all__ = ["decision_regions", "roc_curve", "confusion_matrix"]
 

@@ -434,6 +434,9 @@ def boosting_eval_log(log, *, ax=None, metric_name: str = "mean loss", log_scale
         ax.plot(np.arange(1, values.shape[0] + 1), values, label=name)
     if best is not None:
         ax.axvline(best + 1, color="grey", linestyle=":", label=f"best round {best + 1}")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole numbers
     if log_scale:
         ax.set_yscale("log")
     ax.set_xlabel("boosting round")
