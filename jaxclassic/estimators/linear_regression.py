@@ -10,10 +10,12 @@ params (``params_``) and scikit-learn's fitted attributes. The maths lives in th
 Differences from scikit-learn: a single target only (1-d ``y``); ``Ridge`` has no solver
 choice (Cholesky) and adds ``standardize``; ``LinearRegression`` warns
 (:class:`~jaxclassic.linear.ols.RankDeficientWarning`) on a singular Gram matrix and returns
-the same minimum-norm solution; ``SGDRegressor`` takes the core's arguments (``optimizer``,
-``learning_rate``, ``batch_size``, ``n_epochs``, ``schedule``, ``l2``) rather than
-scikit-learn's (``loss``, ``penalty``, ``eta0``, ``max_iter``...), and its ``l2`` is in the
-mean-loss scaling of :func:`~jaxclassic.linear.fit_sgd_regressor`.
+the same minimum-norm solution; ``SGDRegressor`` takes scikit-learn's names (``loss``,
+``penalty``, ``alpha``, ``max_iter``, ``learning_rate`` (the schedule), ``eta0``, ``power_t``)
+plus the core's ``optimizer``, ``batch_size``, ``momentum``, and runs ``max_iter`` epochs of
+minibatches (default 50; no ``tol`` rule: stop with ``early_stopping``). Its earlier names
+(``learning_rate`` as a float step, ``schedule``, ``n_epochs``, ``l2``) are still accepted.
+The reasons for scikit-learn parameters not taken: :data:`jaxclassic.estimators._parity.PARAMETER_GAPS`.
 
 Precision of float32 (``X`` in float32, or ``set_config(dtype="float32")``): the fits centre and
 scale the columns internally, so units from 1e-3 to 1e4 and column means up to ~1e5 times the
@@ -204,20 +206,34 @@ class BayesianRidge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
 class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     r"""Least squares by minibatch SGD through optax (:func:`jaxclassic.linear.fit_sgd_regressor`).
 
-    Minimises :math:`\sum_i w_i\tfrac12(y_i - x_i^\top\beta - b)^2/\sum_i w_i + \tfrac{l_2}{2}\lVert\beta\rVert^2`.
+    Minimises :math:`\sum_i w_i\tfrac12(y_i - x_i^\top\beta - b)^2/\sum_i w_i + \tfrac{\alpha}{2}\lVert\beta\rVert^2`,
+    scikit-learn's ``SGDRegressor`` objective (``loss="squared_error"``, ``penalty="l2"``).
     Standardise ``X`` first (e.g. in a ``Pipeline``): the step size must suit the curvature.
 
     Parameters
     ----------
-    optimizer : {"sgd", "momentum", "adam"}, default="sgd"
-    learning_rate : float, default=0.01
-    batch_size : int, default=32
-    n_epochs : int, default=50
-    schedule : {"constant", "invscaling", "cosine"}, default="invscaling"
-    power_t : float, default=0.25
-    momentum : float, default=0.9
-    l2 : float, default=0.0
+    loss : {"squared_error"}, default="squared_error"
+    penalty : {"l2", None}, default="l2"
+    alpha : float >= 0, default=0.0001
+        Weight of the L2 penalty (the core's ``l2``).
     fit_intercept : bool, default=True
+    max_iter : int, default=50
+        Number of epochs (passes over the data; every one is run: a compiled scan of fixed
+        length, and scikit-learn's ``tol`` rule is not implemented; see ``early_stopping``).
+    learning_rate : {"invscaling", "constant", "cosine"}, default="invscaling"
+        The step schedule over the updates :math:`t = 0, 1, \dots`: ``"invscaling"``
+        :math:`\eta_0/(t+1)^{p}` (scikit-learn's with one row per update, ``batch_size=1``),
+        ``"constant"`` :math:`\eta_0`, ``"cosine"`` (ours). scikit-learn's ``"optimal"`` and
+        ``"adaptive"`` are not implemented. A float is the earlier meaning, the step ``eta0``.
+    eta0 : float > 0, default=0.01
+        The initial step :math:`\eta_0`.
+    power_t : float, default=0.25
+    optimizer : {"sgd", "momentum", "adam"}, default="sgd"
+    batch_size : int, default=32
+    momentum : float, default=0.9
+    n_epochs, schedule, l2 : optional
+        Earlier names of ``max_iter``, ``learning_rate`` (the schedule) and ``alpha``; when
+        given they take precedence.
     random_state : int, RandomState or None, default=None
         Seeds the ``jax.random`` key of the shuffling and of the validation split (None: a
         fresh seed per fit).
@@ -246,23 +262,58 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         ``learning_rate``.
     """
 
-    def __init__(self, *, optimizer="sgd", learning_rate=0.01, batch_size=32, n_epochs=50,
-                 schedule="invscaling", power_t=0.25, momentum=0.9, l2=0.0, fit_intercept=True,
-                 random_state=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=5):
-        self.optimizer = optimizer
-        self.learning_rate = learning_rate
-        self.batch_size = batch_size
-        self.n_epochs = n_epochs
-        self.schedule = schedule
-        self.power_t = power_t
-        self.momentum = momentum
-        self.l2 = l2
+    _warning_vocabulary = ((r"\blearning_rate\b", "eta0"),)
+
+    def __init__(self, loss="squared_error", *, penalty="l2", alpha=0.0001, fit_intercept=True,
+                 max_iter=50, random_state=None, learning_rate="invscaling", eta0=0.01,
+                 power_t=0.25, early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
+                 optimizer="sgd", batch_size=32, momentum=0.9, n_epochs=None, schedule=None,
+                 l2=None):
+        self.loss = loss
+        self.penalty = penalty
+        self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
         self.random_state = random_state
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.optimizer = optimizer
+        self.batch_size = batch_size
+        self.momentum = momentum
+        self.n_epochs = n_epochs
+        self.schedule = schedule
+        self.l2 = l2
+
+    def _core_arguments(self):
+        """The core's (step, schedule, epochs, l2) from scikit-learn's names or the earlier ones."""
+        if self.loss != "squared_error":
+            raise ValueError(f"loss must be 'squared_error' (the only loss implemented), got {self.loss!r}")
+        if self.penalty not in ("l2", None):
+            raise ValueError(f"penalty must be 'l2' or None (L1 / elastic-net are not implemented), "
+                             f"got {self.penalty!r}")
+        if isinstance(self.learning_rate, str):
+            if self.learning_rate not in ("invscaling", "constant", "cosine"):
+                raise ValueError(f"learning_rate must be one of ['invscaling', 'constant', 'cosine'] "
+                                 f"or a float (the step eta0), got {self.learning_rate!r}")
+            step, schedule, step_name = self.eta0, self.learning_rate, "eta0"
+        else:  # the earlier API: learning_rate is the step
+            step, schedule, step_name = self.learning_rate, "invscaling", "learning_rate"
+        if self.schedule is not None:
+            schedule = self.schedule
+        check_scalar(step, step_name, low=0, include_low=False)
+        epochs, epochs_name = ((self.max_iter, "max_iter") if self.n_epochs is None
+                               else (self.n_epochs, "n_epochs"))
+        check_int(epochs, epochs_name, low=1)
+        if self.l2 is not None:
+            l2 = self.l2
+        else:
+            check_scalar(self.alpha, "alpha", low=0)
+            l2 = 0.0 if self.penalty is None else self.alpha
+        return float(step), schedule, int(epochs), float(l2)
 
     def _key(self):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
@@ -273,7 +324,8 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
-        """Run ``n_epochs`` of minibatch SGD; returns ``self``."""
+        """Run ``max_iter`` epochs of minibatch SGD; returns ``self``."""
+        step, schedule, epochs, l2 = self._core_arguments()
         X, y, sw, n = prepare_fit(self, X, y, sample_weight)
         key = self._key()
         stopping = {}
@@ -289,9 +341,9 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
             val[np.asarray(held_out)] = 1.0
             stopping = dict(validation_weight=jnp.asarray(val), patience=int(self.n_iter_no_change))
         params = fit_sgd_regressor(
-            X, y, key=key, optimizer=self.optimizer, learning_rate=float(self.learning_rate),
-            batch_size=int(self.batch_size), n_epochs=int(self.n_epochs), schedule=self.schedule,
-            power_t=float(self.power_t), momentum=float(self.momentum), l2=float(self.l2),
+            X, y, key=key, optimizer=self.optimizer, learning_rate=step,
+            batch_size=int(self.batch_size), n_epochs=epochs, schedule=schedule,
+            power_t=float(self.power_t), momentum=float(self.momentum), l2=l2,
             fit_intercept=bool(self.fit_intercept), sample_weight=sw, **stopping,
         )
         self._store(params)
@@ -307,15 +359,15 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
             tail = history[-SGD_TAIL_EPOCHS - 1] - history[-1]
             if tail > SGD_TAIL_FRACTION * (history[0] - history[-1]) and tail > 0:
                 warnings.warn(
-                    f"SGDRegressor: the training objective was still falling after n_epochs="
-                    f"{self.n_epochs} ({tail:.3g} over the last {SGD_TAIL_EPOCHS} epochs, "
+                    f"SGDRegressor: the training objective was still falling after max_iter="
+                    f"{epochs} epochs ({tail:.3g} over the last {SGD_TAIL_EPOCHS} epochs, "
                     f"{tail / (history[0] - history[-1]):.1%} of its whole decrease): the fit "
-                    "stopped short of the least-squares solution; increase n_epochs or "
-                    "learning_rate (or use LinearRegression / Ridge)", ConvergenceWarning)
+                    "stopped short of the least-squares solution; increase max_iter or "
+                    "eta0 (or use LinearRegression / Ridge)", ConvergenceWarning)
         if not np.all(np.isfinite(self.coef_)):
             warnings.warn(
-                f"SGDRegressor diverged (non-finite coefficients) with learning_rate="
-                f"{self.learning_rate}; standardise X or lower the learning rate",
+                f"SGDRegressor diverged (non-finite coefficients) with eta0="
+                f"{step}; standardise X or lower eta0",
                 RuntimeWarning,
             )
         return self

@@ -195,3 +195,55 @@ def test_lda_n_components_too_large_is_an_error(data):
         est.LinearDiscriminantAnalysis(n_components=3).fit(X, y)
     with pytest.raises(ValueError, match="n_components must be an int >= 1 or None, got 0"):
         est.LinearDiscriminantAnalysis(n_components=0).fit(X, y)
+
+
+# full-batch (batch_size covers the 64-row bucket), constant step: gradient descent on the
+# strongly convex objective, so it converges to its minimiser, the ridge solution
+_GD = dict(learning_rate="constant", eta0=0.2, batch_size=64, max_iter=1500, random_state=0)
+
+
+def test_sgd_regressor_sklearn_names_reach_the_ridge_fixed_point(data):
+    from sklearn.linear_model import Ridge as SkRidge
+    from sklearn.linear_model import SGDRegressor as SkSGD
+
+    X, _, _, y = data
+    ours = est.SGDRegressor(penalty="l2", alpha=0.1, **_GD).fit(X, y)
+    # mean squared loss / 2 + alpha/2 ||b||^2 has the minimiser of Ridge(alpha = alpha * n);
+    # 1500 full-batch steps of 0.2 on a problem of condition ~3: converged to rounding
+    ridge = SkRidge(alpha=0.1 * _N).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ridge.coef_, atol=1e-8)
+    np.testing.assert_allclose(ours.intercept_, ridge.intercept_, atol=1e-8)
+    # scikit-learn's SGDRegressor, same objective and alpha, one row per step with a small
+    # constant step: within its own SGD noise of the same optimum
+    sk = SkSGD(alpha=0.1, learning_rate="constant", eta0=0.002, max_iter=2000, tol=None,
+               random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, sk.coef_, atol=0.05)
+
+
+def test_sgd_regressor_penalty_none_and_earlier_names(data):
+    X, _, _, y = data
+    none = est.SGDRegressor(penalty=None, alpha=0.1, **_GD).fit(X, y)
+    lstsq = np.linalg.lstsq(np.c_[X, np.ones(_N)], y, rcond=None)[0]
+    np.testing.assert_allclose(none.coef_, lstsq[:-1], atol=1e-8)
+    # the earlier names (learning_rate as the step, schedule, n_epochs, l2) give the same fit
+    new = est.SGDRegressor(alpha=0.1, **_GD).fit(X, y)
+    old = est.SGDRegressor(learning_rate=0.2, schedule="constant", n_epochs=1500, l2=0.1,
+                           batch_size=64, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(new.coef_, old.coef_)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(loss="huber"), "loss must be 'squared_error' (the only loss implemented), got 'huber'"),
+    (dict(penalty="l1"), "penalty must be 'l2' or None (L1 / elastic-net are not implemented), got 'l1'"),
+    (dict(learning_rate="optimal"), "learning_rate must be one of ['invscaling', 'constant', 'cosine'] "
+                                    "or a float (the step eta0), got 'optimal'"),
+    (dict(eta0=0.0), "eta0 must be > 0, got 0.0"),
+    (dict(alpha=-1.0), "alpha must be >= 0, got -1.0"),
+    (dict(max_iter=0), "max_iter must be >= 1, got 0"),
+])
+def test_sgd_regressor_bad_parameters(data, params, message):
+    import re
+
+    X, _, _, y = data
+    with pytest.raises(ValueError, match=re.escape(message)):
+        est.SGDRegressor(**params).fit(X, y)
