@@ -311,26 +311,34 @@ def _band_limits(collection):
 
 
 def test_learning_curve_draws_fold_means_and_bands(ax):
-    # sklearn.model_selection.learning_curve's own triple, on a cheap scikit-learn model
+    # a jaxclassic learning_curve (tests/model_selection/test_curves.py's call: the same
+    # compiled program); reference: scikit-learn's learning_curve with Ridge on the same folds,
+    # whose fold means the lines equal (1e-10, the closed-form fits agree to that)
+    import jax
     from sklearn.linear_model import Ridge
     from sklearn.model_selection import learning_curve as sk_learning_curve
 
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(40, 2))
-    y = X @ [1.0, 2.0] + rng.normal(size=40)
-    sizes, train, val = sk_learning_curve(Ridge(), X, y, train_sizes=[5, 15, 25], cv=3)
-    plot.learning_curve((sizes, train, val), ax=ax, score_name="R²")
+    from jaxclassic.model_selection import fold_indices, kfold_weights, learning_curve
+    from tests.model_selection._fits import N_FOLDS, N_SAMPLES, neg_mse, regression_data, ridge_fit
+
+    X, y = regression_data(0)
+    folds = kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(0))
+    fractions = np.array([0.25, 0.5, 0.75, 1.0])
+    result = learning_curve(ridge_fit, neg_mse, X, y, folds, fractions, hyperparameters={"alpha": 1.0})
+    sizes, train, val = sk_learning_curve(Ridge(alpha=1.0), X, y, cv=fold_indices(folds),
+                                          train_sizes=fractions, scoring="neg_mean_squared_error")
+    plot.learning_curve(result, ax=ax, score_name="-MSE")
     for line, scores in zip(ax.lines, (train, val)):
         x, mean = _xy(line)
         np.testing.assert_array_equal(x, sizes)
-        np.testing.assert_allclose(mean, scores.mean(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(mean, scores.mean(axis=1), rtol=1e-10)
     for band, scores in zip(ax.collections, (train, val)):
         xs, ys = _band_limits(band)
-        for size, m, s in zip(sizes, scores.mean(axis=1), scores.std(axis=1)):
+        for size, m, sd in zip(sizes, scores.mean(axis=1), scores.std(axis=1)):
             at = ys[xs == size]
-            assert at.min() == pytest.approx(m - s) and at.max() == pytest.approx(m + s)
+            assert at.min() == pytest.approx(m - sd, rel=1e-9) and at.max() == pytest.approx(m + sd, rel=1e-9)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training", "validation"]
-    assert ax.get_ylabel() == "R²"
+    assert ax.get_ylabel() == "-MSE"
 
 
 def test_learning_curve_of_a_result_ignores_nan_folds(ax):
