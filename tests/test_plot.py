@@ -451,6 +451,26 @@ def test_dendrogram_equals_scipy_layout(ax):
     assert _xy(ax.lines[0])[1].tolist() == [1.0, 1.0]  # the cut
 
 
+@pytest.mark.parametrize("threshold", [0.5, 1.2, 3.0])
+def test_dendrogram_colours_equal_scipys_color_threshold(threshold, ax):
+    # reference: SciPy's color_list for the same color_threshold (its default palette C1..C9,
+    # above_threshold_color C0), merge by merge
+    from matplotlib.colors import to_rgba
+    from scipy.cluster import hierarchy
+
+    rng = np.random.default_rng(5)
+    Z = hierarchy.linkage(np.r_[rng.normal(size=(8, 2)), rng.normal(size=(8, 2)) + 3], method="complete")
+    ref = hierarchy.dendrogram(Z, no_plot=True, color_threshold=threshold)
+    plot.dendrogram(Z, color_threshold=threshold, ax=ax)
+    lines = ax.collections[0]
+    drawn = sorted((tuple(seg.ravel().round(12)), to_rgba(c)) for seg, c in
+                   zip(lines.get_segments(), lines.get_edgecolor()))
+    expected = sorted((tuple(np.column_stack([i, d]).ravel().round(12)), to_rgba(c))
+                      for i, d, c in zip(ref["icoord"], ref["dcoord"], ref["color_list"]))
+    assert drawn == expected
+    assert len({c for _, c in drawn}) > 1
+
+
 def test_dendrogram_of_agglomerative_left_orientation(ax):
     # our linkage matrix is SciPy's layout: the same drawing as SciPy's on SciPy's matrix
     from scipy.cluster import hierarchy

@@ -63,8 +63,27 @@ def _dendrogram_layout(Z: np.ndarray):
     return np.asarray(order), links
 
 
+def _link_colours(Z: np.ndarray, x_of_merge: np.ndarray, threshold: float, above) -> list:
+    """SciPy's ``color_threshold`` rule: each maximal subtree whose merges all lie below
+    ``threshold`` gets the next colour of ``C1..C9`` (left to right, cycling); merges at or
+    above it get ``above``."""
+    n = Z.shape[0] + 1
+    height = Z[:, 2]
+    parent = np.full(2 * n - 1, -1)
+    parent[Z[:, 0].astype(np.int64)] = n + np.arange(n - 1)
+    parent[Z[:, 1].astype(np.int64)] = n + np.arange(n - 1)
+    root = np.full(n - 1, -1)
+    for i in range(n - 2, -1, -1):  # parents before children
+        if height[i] < threshold:
+            up = parent[n + i]
+            root[i] = i if up < 0 or height[up - n] >= threshold else root[up - n]
+    roots = sorted(set(root[root >= 0].tolist()), key=lambda i: x_of_merge[i])
+    palette = {r: f"C{1 + k % 9}" for k, r in enumerate(roots)}
+    return [palette[r] if r >= 0 else above for r in root]
+
+
 def dendrogram(Z, *, labels=None, ax=None, orientation: str = "top", cut_height=None,
-               color="C0", leaf_rotation=90.0):
+               color="C0", color_threshold=None, leaf_rotation=90.0):
     r"""The dendrogram of a linkage matrix: every merge drawn as a ⊓ at its height.
 
     Row ``i`` of :math:`Z` (:func:`jaxclassic.cluster.agglomerative`, SciPy's layout) joins
@@ -88,7 +107,11 @@ def dendrogram(Z, *, labels=None, ax=None, orientation: str = "top", cut_height=
     cut_height : float, optional
         Draw the cut at this height as a dashed line.
     color : colour
-        Colour of the links.
+        Colour of the links (with ``color_threshold``: of the links at or above it).
+    color_threshold : float, optional
+        SciPy's rule: every maximal subtree whose merges all lie below this height gets its
+        own colour (``C1``, ``C2``, ... left to right), so the flat clusters of a cut at this
+        height stand out.
     leaf_rotation : float
         Rotation of the leaf labels in degrees.
 
@@ -115,6 +138,8 @@ def dendrogram(Z, *, labels=None, ax=None, orientation: str = "top", cut_height=
     check_choice(orientation, "orientation", ("top", "left"))
     if cut_height is not None:
         check_scalar(cut_height, "cut_height", low=0.0)
+    if color_threshold is not None:
+        check_scalar(color_threshold, "color_threshold", low=0.0)
     n = Z.shape[0] + 1
     leaf_names = names(labels, n, "labels", "{}")
     order, links = _dendrogram_layout(Z)
@@ -122,6 +147,8 @@ def dendrogram(Z, *, labels=None, ax=None, orientation: str = "top", cut_height=
     from matplotlib.collections import LineCollection
 
     top = orientation == "top"
+    if color_threshold is not None:
+        color = _link_colours(Z, links[:, 1, 0] / 2 + links[:, 2, 0] / 2, float(color_threshold), color)
     ax.add_collection(LineCollection(links if top else links[:, :, ::-1], colors=color))
     ticks = 5.0 + 10.0 * np.arange(n)
     tick_labels = [leaf_names[k] for k in order]
