@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from functools import partial
 
 import jax
@@ -47,9 +48,11 @@ def _max_rel_diff(a, b):
         if u.dtype.kind in "biu":
             worst = max(worst, 0.0 if np.array_equal(u, v) else float("inf"))
             continue
+        u, v = u.astype(np.float64), v.astype(np.float64)
         both_nan = np.isnan(u) & np.isnan(v)
         same_inf = np.isinf(u) & (u == v)
-        diff = np.where(both_nan | same_inf, 0.0, np.abs(u - v) / np.maximum(1.0, np.abs(v)))
+        with np.errstate(invalid="ignore"):  # inf - inf where both are the same inf
+            diff = np.where(both_nan | same_inf, 0.0, np.abs(u - v) / np.maximum(1.0, np.abs(v)))
         worst = max(worst, float(np.max(diff, initial=0.0)))
     return worst
 
@@ -125,6 +128,7 @@ def hmm_case(key):
 
 
 def compare(name, fn, X, y, w, tol, mesh):
+    start = time.process_time()
     f = jax.jit(fn)
     ref = f(*_one_device(X, y, w))
     sharded = shard_rows(X, y, w, mesh=mesh)
@@ -136,6 +140,7 @@ def compare(name, fn, X, y, w, tol, mesh):
     diff = _max_rel_diff(out, ref)
     n_reduce, n_gather = _collectives(compiled)
     print(f"CASE {name} {diff:.3e} {tol:.0e} {int(diff <= tol)} {n_reduce} {n_gather} {spec}", flush=True)
+    print(f"TIME {name} {time.process_time() - start:.1f}s cpu", file=sys.stderr, flush=True)
 
 
 def main():
@@ -163,6 +168,13 @@ def main():
         out = fit_ridge(Xs, ys, alpha=1.0, sample_weight=ws)
         diff = _max_rel_diff(out, ref)
         print(f"CASE ridge_eager {diff:.3e} 1e-09 {int(diff <= 1e-9)} -1 -1 eager", flush=True)
+    # the layout of shard_rows: 62 rows -> 64, 16 a device, the 2 extra rows X 0, y y[0], weight 0
+    Xs, ys, ws = shard_rows(X[:62], y3[:62], w[:62], mesh=mesh)
+    Xn, yn, wn = np.asarray(Xs), np.asarray(ys), np.asarray(ws)
+    pad_ok = (Xs.shape == (64, D) and [s.data.shape[0] for s in Xs.addressable_shards] == [16] * 4
+              and np.array_equal(Xn[:62], X[:62]) and not Xn[62:].any() and np.array_equal(yn[:62], y3[:62])
+              and (yn[62:] == y3[0]).all() and np.array_equal(wn[:62], w[:62]) and not wn[62:].any())
+    print("PAD", "ok" if pad_ok else "FAILED", flush=True)
     print("DONE", os.getpid(), flush=True)
 
 
