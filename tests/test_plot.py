@@ -557,8 +557,54 @@ def test_tree_cut_at_max_depth(iris_tree, ax):
     assert len(ax.collections[0].get_segments()) == 2
 
 
+def test_tree_of_id3_is_quinlans_play_tennis_tree(ax):
+    # reference: Quinlan (1986), Figure 2 — outlook at the root; overcast: yes; rain: wind
+    # (strong no, weak yes); sunny: humidity (high no, normal yes); the branch labels read as
+    # export_text prints the tests. fit_id3 on this table is export_text's doctest program.
+    from jaxclassic.datasets import load_play_tennis
+    from jaxclassic.tree import export_text, fit_id3
+
+    X, y, names, target, cats = load_play_tennis(return_target_names=True, return_categories=True)
+    params = fit_id3(X, y)
+    plot.tree(params, feature_names=names, class_names=target, category_names=cats, ax=ax)
+    n_nodes = int(params.n_nodes)
+    boxes = [t.get_text().splitlines() for t in ax.texts[:n_nodes]]
+    assert [b[0] for b in boxes] == ["outlook", "class: yes", "wind", "class: no", "class: yes",
+                                     "humidity", "class: no", "class: yes"]
+    assert [b[1] for b in boxes] == [f"samples = {n}" for n in (14, 4, 5, 2, 3, 5, 3, 2)]
+    edge_labels = [t.get_text() for t in ax.texts[n_nodes:]]  # parent by parent, branch order
+    assert edge_labels == ["= overcast", "= rain", "= sunny", "= strong", "= weak", "= high", "= normal"]
+    tests = [line.lstrip("| ").split(":")[0].split(" ", 1)[1]
+             for line in export_text(params, names, target, category_names=cats).splitlines()]
+    assert sorted(edge_labels) == sorted(tests)
+    assert len(ax.collections[0].get_segments()) == n_nodes - 1
+
+
+def test_tree_of_c45_is_j48s_golf_tree(ax):
+    # reference: J48's published tree on weather.numeric (Witten & Frank): outlook; sunny:
+    # humidity <= 75 (yes) / > 75 (no); overcast: yes; rainy: windy = FALSE yes / TRUE no.
+    # The fit is tests/tree/test_c45.py's on the same table.
+    from jaxclassic.tree import fit_c45
+
+    outlook = [2, 2, 0, 1, 1, 1, 0, 2, 2, 1, 2, 0, 0, 1]
+    temperature = [85, 80, 83, 70, 68, 65, 64, 72, 69, 75, 75, 72, 81, 71]
+    humidity = [85, 90, 86, 96, 80, 70, 65, 95, 70, 80, 70, 90, 75, 91]
+    windy = [0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 0, 1]
+    X = np.array([outlook, temperature, humidity, windy], float).T
+    y = np.array([0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 0])
+    params = fit_c45(X, y, categorical=np.array([True, False, False, True]))
+    plot.tree(params, feature_names=["outlook", "temperature", "humidity", "windy"],
+              class_names=["no", "yes"], ax=ax,
+              category_names={"outlook": ["overcast", "rainy", "sunny"], "windy": ["FALSE", "TRUE"]})
+    boxes = [t.get_text().splitlines()[0] for t in ax.texts[:8]]
+    assert boxes == ["outlook", "class: yes", "windy", "class: yes", "class: no", "humidity",
+                     "class: yes", "class: no"]
+    assert [t.get_text() for t in ax.texts[8:]] == ["= overcast", "= rainy", "= sunny", "= FALSE",
+                                                    "= TRUE", "<= 75", "> 75"]
+
+
 def test_tree_rejects_other_params(ax):
-    with pytest.raises(TypeError, match="params must be a CART tree .* got tuple"):
+    with pytest.raises(TypeError, match="params must be a fitted decision tree .* got tuple"):
         plot.tree((1, 2), ax=ax)
 
 

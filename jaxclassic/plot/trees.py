@@ -1,7 +1,8 @@
-r"""Drawings of trees: the dendrogram of a hierarchical clustering and a fitted CART tree.
+r"""Drawings of trees: the dendrogram of a hierarchical clustering and a fitted decision tree
+(CART, ID3, C4.5).
 
 Both are laid out the same way: leaves at equally spaced positions in the order of a
-depth-first walk (left child first), every internal node centred over its two children.
+depth-first walk (first child first), every internal node centred over its children.
 
 References
 ----------
@@ -171,48 +172,102 @@ def dendrogram(Z, *, labels=None, ax=None, orientation: str = "top", cut_height=
     return ax
 
 
-# --------------------------------------------------------------------------- CART tree
-def _tree_layout(left, right, is_leaf, max_depth):
-    """Nodes to draw (depth-first, left first) with ``(x, depth)``; leaves at 0, 1, 2..."""
-    position, depth, shown, cut = {}, {}, [], set()
-    next_leaf = [0]
+# --------------------------------------------------------------------------- decision trees
+def _tree_layout(branches, max_depth):
+    """Nodes to draw (depth-first, first branch first) with ``(x, depth)``; leaves at 0, 1, 2...
 
-    def place(node, d):
+    ``branches(node)`` lists ``(branch, child)`` of an internal node and ``[]`` at a leaf;
+    an internal node at ``max_depth`` is cut (drawn as ``(...)``)."""
+    position, depth, shown, cut = {}, {}, [], set()
+    next_leaf = 0
+    stack = [(0, 0, False)]
+    while stack:  # iterative post-order: a node is placed after its children
+        node, d, expanded = stack.pop()
+        below = branches(node)
+        if expanded:
+            xs = [position[c] for _, c in below]
+            position[node] = (min(xs) + max(xs)) / 2
+            continue
         shown.append(node)
         depth[node] = d
-        if is_leaf[node] or left[node] < 0 or (max_depth is not None and d >= max_depth):
-            if not (is_leaf[node] or left[node] < 0):
+        if not below or (max_depth is not None and d >= max_depth):
+            if below:
                 cut.add(node)
-            position[node] = float(next_leaf[0])
-            next_leaf[0] += 1
-            return
-        place(int(left[node]), d + 1)
-        place(int(right[node]), d + 1)
-        position[node] = (position[int(left[node])] + position[int(right[node])]) / 2
-
-    place(0, 0)
-    return shown, position, depth, cut, next_leaf[0]
+            position[node] = float(next_leaf)
+            next_leaf += 1
+            continue
+        stack.append((node, d, True))
+        stack.extend((c, d + 1, False) for _, c in reversed(below))
+    return shown, position, depth, cut, next_leaf
 
 
-def tree(params, *, feature_names=None, class_names=None, ax=None, decimals: int = 2,
-         max_depth=None, fontsize=8, cmap: str = "tab10"):
-    r"""Draw a fitted CART tree: split rules at the internal nodes, predictions at the leaves.
+def _cart_view(params, feature_names, decimals):
+    """``branches``, node texts and edge labels of a CART tree (``export_text``'s wording)."""
+    left = np.asarray(params.children_left)
+    if left.ndim != 1:
+        raise ValueError(f"params must be one tree (1-d node arrays), got children_left of shape "
+                         f"{left.shape} (a forest or boosted ensemble: draw one tree of it)")
+    right = np.asarray(params.children_right)
+    feature, threshold = np.asarray(params.feature), np.asarray(params.threshold)
+    is_leaf = np.asarray(params.is_leaf)
+    features = names(feature_names, np.asarray(params.bin_edges).shape[0], "feature_names", "feature_{}")
 
-    A node :math:`t` with split feature :math:`j_t` and threshold :math:`s_t` sends a row
-    left when :math:`x_{j_t} \le s_t` (``params.threshold``; the left child is drawn on the
-    left). Internal nodes read ``name <= s`` and ``samples = n``; leaves read
-    ``class: c`` (the largest weighted class fraction, the box in the class's colour) or
-    ``value: v`` (regression), and ``samples = n``. The text is the one of
-    :func:`jaxclassic.tree.export_text`.
+    def branches(t):
+        return [] if is_leaf[t] or left[t] < 0 else [(0, int(left[t])), (1, int(right[t]))]
+
+    def split_text(t):
+        return f"{features[feature[t]]} <= {threshold[t]:.{decimals}f}"
+
+    return branches, split_text, lambda t, b: None
+
+
+def _multiway_view(params, feature_names, category_names, decimals):
+    """``branches``, node texts and edge labels of an ID3 / C4.5 tree (Quinlan's wording)."""
+    from jaxclassic.tree.export import _level_names, _number
+
+    feature, children = np.asarray(params.feature), np.asarray(params.children)
+    is_leaf = np.asarray(params.is_leaf)
+    n_categories = np.asarray(params.n_categories)
+    threshold = np.asarray(getattr(params, "threshold", np.full(feature.shape, np.nan)))
+    features = names(feature_names, n_categories.shape[0], "feature_names", "x{}")
+    levels = _level_names(category_names, features, n_categories)
+
+    def branches(t):
+        return [] if is_leaf[t] else [(b, int(c)) for b, c in enumerate(children[t]) if c >= 0]
+
+    def edge_label(t, b):
+        if np.isnan(threshold[t]):
+            return f"= {levels[feature[t]][b]}"
+        return f"{'<=' if b == 0 else '>'} {_number(threshold[t], decimals)}"
+
+    return branches, lambda t: features[feature[t]], edge_label
+
+
+def tree(params, *, feature_names=None, class_names=None, category_names=None, ax=None,
+         decimals: int = 2, max_depth=None, fontsize=8, cmap: str = "tab10"):
+    r"""Draw a fitted decision tree: tests at the internal nodes, predictions at the leaves.
+
+    CART (:func:`~jaxclassic.tree.fit_cart`): a node :math:`t` with split feature
+    :math:`j_t` and threshold :math:`s_t` sends a row left when :math:`x_{j_t} \le s_t`
+    (the left child is drawn on the left); internal nodes read ``name <= s``, in the
+    wording of :func:`jaxclassic.tree.export_text`. ID3 / C4.5 (:func:`~jaxclassic.tree.fit_id3`,
+    :func:`~jaxclassic.tree.fit_c45`): internal nodes read the tested feature's name and
+    every branch is labelled by its test (``= category`` of a multiway split, ``<= s`` /
+    ``> s`` of a C4.5 threshold), as Quinlan prints them. Every node also reads
+    ``samples = n`` (training rows of positive weight reaching it); leaves read ``class: c``
+    (the largest weighted class fraction, the box in the class's colour) or ``value: v``
+    (regression).
 
     Parameters
     ----------
-    params : ClassificationTree or RegressionTree
-        A :func:`~jaxclassic.tree.fit_cart` result (ID3 / C4.5 trees: use ``export_text``).
+    params : ClassificationTree, RegressionTree, ID3Params or C45Params
     feature_names : sequence of str, optional
-        Default ``feature_0, feature_1, ...`` (as ``export_text``).
+        Default ``feature_0, ...`` (CART) or ``x0, ...`` (ID3 / C4.5), as ``export_text``.
     class_names : sequence of str, optional
         Default the class codes.
+    category_names : dict or sequence, optional
+        ID3 / C4.5: level names of the categorical features, as ``export_text``'s
+        (``load_play_tennis(return_categories=True)`` gives them).
     ax : matplotlib Axes, optional
     decimals : int >= 0
         Digits of thresholds and values.
@@ -225,8 +280,9 @@ def tree(params, *, feature_names=None, class_names=None, ax=None, decimals: int
     Returns
     -------
     matplotlib Axes
-        ``ax.texts``: one box per drawn node, depth-first (root first, left before right);
-        ``ax.collections[0]``: one segment per edge, parent to child.
+        ``ax.texts``: one box per drawn node, depth-first (root first, first branch first),
+        then (ID3 / C4.5) one label per drawn edge; ``ax.collections[0]``: one segment per
+        edge, parent to child.
 
     Example
     -------
@@ -240,43 +296,41 @@ def tree(params, *, feature_names=None, class_names=None, ax=None, decimals: int
 
     References
     ----------
-    Breiman et al. (1984); scikit-learn's ``plot_tree``.
+    Breiman et al. (1984); Quinlan, *C4.5: Programs for Machine Learning* (1993);
+    scikit-learn's ``plot_tree``.
     """
-    if not isinstance(params, TreeParams):
-        raise TypeError("params must be a CART tree (ClassificationTree or RegressionTree from "
-                        f"fit_cart), got {type(params).__name__}; ID3 / C4.5 trees: export_text")
+    from jaxclassic.tree.c45 import C45Params
+    from jaxclassic.tree.id3 import ID3Params
+
     decimals = check_int(decimals, "decimals", low=0)
     if max_depth is not None:
         max_depth = check_int(max_depth, "max_depth", low=0)
-    left = np.asarray(params.children_left)
-    if left.ndim != 1:
-        raise ValueError(f"params must be one tree (1-d node arrays), got children_left of shape "
-                         f"{left.shape} (a forest or boosted ensemble: draw one tree of it)")
-    right = np.asarray(params.children_right)
-    feature = np.asarray(params.feature)
-    threshold = np.asarray(params.threshold)
+    if isinstance(params, TreeParams):
+        branches, split_text, edge_label = _cart_view(params, feature_names, decimals)
+    elif isinstance(params, (ID3Params, C45Params)):
+        branches, split_text, edge_label = _multiway_view(params, feature_names, category_names, decimals)
+    else:
+        raise TypeError("params must be a fitted decision tree (ClassificationTree or RegressionTree "
+                        f"of fit_cart, ID3Params, C45Params), got {type(params).__name__}")
     value = np.asarray(params.value)
-    is_leaf = np.asarray(params.is_leaf)
     samples = np.asarray(params.n_node_samples)
     regression = isinstance(params, RegressionTree)
-    features = names(feature_names, np.asarray(params.bin_edges).shape[0], "feature_names", "feature_{}")
     classes = None if regression else names(class_names, value.shape[1], "class_names", "{}")
     palette = colours(1 if regression else value.shape[1], cmap)
 
-    shown, position, depth, cut, n_leaves = _tree_layout(left, right, is_leaf, max_depth)
+    shown, position, depth, cut, n_leaves = _tree_layout(branches, max_depth)
     ax = axes(ax)
     from matplotlib.collections import LineCollection
 
-    edges = [[(position[t], -depth[t]), (position[int(c)], -depth[int(c)])]
-             for t in shown if t not in cut and not is_leaf[t] and left[t] >= 0
-             for c in (left[t], right[t])]
-    ax.add_collection(LineCollection(edges, colors="grey", linewidths=1, zorder=1))
+    drawn_edges = [(t, b, c) for t in shown if t not in cut for b, c in branches(t)]
+    ax.add_collection(LineCollection(
+        [[(position[t], -depth[t]), (position[c], -depth[c])] for t, _, c in drawn_edges],
+        colors="grey", linewidths=1, zorder=1))
     for t in shown:
         if t in cut:
             text, colour = "(...)", "white"
-        elif not is_leaf[t] and left[t] >= 0:
-            text = f"{features[feature[t]]} <= {threshold[t]:.{decimals}f}\nsamples = {samples[t]}"
-            colour = "white"
+        elif branches(t):
+            text, colour = f"{split_text(t)}\nsamples = {samples[t]}", "white"
         elif regression:
             text = f"value: {value[t, 0]:.{decimals}f}\nsamples = {samples[t]}"
             colour = palette[0]
@@ -286,6 +340,12 @@ def tree(params, *, feature_names=None, class_names=None, ax=None, decimals: int
             colour = palette[k]
         ax.text(position[t], -depth[t], text, ha="center", va="center", fontsize=fontsize,
                 zorder=2, bbox=dict(boxstyle="round", facecolor=colour, edgecolor="k", alpha=0.9))
+    for t, b, c in drawn_edges:
+        label = edge_label(t, b)
+        if label is not None:
+            ax.text((position[t] + position[c]) / 2, -(depth[t] + depth[c]) / 2, label, ha="center",
+                    va="center", fontsize=0.9 * fontsize, zorder=3,
+                    bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none"))
     deepest = max(depth.values())
     ax.set_xlim(-0.6, n_leaves - 0.4)
     ax.set_ylim(-deepest - 0.6, 0.6)
