@@ -389,6 +389,25 @@ def test_bias_variance_draws_terms_sum_and_simulated_error(ax):
     assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["bias²", "variance"]
 
 
+def test_bias_variance_of_simulated_decompositions(ax):
+    # real results: tests/model_selection/test_bias_variance.py's degree-5 polynomial ridge
+    # over five penalties (its compiled program), drawn against the complexity 1/alpha; the
+    # lines are the results' averages, variance rises and bias² falls with the complexity
+    # (ESL Figure 7.2), and the drawn sum lies within 4 standard errors of the simulated error
+    from tests.model_selection.test_bias_variance import _run
+
+    alphas = np.array([10.0, 1.0, 1e-1, 1e-2, 1e-3])
+    results = [_run(5, float(alpha)) for alpha in alphas]
+    plot.bias_variance(1 / alphas, results, xlabel="1 / alpha", log_scale=True, ax=ax)
+    bias_line, var_line, _, total, simulated = ax.lines[:5]
+    np.testing.assert_array_equal(_xy(bias_line)[1], [float(r.avg_bias_sq) for r in results])
+    np.testing.assert_array_equal(_xy(var_line)[1], [float(r.avg_variance) for r in results])
+    np.testing.assert_array_equal(_xy(simulated)[1], [float(r.avg_expected_error) for r in results])
+    assert np.all(np.diff(_xy(var_line)[1]) > 0) and np.all(np.diff(_xy(bias_line)[1]) < 0)
+    se = np.array([float(r.expected_error_se) for r in results])
+    assert np.all(np.abs(_xy(total)[1] - _xy(simulated)[1]) < 4 * se)
+
+
 def test_bias_variance_of_a_vmapped_result(ax):
     # one result with a leading complexity axis (a vmap over a hyperparameter) draws the same
     stacked = _bv(np.array([0.5, 0.1]), np.array([0.1, 0.4]), np.array([0.1, 0.1]),
