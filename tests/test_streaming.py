@@ -232,3 +232,26 @@ def test_kmeans_relocates_empty_clusters_as_in_memory_fit():
     assert np.isfinite(np.asarray(fitted.cluster_centers)).all()
     assert len(np.unique(np.asarray(fitted.labels))) == 3
     _close(fitted, reference)
+
+
+# ----------------------------------------------------------------------------- boosting
+def test_gradient_boosting_over_codes_equals_in_memory_fit():
+    from jaxclassic import ensemble
+    from jaxclassic.tree import bin_features
+
+    codes, edges = bin_features(X, 16, sample_weight=W)
+    codes = np.asarray(codes)
+    source = lambda: _blocks_of(codes, Y, W, [64, 64, 22])  # noqa: E731  (one pass per level)
+    fitted = streaming.fit_gradient_boosting(source, bin_edges=edges, n_estimators=3, max_depth=3,
+                                             chunk_rows=CHUNK)
+    reference = ensemble.fit_gradient_boosting(X, Y, n_estimators=3, max_depth=3, n_bins=16, sample_weight=W)
+    assert type(fitted) is type(reference)
+    _close(fitted.trees, reference.trees)
+    _close(fitted[1:], reference[1:])  # init, learning rate, train loss, edges
+    np.testing.assert_allclose(ensemble.predict(fitted, X), ensemble.predict(reference, X), rtol=RTOL, atol=RTOL)
+
+
+def test_codes_out_of_range_raise():
+    with pytest.raises(ValueError, match=r"block 0: codes must be in 0..16"):
+        streaming.fit_gradient_boosting([(np.full((10, D), 17), Y[:10], None)],
+                                        bin_edges=np.zeros((D, 15)), n_estimators=1, chunk_rows=CHUNK)

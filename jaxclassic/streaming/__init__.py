@@ -10,6 +10,7 @@ from jaxclassic.streaming.discriminant import fit_gaussian_nb
 from jaxclassic.streaming.discriminant import fit_lda
 from jaxclassic.streaming.cluster import fit_kmeans
 from jaxclassic.streaming.cluster import fit_gmm
+from jaxclassic.streaming.boosting import fit_gradient_boosting
 
 __all__ = [
     "fit_ols",
@@ -19,6 +20,7 @@ __all__ = [
     "fit_lda",
     "fit_kmeans",
     "fit_gmm",
+    "fit_gradient_boosting",
     "least_squares_moments",
     "class_moments",
 ]

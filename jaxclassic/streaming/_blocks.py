@@ -70,8 +70,12 @@ class Source:
     """A validated source of row pieces (see the module docstring)."""
 
     def __init__(self, data, y, sample_weight, *, chunk_rows, target: str, n_classes=None,
-                 passes: int = 1, progress: bool = False, desc: str = "rows"):
+                 passes: int = 1, progress: bool = False, desc: str = "rows", max_code=None,
+                 dtype=None):
         self.chunk_rows = check_int(chunk_rows, "chunk_rows", low=1)
+        # max_code: X holds integer bin codes 0..max_code (kept as uint8 / uint16), and the
+        # float dtype of y and the weights is ``dtype``
+        self.max_code, self.forced_dtype = max_code, dtype
         if target not in ("none", "real", "class"):
             raise ValueError(f"target must be 'none', 'real' or 'class', got {target!r}")
         self.target, self.n_classes = target, n_classes
@@ -94,7 +98,7 @@ class Source:
             self.chunk_rows = min(self.chunk_rows, n)
             self.n_rows_total = n
             self.n_features = X.shape[1]
-            self.dtype = _float_dtype_for(np.dtype(X.dtype))
+            self.dtype = self._dtype_for(np.dtype(X.dtype))
         else:
             if y is not None or sample_weight is not None:
                 raise ValueError("y and sample_weight must be None when data is a source of "
@@ -157,15 +161,23 @@ class Source:
             raise TypeError(f"{where}: X must be numeric, got dtype {Xb.dtype}")
         if self.n_features is None:
             self.n_features = Xb.shape[1]
-            self.dtype = _float_dtype_for(Xb.dtype)
+            self.dtype = self._dtype_for(Xb.dtype)
         if Xb.shape[1] != self.n_features:
             raise ValueError(f"{where}: X has {Xb.shape[1]} columns, expected {self.n_features} "
                              "(the columns of the first block)")
         m = Xb.shape[0]
-        Xb = Xb.astype(self.dtype, copy=False)
-        if not np.isfinite(Xb).all():
-            raise ValueError(f"{where}: X contains {int(np.isnan(Xb).sum())} NaN and "
-                             f"{int(np.isinf(Xb).sum())} infinite value(s)")
+        if self.max_code is not None:
+            if not np.issubdtype(Xb.dtype, np.integer):
+                raise TypeError(f"{where}: the codes must be integers (bin codes), got dtype {Xb.dtype}")
+            if Xb.size and (Xb.min() < 0 or Xb.max() > self.max_code):
+                raise ValueError(f"{where}: codes must be in 0..{self.max_code} (n_bins is the "
+                                 f"missing bin), got range {int(Xb.min())}..{int(Xb.max())}")
+            Xb = Xb.astype(np.uint8 if self.max_code < 256 else np.uint16, copy=False)
+        else:
+            Xb = Xb.astype(self.dtype, copy=False)
+            if not np.isfinite(Xb).all():
+                raise ValueError(f"{where}: X contains {int(np.isnan(Xb).sum())} NaN and "
+                                 f"{int(np.isinf(Xb).sum())} infinite value(s)")
         if self.target != "none":
             if yb is None:
                 raise ValueError(f"{where}: y is missing (blocks must be (X, y, w) or (X, y))")
@@ -197,6 +209,9 @@ class Source:
             if not np.isfinite(wb).all() or (wb < 0).any():
                 raise ValueError(f"{where}: sample_weight must be finite and non-negative")
         return Xb, yb, wb
+
+    def _dtype_for(self, x_dtype):
+        return jnp.dtype(self.forced_dtype) if self.forced_dtype is not None else _float_dtype_for(x_dtype)
 
     def _cut(self, index, Xb, yb, wb) -> Iterator[Piece]:
         rows = self.chunk_rows
