@@ -1,0 +1,461 @@
+r"""Safe model files: params pytrees saved as one ``.npz`` of arrays plus a JSON header.
+
+A file written by :func:`save` is a numpy ``.npz`` archive (a zip of ``.npy`` arrays). Every
+array leaf of the params pytree is one entry ``a0, a1, ...``, written by :func:`numpy.savez`
+with its dtype and shape, so the round trip is bitwise exact. One more entry,
+``__jaxclassic__``, holds the header: UTF-8 JSON as a ``uint8`` array, with
+
+* ``format`` (``"jaxclassic-model"``) and ``format_version`` (:data:`FORMAT_VERSION`),
+* ``package_version`` (the writer's ``jaxclassic.__version__``),
+* ``kind``: the qualified name of the params type (``"jaxclassic.linear.logistic.LogisticParams"``),
+* ``tree``: the structure of the params, each node a small JSON object (a NamedTuple's fields,
+  tuples, lists, ``None``, Python ``int`` / ``bool`` / ``float`` / ``str`` static fields, and
+  references ``{"t": "array", "k": "a3"}`` to the arrays),
+* ``metadata``: the caller's keyword arguments of :func:`save` (hyperparameters, feature
+  names, classes, anything JSON can hold).
+
+Loading executes no code from the file: arrays are read with ``allow_pickle=False``, the
+header is parsed by :func:`json.loads`, and every type named in it is looked up in an explicit
+table of the package's own params types (:func:`params_types`: every ``NamedTuple`` and
+dataclass defined at module level in ``jaxclassic``'s functional core, found by walking its
+subpackages once), never imported by name from the file. A name not in the table is an error.
+
+Python floats are stored as their exact hexadecimal form (:meth:`float.hex`), so ``nan``,
+``inf`` and the last bit survive. Typed PRNG key arrays are stored as their key data and
+rewrapped with their implementation. Arrays that were ``jax.Array`` leaves come back as
+``jax.Array`` (numpy leaves as numpy), except 64-bit arrays while ``jax_enable_x64`` is off:
+they stay numpy arrays, so their bits are kept (a jax array would be cast to 32 bits).
+
+Not saved: params types created at run time (a Gaussian process with a user kernel function,
+an SVM with a callable kernel): :func:`save` raises ``TypeError`` naming the type or field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import os
+import pkgutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["save", "load", "read_metadata", "params_types", "FORMAT", "FORMAT_VERSION"]
+
+#: the ``format`` entry of every file's header
+FORMAT = "jaxclassic-model"
+#: the version of the layout this module writes; it reads files of this version and older
+FORMAT_VERSION = 1
+#: the archive entry holding the JSON header
+HEADER_KEY = "__jaxclassic__"
+
+#: subpackages and modules that hold no params types (or must not be imported by the core)
+_NOT_WALKED = ("jaxclassic.estimators", "jaxclassic.tour", "jaxclassic.cli", "jaxclassic.io",
+               "jaxclassic.plot", "jaxclassic._cache")
+
+_TYPES: dict[str, type] = {}
+_WALKED = {"done": False}
+
+
+class UnsupportedObjectError(TypeError, ValueError):
+    """An object that cannot be written to a model file (a ``TypeError`` and a ``ValueError``)."""
+
+
+def _qualified_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _is_namedtuple_type(cls) -> bool:
+    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def register_type(cls: type) -> type:
+    """Add a module-level NamedTuple or dataclass type to the table :func:`load` resolves
+    names against (the estimator layer registers its own types this way)."""
+    if not (_is_namedtuple_type(cls) or dataclasses.is_dataclass(cls)):
+        raise TypeError(f"cls must be a NamedTuple or dataclass type, got {cls!r}")
+    if "<locals>" in cls.__qualname__:
+        raise TypeError(f"cls must be defined at module level, got {cls.__qualname__}")
+    _TYPES[_qualified_name(cls)] = cls
+    return cls
+
+
+def register_module_types(module) -> None:
+    """Register every NamedTuple / dataclass type defined at module level in ``module``."""
+    for value in vars(module).values():
+        if (isinstance(value, type) and value.__module__ == module.__name__
+                and (_is_namedtuple_type(value) or dataclasses.is_dataclass(value))
+                and "<locals>" not in value.__qualname__):
+            _TYPES[_qualified_name(value)] = value
+
+
+def params_types() -> dict[str, type]:
+    """The table of types a model file may name: qualified name -> type (a copy).
+
+    Every NamedTuple and dataclass defined at module level in the functional core (the
+    subpackages of ``jaxclassic`` but the estimator layer, the tour, the command line and
+    this module), collected by walking the package on first use.
+    """
+    if not _WALKED["done"]:
+        import jaxclassic
+
+        for info in pkgutil.walk_packages(jaxclassic.__path__, "jaxclassic."):
+            if info.name.startswith(_NOT_WALKED):
+                continue
+            try:
+                module = importlib.import_module(info.name)
+            except ImportError:  # pragma: no cover - a module of an optional extra
+                continue
+            register_module_types(module)
+        _WALKED["done"] = True
+    return dict(_TYPES)
+
+
+# --------------------------------------------------------------------------- encoding
+class _Encoder:
+    """Params pytree -> (JSON node, arrays). ``hook(obj, encoder)`` may encode other objects
+    (the estimator layer's estimators); it returns None for objects it does not know."""
+
+    def __init__(self, hook: Callable | None = None):
+        self.arrays: dict[str, np.ndarray] = {}
+        self.hook = hook
+        self.types = params_types()
+
+    def _array(self, a: np.ndarray) -> str:
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = a
+        return key
+
+    def encode(self, obj: Any, where: str) -> dict:
+        import jax
+
+        if obj is None:
+            return {"t": "none"}
+        if isinstance(obj, bool):
+            return {"t": "bool", "v": obj}
+        if isinstance(obj, int) and type(obj) is int:
+            return {"t": "int", "v": obj}
+        if type(obj) is float:
+            return {"t": "float", "v": obj.hex()}
+        if type(obj) is str:
+            return {"t": "str", "v": obj}
+        if isinstance(obj, jax.Array):
+            if jax.dtypes.issubdtype(obj.dtype, jax.dtypes.prng_key):
+                impl = str(jax.random.key_impl(obj))
+                return {"t": "key", "k": self._array(np.asarray(jax.random.key_data(obj))),
+                        "impl": impl}
+            return {"t": "array", "k": self._array(np.asarray(obj)), "jax": True}
+        if isinstance(obj, np.ndarray):
+            if obj.dtype == object:
+                if not all(type(v) is str for v in obj.ravel()):
+                    raise UnsupportedObjectError(
+                        f"{where}: an object array can be saved only when it holds str, got "
+                        f"{sorted({type(v).__name__ for v in obj.ravel()})}")
+                return {"t": "objarray", "k": self._array(obj.astype(str))}
+            if obj.dtype.hasobject or obj.dtype.kind == "V":
+                raise UnsupportedObjectError(f"{where}: arrays of dtype {obj.dtype} cannot be saved")
+            return {"t": "array", "k": self._array(obj), "jax": False}
+        if isinstance(obj, np.generic):
+            return {"t": "npscalar", "k": self._array(np.asarray(obj))}
+        if isinstance(obj, np.dtype):
+            return {"t": "npdtype", "v": obj.str}
+        if isinstance(obj, type) and issubclass(obj, np.generic):
+            return {"t": "nptype", "v": np.dtype(obj).str}
+        cls = type(obj)
+        if _is_namedtuple_type(cls) or (dataclasses.is_dataclass(cls) and not isinstance(obj, type)):
+            name = _qualified_name(cls)
+            if self.types.get(name) is not cls:
+                raise UnsupportedObjectError(
+                    f"{where}: type {cls.__qualname__} (module {cls.__module__}) is not a jaxclassic "
+                    "params type (types made at run time, e.g. around a user kernel function, "
+                    "cannot be saved)")
+            if _is_namedtuple_type(cls):
+                fields = {f: self.encode(getattr(obj, f), f"{where}.{f}") for f in cls._fields}
+                return {"t": "nt", "kind": name, "v": fields}
+            fields = {f.name: self.encode(getattr(obj, f.name), f"{where}.{f.name}")
+                      for f in dataclasses.fields(obj)}
+            return {"t": "dc", "kind": name, "v": fields}
+        if cls is tuple or cls is list:
+            return {"t": cls.__name__, "v": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
+        if cls is dict:
+            return {"t": "dict", "v": [[self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
+                                       for k, v in obj.items()]}
+        if self.hook is not None:
+            node = self.hook(obj, self, where)
+            if node is not None:
+                return node
+        raise UnsupportedObjectError(
+            f"{where}: cannot save an object of type {cls.__module__}.{cls.__qualname__} "
+            f"({obj!r:.60}); model files hold arrays, jaxclassic params types, tuples, lists, dicts, "
+            "None, bool, int, float and str")
+
+
+class _Decoder:
+    """JSON node + arrays -> objects; ``hook(node, decoder)`` decodes the node types it added."""
+
+    def __init__(self, arrays, path, hook: Callable | None = None):
+        self.arrays = arrays
+        self.path = path
+        self.hook = hook
+        self.types = params_types()
+
+    def _array(self, node) -> np.ndarray:
+        key = node.get("k")
+        if not isinstance(key, str) or key not in self.arrays:
+            raise ValueError(f"{self.path}: corrupt model file: array entry {key!r} is missing")
+        return self.arrays[key]
+
+    def decode(self, node) -> Any:
+        import jax
+
+        if not isinstance(node, dict) or "t" not in node:
+            raise ValueError(f"{self.path}: corrupt model file: malformed node {node!r:.80}")
+        t = node["t"]
+        if t == "none":
+            return None
+        if t in ("bool", "int", "str"):
+            return node["v"]
+        if t == "float":
+            return float.fromhex(node["v"])
+        if t == "array":
+            a = self._array(node)
+            if node.get("jax") and (a.dtype.itemsize < 8 or jax.config.read("jax_enable_x64")):
+                return jax.device_put(a)
+            return a
+        if t == "objarray":
+            return self._array(node).astype(object)
+        if t == "npscalar":
+            return self._array(node)[()]
+        if t == "key":
+            return jax.random.wrap_key_data(jax.device_put(self._array(node)), impl=node["impl"])
+        if t == "npdtype":
+            return np.dtype(node["v"])
+        if t == "nptype":
+            return np.dtype(node["v"]).type
+        if t in ("nt", "dc"):
+            kind = node.get("kind")
+            cls = self.types.get(kind)
+            if cls is None:
+                raise ValueError(f"{self.path}: unknown model kind {kind!r}: not a params type of "
+                                 "this jaxclassic (written by another version?)")
+            fields = {k: self.decode(v) for k, v in node["v"].items()}
+            expected = (cls._fields if t == "nt" else tuple(f.name for f in dataclasses.fields(cls)))
+            if set(fields) != set(expected):
+                raise ValueError(f"{self.path}: {kind} has fields {sorted(expected)} in this "
+                                 f"jaxclassic, the file has {sorted(fields)}")
+            return cls(**fields)
+        if t == "tuple":
+            return tuple(self.decode(v) for v in node["v"])
+        if t == "list":
+            return [self.decode(v) for v in node["v"]]
+        if t == "dict":
+            return {self.decode(k): self.decode(v) for k, v in node["v"]}
+        if self.hook is not None:
+            return self.hook(node, self)
+        raise ValueError(f"{self.path}: corrupt model file: unknown node type {t!r}")
+
+
+def _json_metadata(metadata: dict) -> dict:
+    """User metadata as JSON values (numpy arrays become lists, numpy scalars numbers)."""
+
+    def default(value):
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, (tuple, set, frozenset)):
+            return list(value)
+        raise TypeError(type(value).__name__)
+
+    out = {}
+    for key, value in metadata.items():
+        try:
+            out[key] = json.loads(json.dumps(value, default=default, allow_nan=True))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"metadata {key}={value!r:.60} is not JSON-serialisable ({exc})") from None
+    return out
+
+
+# --------------------------------------------------------------------------- files
+def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: dict) -> Path:
+    from jaxclassic import __version__
+
+    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "package_version": __version__,
+              "content": content, "kind": kind, "tree": tree, "metadata": metadata}
+    blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+    path = Path(path)
+    # written beside the target and renamed: a failed save never leaves half a file
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **{HEADER_KEY: blob}, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def _read(path, *, arrays: bool = True) -> tuple[dict, dict]:
+    """The header and (if ``arrays``) the arrays of a model file, or a ``ValueError`` naming
+    what is wrong with it."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model file at {path}")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if HEADER_KEY not in archive.files:
+                raise ValueError(f"{path} is not a jaxclassic model file (no {HEADER_KEY} entry)")
+            header = json.loads(archive[HEADER_KEY].tobytes().decode("utf-8"))
+            loaded = {k: archive[k] for k in archive.files if k != HEADER_KEY} if arrays else {}
+    except ValueError as exc:
+        if "jaxclassic model file" in str(exc):
+            raise
+        raise ValueError(f"{path} is not a readable jaxclassic model file (corrupt or truncated: "
+                         f"{exc})") from None
+    except (zipfile.BadZipFile, EOFError, OSError, KeyError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not a readable jaxclassic model file (corrupt or truncated: "
+                         f"{type(exc).__name__}: {exc})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a jaxclassic model file (its header's format is "
+                         f"{header.get('format') if isinstance(header, dict) else header!r:.40})")
+    version = header.get("format_version")
+    if not isinstance(version, int) or version < 1:
+        raise ValueError(f"{path}: corrupt model file: format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise ValueError(
+            f"{path} has model-file format version {version} (written by jaxclassic "
+            f"{header.get('package_version')}); this jaxclassic reads format versions up to "
+            f"{FORMAT_VERSION}: upgrade jaxclassic to load it")
+    for key in ("content", "kind", "tree"):
+        if key not in header:
+            raise ValueError(f"{path}: corrupt model file: the header has no {key!r}")
+    return header, loaded
+
+
+def save(path, params, **metadata) -> Path:
+    r"""Save a params pytree to a safe model file (``.npz`` arrays + JSON header; no pickle).
+
+    The file holds every array leaf bit for bit with its dtype, the structure of the pytree
+    (nested NamedTuples, tuples, ``None``, static Python fields) and the metadata, so
+    ``load(path)`` rebuilds a pytree equal to ``params`` leaf by leaf, bitwise.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Where to write (any suffix; ``.jc`` is the command line's). Written to a temporary
+        file in the same folder and renamed, so a failed save leaves no partial file.
+    params : a jaxclassic params NamedTuple
+        What a ``fit_<model>`` returns (``LogisticParams``, ``ClassificationForest``,
+        ``BayesNet``...): any type of :func:`params_types`.
+    **metadata
+        JSON-serialisable values stored in the header and returned by :func:`read_metadata`,
+        e.g. ``hyperparameters={"l2": 1.0}``, ``feature_names=[...]``, ``classes=[...]``
+        (numpy arrays and scalars are converted to lists and numbers).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    UnsupportedObjectError
+        (a ``TypeError`` and a ``ValueError``) if ``params`` is not a jaxclassic params type,
+        or holds something a model file cannot hold (a callable, a type made at run time).
+    TypeError
+        If a metadata value is not JSON-serialisable.
+
+    Examples
+    --------
+    >>> import tempfile, os, numpy as np
+    >>> from jaxclassic import io, linear
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([1.0, 3.0, 5.0, 7.0])
+    >>> params = linear.fit_ols(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "ols.jc")
+    >>> _ = io.save(path, params, feature_names=["x"])
+    >>> loaded = io.load(path)
+    >>> bool((np.asarray(loaded.coef) == np.asarray(params.coef)).all())
+    True
+    >>> io.read_metadata(path)["feature_names"]
+    ['x']
+
+    References
+    ----------
+    numpy's ``.npy`` / ``.npz`` format, NEP 1 (https://numpy.org/neps/nep-0001-npy-format.html).
+    """
+    cls = type(params)
+    types = params_types()
+    if types.get(_qualified_name(cls)) is not cls or not (_is_namedtuple_type(cls) or dataclasses.is_dataclass(cls)):
+        raise UnsupportedObjectError(
+            f"params must be a jaxclassic params NamedTuple (what a fit_<model> returns), got "
+            f"{cls.__module__}.{cls.__qualname__} (params types made at run time, e.g. around a user "
+            "kernel function, cannot be saved)")
+    meta = _json_metadata(metadata)
+    encoder = _Encoder()
+    tree = encoder.encode(params, "params")
+    return _write(path, "params", _qualified_name(cls), tree, encoder.arrays, meta)
+
+
+def load(path, *, with_metadata: bool = False):
+    """Load a params pytree written by :func:`save` (no code from the file is executed).
+
+    Parameters
+    ----------
+    path : str or path-like
+    with_metadata : bool, default False
+        Also return the metadata (:func:`read_metadata`).
+
+    Returns
+    -------
+    params : the saved params NamedTuple
+        Leaves bitwise equal to the saved ones, of the same dtypes; ``jax.Array`` leaves come
+        back as ``jax.Array`` (64-bit ones as numpy while ``jax_enable_x64`` is off).
+    metadata : dict, if ``with_metadata``
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no file at ``path``.
+    ValueError
+        If the file is not a jaxclassic model file or is corrupt or truncated, names a kind
+        this jaxclassic does not know, has a newer format version, or holds a saved estimator
+        (load those with the estimator class's ``load``).
+
+    Examples
+    --------
+    See :func:`save`.
+    """
+    header, arrays = _read(path)
+    if header["content"] != "params":
+        raise ValueError(f"{path} holds a saved {header['content']} ({header['kind']}), not params: "
+                         f"load it with jaxclassic.estimators.{header['kind']}.load")
+    kind = header["kind"]
+    if kind not in params_types():
+        raise ValueError(f"{path}: unknown model kind {kind!r}: not a params type of this jaxclassic "
+                         "(written by another version?)")
+    params = _Decoder(arrays, path).decode(header["tree"])
+    return (params, _metadata(header)) if with_metadata else params
+
+
+def _metadata(header: dict) -> dict:
+    meta = dict(header.get("metadata") or {})
+    meta.update(kind=header["kind"], content=header["content"], format_version=header["format_version"],
+                package_version=header.get("package_version"))
+    return meta
+
+
+def read_metadata(path) -> dict:
+    """The metadata of a model file without loading its arrays.
+
+    Returns the keyword arguments given to :func:`save` plus ``kind`` (the params type's or
+    estimator class's name), ``content`` (``"params"`` or ``"estimator"``), ``format_version``
+    and ``package_version``. Raises as :func:`load`.
+    """
+    header, _ = _read(path, arrays=False)
+    return _metadata(header)
