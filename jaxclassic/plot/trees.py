@@ -104,7 +104,8 @@ def dendrogram(Z, *, labels=None, ax=None, orientation: str = "top", cut_height=
         Leaf labels (default the row numbers), shown in leaf order.
     ax : matplotlib Axes, optional
     orientation : {"top", "left"}
-        Root at the top (heights upwards) or at the left (heights to the left... drawn along x).
+        Root at the top (heights on the y axis, leaves along x) or at the left (heights on a
+        reversed x axis, leaves along y).
     cut_height : float, optional
         Draw the cut at this height as a dashed line.
     color : colour
