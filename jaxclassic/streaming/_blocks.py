@@ -304,6 +304,16 @@ def update_moments(state: GroupMoments, Z, groups, w, *, n_groups, full) -> Grou
     return merge_moments(state, block_moments(Z, groups, w, n_groups, full))
 
 
+def bounded(previous):
+    """Wait for the previous piece's result. JAX dispatches asynchronously: without this, the
+    loop over pieces would run ahead of the computation and keep every piece's device copy
+    alive at once (the whole data in memory: measured 2,000,000 x 50 float32, +340 MB).
+    Waiting for piece k - 1 after dispatching piece k keeps at most two pieces in flight, so
+    reading the next piece overlaps the computation of the current one."""
+    if previous is not None:
+        jax.block_until_ready(previous)
+
+
 def accumulate_moments(source: Source, make_rows: Callable[[Piece], tuple], n_groups: int,
                        full: bool) -> GroupMoments:
     """One pass of :func:`update_moments` over ``source``; ``make_rows(piece) -> (Z, groups)``."""
@@ -312,7 +322,8 @@ def accumulate_moments(source: Source, make_rows: Callable[[Piece], tuple], n_gr
         Z, groups = make_rows(piece)
         if state is None:
             state = empty_moments(n_groups, Z.shape[1], full, Z.dtype)
-        state = update_moments(state, Z, groups, piece.w, n_groups=n_groups, full=full)
+        previous, state = state, update_moments(state, Z, groups, piece.w, n_groups=n_groups, full=full)
+        bounded(previous)
     if state is None:
         raise ValueError("data yielded no blocks")
     if not float(jnp.sum(state.count)) > 0:

@@ -47,7 +47,7 @@ import numpy as np
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble.gradient_boosting import GradientBoostingClassifierParams, GradientBoostingParams
-from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source
+from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, bounded
 from jaxclassic.tree._engine import CRITERIA, Grown, _best_splits, _hist
 from jaxclassic.validation import _float_dtype_for, check_choice, check_int
 
@@ -232,7 +232,8 @@ def fit_gradient_boosting(data, y=None, *, bin_edges, loss: str = "squared", n_e
             nodes[k], h_, g_, hh_ = _level_piece(
                 piece.X, yv, wv, f, nodes[k], table, slot_of_node, mean, loss=loss_fn,
                 n_slots=C, n_codes=n_codes, max_nodes=M)
-            hist, gs, hs = hist + h_, gs + g_, hs + hh_
+            previous, (hist, gs, hs) = hist, (hist + h_, gs + g_, hs + hh_)
+            bounded(previous if k else None)  # at most two pieces in flight (_blocks.bounded)
         return hist, gs, hs
 
     for _ in range(n_estimators):

@@ -50,7 +50,7 @@ from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.cluster import _gmm_em as _em
 from jaxclassic.cluster.gmm import COVARIANCE_TYPES, PARAMS_TYPES
 from jaxclassic.cluster.kmeans import KMeansParams, kmeans_plusplus
-from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments
+from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments, bounded
 from jaxclassic.validation import check_array, check_choice, check_int, check_key, check_scalar
 
 __all__ = ["fit_kmeans", "fit_gmm"]
@@ -75,8 +75,10 @@ def _seeds(source, n_clusters, init, key, dtype, name):
     first = next(source.pieces())
     rows = slice(0, first.n_rows)
     if int(np.count_nonzero(first.w[rows] > 0)) < n_clusters:
-        raise ValueError(f"k-means++ seeding uses the first piece of rows, which has fewer than "
-                         f"{n_clusters} rows of positive weight: raise chunk_rows or pass {name}")
+        count = "n_clusters" if name == "init" else "n_components"
+        raise ValueError(f"{count}={n_clusters}: k-means++ seeding uses the first piece of rows, which "
+                         f"has fewer than {n_clusters} rows of positive weight: raise chunk_rows, lower "
+                         f"{count} or pass {name}")
     centres, _ = kmeans_plusplus(first.X[rows], n_clusters, key=check_key(key),
                                  sample_weight=first.w[rows])
     return centres
@@ -229,7 +231,8 @@ def _sum_pass(source, fn):
     total = None
     for piece in source.pieces():
         out = fn(piece)
-        total = out if total is None else jax.tree.map(jnp.add, total, out)
+        previous, total = total, (out if total is None else jax.tree.map(jnp.add, total, out))
+        bounded(previous)  # at most two pieces in flight (_blocks.bounded)
     return total
 
 

@@ -53,7 +53,7 @@ from jaxclassic.linear.logistic import LogisticParams, logistic_grad_hess
 from jaxclassic.linear.ols import fit_ols as _fit_ols_memory
 from jaxclassic.linear.ridge import fit_ridge as _fit_ridge_memory
 from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments, pseudo_sample
-from jaxclassic.validation import check_int, check_scalar
+from jaxclassic.validation import check_classification_targets, check_int, check_sample_weight, check_scalar
 
 __all__ = ["least_squares_moments", "fit_ols", "fit_ridge", "fit_logistic"]
 
@@ -247,6 +247,9 @@ def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: 
     max_iter = check_int(max_iter, "max_iter", low=1)
     source = Source(data, y, sample_weight, chunk_rows=chunk_rows, target="class", n_classes=2,
                     passes=2, progress=progress, desc="logistic pass")
+    if y is not None:  # in-memory labels: both classes, as the in-memory fit asks, before any pass
+        sw = check_sample_weight(sample_weight, len(y))
+        check_classification_targets(y, "y", n_classes=2, sample_weight=sw)
     moments = accumulate_moments(source, lambda p: (p.X, np.zeros(p.X.shape[0], np.int32)), 1, False)
     total = moments.count[0]
     dtype = moments.mean.dtype
