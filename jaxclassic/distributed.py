@@ -25,9 +25,11 @@ up to the association of a floating-point sum (a relative difference of the orde
 :math:`\epsilon \log_2 D` per statistic: ``1e-15`` in float64), so every downstream step
 (solves, argmins, split choices) sees the same numbers. Row-wise maps (scores
 :math:`x_i^\top w`, responsibilities, distances of a row to the centres or to query points)
-stay on the device that holds the row. A row-sharded neighbour index is searched in each
-block and XLA merges the per-block candidates (the k smallest of the union of the blocks'
-k smallest are the k smallest overall).
+stay on the device that holds the row. Nearest neighbours are not a sum but a selection,
+and it splits the same way: the :math:`k` nearest rows overall are the :math:`k` nearest of
+the union of each block's :math:`k` nearest (:func:`kneighbors` here: :math:`D k`
+candidates a query cross the devices, not the query x index distance matrix that XLA gathers
+for the plain search on a sharded index).
 
 Padding. A device mesh of :math:`D` devices needs :math:`n` divisible by :math:`D`.
 :func:`shard_rows` appends rows of weight 0 (X zero, y equal to the first row's, a valid
@@ -53,15 +55,17 @@ of the classical fits).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxclassic.validation import check_array, check_int, check_sample_weight, default_float_dtype
 
-__all__ = ["make_mesh", "shard_rows", "initialize"]
+__all__ = ["make_mesh", "shard_rows", "initialize", "kneighbors"]
 
 
 def make_mesh(n_devices: int | None = None, axis_name: str = "rows") -> Mesh:
@@ -258,3 +262,108 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     jax.config.update("jax_cpu_collectives_implementation", cpu_collectives)
     jax.distributed.initialize(coordinator_address, num_processes, process_id,
                                local_device_ids=local_device_ids, **kwargs)
+
+
+def kneighbors(X_train: Any, X_query: Any, k: int, *, mesh: Mesh | None = None,
+               metric: str = "euclidean", p: float = 2, sample_weight: Any = None):
+    r"""Exact k nearest neighbours in a row-sharded index: a search per device, then a top-k merge.
+
+    With the index rows split into blocks :math:`B_1, \dots, B_D` (one a device),
+
+    .. math::
+
+        \mathcal N_k(q) = \operatorname{top\text{-}k}\Big(\bigcup_{d=1}^{D}
+        \mathcal N_k^{B_d}(q)\Big),
+
+    since each of the :math:`k` nearest rows overall is among the :math:`k` nearest of its own
+    block. Each device runs :func:`jaxclassic.neighbors.kneighbors` on its block (tiled, rows
+    of weight 0 never returned), the :math:`(n_q, k)` distances and global indices are
+    all-gathered (:math:`D k` candidates a query) and the :math:`k` smallest kept; ties in
+    increasing global index, as the one-device search.
+
+    Parameters
+    ----------
+    X_train : (m, d) float array
+        The index, sharded by rows over ``mesh`` (:func:`shard_rows`); ``m / D >= k``.
+    X_query : (n, d) float array
+        Query rows (replicated on every device).
+    k : int (static)
+        Neighbours per query.
+    mesh : jax.sharding.Mesh, optional
+        The one-axis mesh of ``X_train``; default :func:`make_mesh`.
+    metric, p
+        As :func:`jaxclassic.neighbors.kneighbors` (static).
+    sample_weight : (m,) array, optional
+        Rows of weight 0 (the padding of :func:`shard_rows`) are never returned; positions
+        beyond the positive-weight rows come back with distance ``inf``.
+
+    Returns
+    -------
+    distances : (n, k) float array, ascending along axis 1, replicated.
+    indices : (n, k) int32 array of global rows of ``X_train``, replicated.
+
+    Raises
+    ------
+    ValueError
+        ``k < 1`` or more than the rows a device holds; ``X_train`` not 2-d or of a length
+        not divisible by the devices; the checks of :func:`jaxclassic.neighbors.kneighbors`.
+    TypeError
+        ``mesh`` not a ``jax.sharding.Mesh``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxclassic.distributed import kneighbors, make_mesh, shard_rows
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])
+    >>> mesh = make_mesh(1)
+    >>> Xs, _, ws = shard_rows(X, mesh=mesh)
+    >>> d, i = kneighbors(Xs, np.array([[0.9, 0.0]]), 2, mesh=mesh, sample_weight=ws)
+    >>> i.tolist()
+    [[1, 0]]
+
+    References
+    ----------
+    Johnson, Douze & Jégou, "Billion-scale similarity search with GPUs", IEEE Trans. Big Data
+    (2019): k-selection per shard, then a merge of the shards' lists.
+    """
+    from jaxclassic.neighbors.search import check_metric
+
+    if mesh is None:
+        mesh = make_mesh()
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"mesh must be a jax.sharding.Mesh, got {type(mesh).__name__}")
+    if len(mesh.axis_names) != 1:
+        raise ValueError(f"mesh must have one axis (the rows), got axes {mesh.axis_names}")
+    if np.ndim(X_train) != 2:
+        raise ValueError(f"X_train must be 2-d, got an array of shape {np.shape(X_train)}")
+    m = np.shape(X_train)[0]
+    if m % mesh.size:
+        raise ValueError(f"X_train must have a multiple of the {mesh.size} devices' rows (use "
+                         f"shard_rows), got {m}")
+    k = check_int(k, "k", low=1, high=m // mesh.size)
+    metric, p = check_metric(metric, p)
+    if sample_weight is None:
+        sample_weight = jnp.ones((m,), jnp.result_type(X_train))
+    return _merged_kneighbors(X_train, jnp.asarray(X_query), sample_weight, k=k, mesh=mesh,
+                              metric=metric, p=p)
+
+
+@partial(jax.jit, static_argnames=("k", "mesh", "metric", "p"))
+def _merged_kneighbors(X_train, X_query, sample_weight, *, k, mesh, metric, p):
+    from jaxclassic.neighbors import kneighbors as local_kneighbors
+
+    axis = mesh.axis_names[0]
+    rows = PartitionSpec(axis)
+
+    def block(X_block, Q, w_block):
+        dist, idx = local_kneighbors(X_block, Q, k, metric=metric, p=p, sample_weight=w_block)
+        idx = idx + jax.lax.axis_index(axis).astype(idx.dtype) * X_block.shape[0]
+        # (n, D k) candidates, ordered by device then rank: equal distances keep index order
+        dist = jax.lax.all_gather(dist, axis, axis=1, tiled=True)
+        idx = jax.lax.all_gather(idx, axis, axis=1, tiled=True)
+        neg, pos = jax.lax.top_k(-dist, k)
+        return -neg, jnp.take_along_axis(idx, pos, axis=1)
+
+    return jax.shard_map(block, mesh=mesh, in_specs=(rows, PartitionSpec(), rows),
+                         out_specs=(PartitionSpec(), PartitionSpec()), check_vma=False)(
+        X_train, X_query, sample_weight)

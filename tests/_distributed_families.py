@@ -3,7 +3,7 @@
 Each case fits one family twice with the SAME jitted function: once on inputs placed on one
 device, once on ``shard_rows`` inputs sharded over the 4 devices, and prints one line
 
-    CASE <name> <max relative difference> <tolerance> <ok> <all-reduces> <all-gathers>
+    CASE <name> <max relative difference> <tolerance> <ok> <all-reduces> <all-gathers> <spec>
 
 where the counts are the collectives in the compiled sharded program (so the test can check
 the rows were reduced across devices, not only gathered to one). A last line ``DONE`` marks
@@ -152,6 +152,21 @@ def main():
     for name, fn, target, tol in cases(X, y, yb, y3, w):
         if not only or name in only:
             compare(name, fn, X, target, w, tol, mesh)
+    if not only or "knn_kneighbors_merged" in only:
+        # the index sharded, a search per device and a top-k merge (distributed.kneighbors);
+        # the reference is the one-device search of neighbors.kneighbors
+        from jaxclassic import neighbors
+        from jaxclassic.distributed import kneighbors
+
+        Xq = X[:16] + 0.25
+        ref = neighbors.kneighbors(X, Xq, 5, sample_weight=w)
+        Xs, _, ws = shard_rows(X, None, w, mesh=mesh)
+        lowered = jax.jit(partial(kneighbors, k=5, mesh=mesh)).lower(Xs, Xq, sample_weight=ws).compile()
+        out = lowered(Xs, Xq, sample_weight=ws)
+        diff = _max_rel_diff(out, ref)
+        n_reduce, n_gather = _collectives(lowered)
+        print(f"CASE knn_kneighbors_merged {diff:.3e} 1e-09 {int(diff <= 1e-9)} {n_reduce} {n_gather} "
+              f"{Xs.sharding.spec}", flush=True)
     if not only or "hmm" in only:
         fit, Xp, mask, weight = hmm_case(jax.random.key(0))
         compare("hmm_baum_welch", fit, Xp, mask, weight, 1e-9, mesh)

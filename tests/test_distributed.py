@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 FAMILIES = ["ols", "ridge", "logistic_newton", "softmax_newton", "bayesian_ridge", "gaussian_nb", "lda",
             "qda", "kmeans", "gmm", "knn_predict_proba", "cart", "gradient_boosting", "kernel_svm",
-            "hmm_baum_welch", "ridge_padded", "ridge_eager"]
+            "knn_kneighbors_merged", "hmm_baum_welch", "ridge_padded", "ridge_eager"]
 
 
 def _env(n_devices: int) -> dict:
@@ -67,11 +67,13 @@ def test_every_family_on_four_devices_equals_one_device():
     for line in lines:
         if line.startswith("CASE "):
             name, diff, tol, ok, n_reduce, n_gather, spec = line.split()[1:8]
-            rows[name] = (float(diff), float(tol), int(ok), int(n_reduce), spec)
+            rows[name] = (float(diff), float(tol), int(ok), int(n_reduce), int(n_gather), spec)
     assert sorted(rows) == sorted(FAMILIES), out.stdout
-    for name, (diff, tol, ok, n_reduce, spec) in rows.items():
+    for name, (diff, tol, ok, n_reduce, n_gather, spec) in rows.items():
         assert ok == 1 and diff <= tol <= 1e-9, (name, diff)
-        if name != "ridge_eager":
+        if name == "knn_kneighbors_merged":  # no sum: only the k candidates a device gathered
+            assert (n_reduce, n_gather) == (0, 2), (name, n_reduce, n_gather)
+        elif name != "ridge_eager":
             assert spec == "P('rows',)", (name, spec)
             assert n_reduce >= 1, f"{name}: no all-reduce in the sharded program"
     assert "PAD ok" in out.stdout, out.stdout
@@ -164,3 +166,15 @@ def test_shard_rows_rejects_string_X():
 def test_initialize_rejects_unknown_cpu_collectives():
     with pytest.raises(ValueError, match="cpu_collectives must be 'gloo' or 'mpi', got 'nccl'"):
         distributed.initialize("localhost:1", 1, 0, cpu_collectives="nccl")
+
+
+def test_kneighbors_rejects_k_above_the_rows_of_a_device():
+    mesh = distributed.make_mesh(1)
+    Xs, _, ws = distributed.shard_rows(np.ones((3, 2)), mesh=mesh)
+    with pytest.raises(ValueError, match="k must be <= 3, got 4"):
+        distributed.kneighbors(Xs, np.ones((1, 2)), 4, mesh=mesh, sample_weight=ws)
+
+
+def test_kneighbors_rejects_a_non_mesh():
+    with pytest.raises(TypeError, match="mesh must be a jax.sharding.Mesh, got int"):
+        distributed.kneighbors(np.ones((3, 2)), np.ones((1, 2)), 1, mesh=1)
