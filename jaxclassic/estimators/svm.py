@@ -8,7 +8,9 @@ all pairs in one ``vmap`` (:func:`jaxclassic.multiclass.fit_one_vs_one`, what LI
 lay the result out as scikit-learn does on the host (``support_`` grouped by class,
 ``dual_coef_`` of shape ``(n_classes - 1, n_SV)`` in LIBSVM's layout, ``intercept_`` per pair).
 Prediction evaluates all pairs from one kernel block against the union of the support vectors
-(:func:`jaxclassic.svm.kernel.decision_values`).
+(:func:`jaxclassic.svm.kernel.decision_values`), padded to a shape bucket with coefficient-0
+copies of the first vector (the number of support vectors changes from fit to fit; without the
+padding every refit recompiled the prediction).
 
 Differences from scikit-learn's ``SVC``:
 
@@ -42,6 +44,7 @@ from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
+    bucket_size,
     dtype_scope,
     prepare_fit,
     prepare_predict,
@@ -56,6 +59,18 @@ from jaxclassic.svm.svr import fit_kernel_svr
 __all__ = ["SVC", "SVR"]
 
 _ovo_probabilities = jax.jit(coupling.ovo_probabilities, static_argnames=("n_classes",))
+
+
+def _bucketed_support(support_vectors, coef, dtype):
+    """The support vectors and their coefficients (rows) padded to ``bucket_size(n_SV)`` rows
+    with copies of the first vector of coefficient 0 (each adds ``0 * K(x, sv_0)``, a finite
+    kernel value, so the decision values are unchanged), as device arrays of ``dtype``."""
+    n_sv = support_vectors.shape[0]
+    extra = bucket_size(n_sv) - n_sv
+    filler = support_vectors[:1] if n_sv else np.zeros((1, support_vectors.shape[1]))
+    sv = np.concatenate([support_vectors, np.repeat(filler, extra, axis=0)])
+    coef = np.concatenate([coef, np.zeros((extra,) + coef.shape[1:], coef.dtype)])
+    return jnp.asarray(sv, dtype), jnp.asarray(coef, dtype)
 
 
 def _max_iter(max_iter) -> int | None:
@@ -222,9 +237,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         """``(n, n_pairs)`` decision values, positive for each pair's second class."""
         Xp, n = prepare_predict(self, X)
         dtype = Xp.dtype
+        sv, coef = _bucketed_support(self.support_vectors_, self._sv_coef, dtype)
         out = _kernel.decision_values(
-            jnp.asarray(self.support_vectors_, dtype), jnp.asarray(self._sv_coef, dtype),
-            jnp.asarray(self._pair_intercept, dtype), jnp.asarray(self._gamma, dtype),
+            sv, coef, jnp.asarray(self._pair_intercept, dtype), jnp.asarray(self._gamma, dtype),
             jnp.asarray(self._coef0, dtype), Xp, spec=self._spec)
         return np.asarray(out)[:n]
 
@@ -347,8 +362,8 @@ class SVR(RegressorMixin, BaseEstimator):
         Xp, n = prepare_predict(self, X)
         dtype = Xp.dtype
         params = self.params_
+        sv, coef = _bucketed_support(self.support_vectors_, self.dual_coef_[0], dtype)
         out = _kernel.decision_values(
-            jnp.asarray(self.support_vectors_, dtype), jnp.asarray(self.dual_coef_[0], dtype),
-            jnp.asarray(self.intercept_[0], dtype), jnp.asarray(params.gamma, dtype),
+            sv, coef, jnp.asarray(self.intercept_[0], dtype), jnp.asarray(params.gamma, dtype),
             jnp.asarray(params.coef0, dtype), Xp, spec=params.kernel)
         return np.asarray(out)[:n]
