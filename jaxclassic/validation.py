@@ -147,6 +147,11 @@ def check_array(
         if arr.dtype.kind == "f":
             if not np.all(arr == np.round(arr)):
                 raise ValueError(f"{name} must hold integer values, got non-integer floats")
+        if arr.size and arr.dtype.kind in "fiu" and np.abs(arr).max() > np.iinfo(np.int32).max:
+            # a cast would wrap (1e30 -> -2147483648) and a later check would report the wrapped value
+            raise ValueError(
+                f"{name} must hold integer values within int32's range, got {arr.flat[np.abs(arr).argmax()].item()!r}"
+            )
         out = arr.astype(np.int32)
     elif numeric == "any":
         out = arr if dtype is None else arr.astype(dtype)

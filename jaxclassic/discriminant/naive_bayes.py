@@ -532,6 +532,9 @@ def fit_mixed_nb(
         if not np.all(c == np.round(c)):
             raise ValueError("X must hold integer category codes in its categorical_features columns, "
                              "got non-integer values")
+        if c.size and np.abs(c).max() > np.iinfo(np.int32).max:
+            raise ValueError("X must hold integer category codes within int32's range in its "
+                             f"categorical_features columns, got {c.flat[np.abs(c).argmax()].item()!r}")
     codes_int = codes.astype(jnp.int32)
     ncat = _resolve_n_categories(n_categories, codes_int, sample_weight, len(categorical))
     _check_codes_in_range(_positive_rows(codes_int, sample_weight), ncat, names=categorical)

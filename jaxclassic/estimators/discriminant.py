@@ -176,7 +176,12 @@ class CategoricalNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
-        X, y = validate_data(self, X, y, dtype="int", reset=True)
+        try:
+            X, y = validate_data(self, X, y, dtype="int", reset=True)
+        except ValueError as exc:  # numpy's int() of a word names the word, not X
+            if "invalid literal for int()" not in str(exc):
+                raise
+            raise ValueError(f"X must hold integer category codes for CategoricalNB: {exc}") from None
         self._check_non_negative(X)
         codes = encode_labels(self, y)
         dtype = start_fit(self, compute_dtype(np.float64))  # counts: float64 unless forced

@@ -61,6 +61,7 @@ LNCS 1524 (1998). Hastie, Tibshirani & Friedman, *The Elements of Statistical Le
 
 from __future__ import annotations
 
+import warnings
 from functools import partial
 from typing import NamedTuple
 
@@ -376,9 +377,16 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
     n_epochs = check_int(n_epochs, "n_epochs", low=1)
     vw, patience = _check_early_stopping(validation_weight, patience, sw)
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
-    return _fit_sgd(X, y, sw, key, as_array(learning_rate), as_array(l2), as_array(power_t),
-                    as_array(momentum), vw, patience, optimizer=optimizer, batch_size=batch_size,
-                    n_epochs=n_epochs, schedule=schedule, fit_intercept=bool(fit_intercept))
+    params = _fit_sgd(X, y, sw, key, as_array(learning_rate), as_array(l2), as_array(power_t),
+                      as_array(momentum), vw, patience, optimizer=optimizer, batch_size=batch_size,
+                      n_epochs=n_epochs, schedule=schedule, fit_intercept=bool(fit_intercept))
+    if not is_traced(params.coef) and not (
+            np.isfinite(params.coef).all() and np.isfinite(params.intercept).all()):
+        # a step too large for X's scale overflows (X of 1e30 scale: the intercept becomes NaN)
+        warnings.warn(
+            f"fit_sgd_regressor diverged (non-finite coefficients or intercept) with learning_rate="
+            f"{learning_rate}; standardise X or lower the learning rate", RuntimeWarning, stacklevel=2)
+    return params
 
 
 predict.register(SGDRegressorParams, predict_linear)

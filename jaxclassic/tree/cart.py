@@ -307,7 +307,16 @@ def fit_cart(
         nondifferentiable("fit_cart", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
         for a in (X, y, sample_weight, min_weight_fraction_leaf, min_impurity_decrease))
     check_int(n_bins, "n_bins", low=2, high=256)
+    # the checks that need no data, before binning compiles anything (fit_cart_binned repeats them)
+    check_choice(task, "task", tuple(TASK_CRITERIA))
+    if max_depth is not None:
+        check_int(max_depth, "max_depth", low=1)
+    check_int(min_samples_split, "min_samples_split", low=2)
+    check_int(min_samples_leaf, "min_samples_leaf", low=1)
+    check_scalar(min_weight_fraction_leaf, "min_weight_fraction_leaf", low=0.0, high=0.5)
+    check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
     Xc = check_array(X, "X", allow_nan=True)
+    check_consistent_length(X=Xc, y=y)
     codes, edges = bin_features(Xc, n_bins, sample_weight=sample_weight)
     return fit_cart_binned(
         codes, edges, y, task=task, criterion=criterion, max_depth=max_depth,
