@@ -3,7 +3,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: tour test bench venv clean
+.PHONY: tour test bench notebooks venv clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
+
+# the chapter notebooks: notebooks/NN_*.py (jupytext) -> executed notebooks/NN_*.ipynb, full size
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/build.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
