@@ -184,10 +184,10 @@ def fit_gradient_boosting(data, y=None, *, bin_edges, loss: str = "squared", n_e
     >>> import numpy as np
     >>> from jaxclassic.tree import bin_features
     >>> X = np.arange(6.0)[:, None]; y = np.array([0., 0, 0, 2, 2, 2])
-    >>> codes, edges = bin_features(X, 4)
-    >>> p = fit_gradient_boosting(np.asarray(codes), y, bin_edges=edges, n_estimators=1,
+    >>> codes, edges = bin_features(X, 4)  # doctest: +SKIP
+    >>> p = fit_gradient_boosting(np.asarray(codes), y, bin_edges=edges, n_estimators=1,  # doctest: +SKIP
     ...                           learning_rate=1.0, max_depth=1, chunk_rows=4)
-    >>> p.trees.value.shape[:2]
+    >>> p.trees.value.shape[:2]  # doctest: +SKIP
     (1, 1)
 
     References
