@@ -172,8 +172,29 @@ def main():
         compare("hmm_baum_welch", fit, Xp, mask, weight, 1e-9, mesh)
     if not only or "ridge_padded" in only:
         # 62 rows: shard_rows pads 2 rows of weight 0; the reference is the unpadded fit
-        fn = lambda X, y, w: __import__("jaxclassic.linear").linear.fit_ridge(X, y, alpha=1.0, sample_weight=w)
-        compare("ridge_padded", fn, X[:62], y[:62], w[:62], 1e-9, mesh)
+        from jaxclassic.linear import fit_ridge
+
+        compare("ridge_padded", lambda X, y, w: fit_ridge(X, y, alpha=1.0, sample_weight=w),
+                X[:62], y[:62], w[:62], 1e-9, mesh)
+    if not only or "ridge_grad_vmap" in only:
+        # autodiff and vmap through a sharded fit: d coef / d alpha (implicit derivative) over a
+        # vmapped grid of alpha; a second call on new data of the same shapes does not retrace
+        from jaxclassic.linear import fit_ridge
+
+        traces = []
+
+        def grad_grid(X, y, w):
+            traces.append(1)
+            coef_sum = lambda a: fit_ridge(X, y, alpha=a, sample_weight=w).coef.sum()
+            return jax.vmap(jax.grad(coef_sum))(jnp.array([0.5, 1.0, 4.0]))
+
+        compare("ridge_grad_vmap", grad_grid, X, y, w, 1e-9, mesh)
+        f = jax.jit(grad_grid)
+        f(*shard_rows(X, y, w, mesh=mesh))
+        n_traces = len(traces)
+        f(*shard_rows(X + 1.0, y - 1.0, w, mesh=mesh))
+        print("RETRACE", "ok" if len(traces) == n_traces else f"FAILED {len(traces) - n_traces}",
+              flush=True)
     if not only or "ridge_eager" in only:
         # the public fit called as is (not under jit) on sharded inputs
         from jaxclassic.linear import fit_ridge

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import time
 
 import numpy as np
 
 
 def main(port: int, process_id: int, num_processes: int) -> None:
+    start = time.perf_counter()
     from jaxclassic import distributed
 
     distributed.initialize(f"localhost:{port}", num_processes, process_id, initialization_timeout=60)
@@ -32,6 +34,7 @@ def main(port: int, process_id: int, num_processes: int) -> None:
     from jaxclassic.linear import fit_logistic, fit_ridge
 
     assert jax.config.read("jax_enable_x64")
+    print(f"TIME initialized {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
     rng = np.random.default_rng(0)
     n, d = 64, 3
     labels = np.arange(n) % 3
@@ -73,7 +76,9 @@ def main(port: int, process_id: int, num_processes: int) -> None:
                        for u, v in zip(leaves, (np.asarray(r, np.float64).ravel()
                                                 for r in jax.tree.leaves(ref))))
         print(f"FIT {name} {digest} {diff:.3e} rows={Xs.shape[0]}", flush=True)
+        print(f"TIME {name} {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
     jax.distributed.shutdown()
+    print(f"TIME shutdown {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 FAMILIES = ["ols", "ridge", "logistic_newton", "softmax_newton", "bayesian_ridge", "gaussian_nb", "lda",
             "qda", "kmeans", "gmm", "knn_predict_proba", "cart", "gradient_boosting", "kernel_svm",
-            "knn_kneighbors_merged", "hmm_baum_welch", "ridge_padded", "ridge_eager"]
+            "knn_kneighbors_merged", "hmm_baum_welch", "ridge_padded", "ridge_grad_vmap", "ridge_eager"]
 
 
 def _env(n_devices: int) -> dict:
@@ -77,6 +77,7 @@ def test_every_family_on_four_devices_equals_one_device():
             assert spec == "P('rows',)", (name, spec)
             assert n_reduce >= 1, f"{name}: no all-reduce in the sharded program"
     assert "PAD ok" in out.stdout, out.stdout
+    assert "RETRACE ok" in out.stdout, out.stdout  # new data of the same shapes: no new trace
 
 
 def test_two_processes_reach_the_single_process_fit():
@@ -85,7 +86,7 @@ def test_two_processes_reach_the_single_process_fit():
     procs = [subprocess.Popen(cmd + [str(i), "2"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for i in range(2)]
     try:
-        results = [p.communicate(timeout=600) for p in procs]
+        results = [p.communicate(timeout=300) for p in procs]
     finally:
         for p in procs:
             if p.poll() is None:
