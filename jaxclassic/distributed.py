@@ -23,9 +23,12 @@ the expected counts of Baum--Welch over sequences. Each device computes its bloc
 one all-reduce adds the :math:`D` partial sums. The global result is the single-device one
 up to the association of a floating-point sum (a relative difference of the order of
 :math:`\epsilon \log_2 D` per statistic: ``1e-15`` in float64), so every downstream step
-(solves, argmins, split choices) sees the same numbers. Row-wise maps (scores
-:math:`x_i^\top w`, responsibilities, distances of a row to the centres or to query points)
-stay on the device that holds the row. Nearest neighbours are not a sum but a selection,
+(solves, argmins, split choices) sees the same numbers up to that rounding (only an exact
+tie, between two splits or two centres, could break the other way). Row-wise maps (scores
+:math:`x_i^\top w`, responsibilities, distances of a row to the centres or to query points,
+the SVM's kernel rows :math:`K(X, x_j)` and its gradient update
+:math:`G_i \mathrel{+}= \Delta\alpha_j y_i y_j K(x_i, x_j)`) stay on the device that holds
+the row; maxima and minima over rows (SMO's working-set choice) are reductions like sums. Nearest neighbours are not a sum but a selection,
 and it splits the same way: the :math:`k` nearest rows overall are the :math:`k` nearest of
 the union of each block's :math:`k` nearest (:func:`kneighbors` here: :math:`D k`
 candidates a query cross the devices, not the query x index distance matrix that XLA gathers
@@ -42,7 +45,8 @@ process's rows** and assembles the global arrays
 (:func:`jax.make_array_from_process_local_data`). Such arrays are not addressable from one
 process, so the fits must run under :func:`jax.jit` (the traced path of
 :mod:`jaxclassic.validation` checks shapes only; the eager path reads labels and weights in
-numpy). The fitted params are replicated and readable on every process. The guide is
+numpy). The fitted params are replicated and readable on every process, except fields with
+one entry a row (k-means ``labels``, a k-NN index), which stay sharded. The guide is
 ``docs/distributed.md``.
 
 References
