@@ -111,7 +111,6 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("LinearRegression", "copy_X"): _COPY,
     ("LinearRegression", "tol"): "the solution is the closed form (Cholesky, or the minimum-norm solution when singular); scikit-learn's tol is for its sparse lsqr path",
     ("LinearRegression", "n_jobs"): _N_JOBS,
-    ("LinearRegression", "positive"): "non-negative least squares is not wired to the estimator",
     ("Ridge", "copy_X"): _COPY,
     ("Ridge", "max_iter"): "the closed form (Cholesky of the Gram matrix) has no iterations; no iterative solvers",
     ("Ridge", "tol"): "the closed form (Cholesky of the Gram matrix) has no stopping tolerance",
@@ -139,7 +138,6 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     # ---------------------------------------------------------------- trees
     ("DecisionTreeClassifier", "splitter"): "only the best split over histogram bins; splitter='random' (extra-trees style) is not implemented",
     ("DecisionTreeClassifier", "max_leaf_nodes"): _MAX_LEAF_NODES,
-    ("DecisionTreeClassifier", "class_weight"): "not yet wired: pass sample_weight=compute_sample_weight(class_weight, y)",
     ("DecisionTreeClassifier", "monotonic_cst"): _MONOTONIC,
     ("DecisionTreeRegressor", "splitter"): "only the best split over histogram bins; splitter='random' (extra-trees style) is not implemented",
     ("DecisionTreeRegressor", "max_leaf_nodes"): _MAX_LEAF_NODES,
@@ -233,7 +231,6 @@ PARAMETER_GAPS.update({
     ("RandomForestClassifier", "n_jobs"): _N_JOBS,
     ("RandomForestClassifier", "verbose"): _VERBOSE,
     ("RandomForestClassifier", "warm_start"): _WARM_START_ENSEMBLE,
-    ("RandomForestClassifier", "class_weight"): "not yet wired: pass sample_weight=compute_sample_weight(class_weight, y)",
     ("RandomForestClassifier", "ccp_alpha"): _CCP_FOREST,
     ("RandomForestClassifier", "monotonic_cst"): _MONOTONIC,
     ("RandomForestRegressor", "max_leaf_nodes"): _MAX_LEAF_NODES,
@@ -284,7 +281,6 @@ PARAMETER_GAPS.update({
     ("AgglomerativeClustering", "compute_full_tree"): "the full tree is always built (cut_tree then cuts it)",
     # ---------------------------------------------------------------- SVMs
     ("LinearSVC", "multi_class"): "one-vs-rest only (LIBLINEAR's default); Crammer-Singer is not implemented",
-    ("LinearSVC", "class_weight"): "not yet wired: pass sample_weight=compute_sample_weight(class_weight, y) (the same problem: both rescale C row by row)",
     ("LinearSVC", "verbose"): _VERBOSE,
     ("SVC", "shrinking"): "SMO without LIBSVM's shrinking heuristic (a speed-up; the optimum is the same up to tol)",
     ("SVC", "class_weight"): "not yet wired: pass sample_weight=compute_sample_weight(class_weight, y) (the same problem: both rescale C row by row)",

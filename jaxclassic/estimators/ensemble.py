@@ -24,7 +24,7 @@ object's functional core is not reachable from its instance without a table of e
 
 Departures, documented on each class: trees split on ``n_bins`` histogram bins (exact when a
 feature has at most ``n_bins`` distinct values); no ``estimators_`` of tree objects (the
-stacked trees are ``params_.trees``), ``n_jobs``, ``warm_start``, ``class_weight``,
+stacked trees are ``params_.trees``), ``n_jobs``, ``warm_start``, ``class_weight="balanced_subsample"``,
 ``max_leaf_nodes``, ``monotonic_cst``, ``ccp_alpha``; bagging has no ``max_features`` /
 ``bootstrap_features``; the out-of-bag decision function is NaN on rows no tree left out
 (scikit-learn: 0 with a warning) and the out-of-bag score skips them.
@@ -32,9 +32,11 @@ stacked trees are ``params_.trees``), ``n_jobs``, ``warm_start``, ``class_weight
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from jaxclassic import ensemble as E
+from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
@@ -93,6 +95,11 @@ class _BaseBootstrap(BaseEstimator):
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
+        if classifier and getattr(self, "class_weight", None) is not None:
+            if self.class_weight == "balanced_subsample":
+                raise ValueError("class_weight='balanced_subsample' is not implemented (the bootstrap "
+                                 "weights are drawn inside the vmapped fit); use 'balanced'")
+            swj = jax.device_put(apply_class_weight(self.class_weight, self.classes_, yj, swj))
         if classifier:
             self.n_classes_ = len(self.classes_)
         params = self._core_fit(Xj, yj, swj, n, classifier)
@@ -208,6 +215,12 @@ class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
     Parameters
     ----------
     """ + _FOREST_DOC + """
+    class_weight : dict, "balanced" or None, default=None
+        (``"balanced_subsample"`` is not implemented.)
+        Weight of each class, multiplying ``sample_weight`` row by row (scikit-learn's meaning;
+        :func:`jaxclassic.estimators._parity.apply_class_weight`: ``"balanced"`` from the
+        weighted class counts, scikit-learn's from the unweighted ones, the same without
+        ``sample_weight``).
 
     Attributes
     ----------
@@ -228,7 +241,7 @@ class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features="sqrt",
                  min_impurity_decrease=0.0, bootstrap=True, oob_score=False, random_state=None,
-                 max_samples=None, n_bins=255):
+                 max_samples=None, n_bins=255, class_weight=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -242,6 +255,7 @@ class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
         self.random_state = random_state
         self.max_samples = max_samples
         self.n_bins = n_bins
+        self.class_weight = class_weight
 
 
 class RandomForestRegressor(_BaseForest, _BootstrapRegressor):

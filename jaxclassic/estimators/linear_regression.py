@@ -45,6 +45,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.linear.bayesian import fit_bayesian_ridge, predict_dist_bayesian_ridge
+from jaxclassic.linear.lasso import fit_lasso
 from jaxclassic.linear.ols import fit_ols
 from jaxclassic.linear.ridge import fit_ridge
 from jaxclassic.linear.sgd import fit_sgd_regressor
@@ -57,6 +58,10 @@ __all__ = ["LinearRegression", "Ridge", "BayesianRidge", "SGDRegressor"]
 #: the training objective still fell by more than ``SGD_TAIL_FRACTION`` of its whole decrease
 SGD_TAIL_EPOCHS = 5
 SGD_TAIL_FRACTION = 1e-3
+#: LinearRegression(positive=True): stopping test on the relative squared projected gradient,
+#: and the sweep limit, of its coordinate descent
+POSITIVE_TOL = 1e-14
+POSITIVE_MAX_ITER = 10000
 
 
 class _LinearPredictMixin:
@@ -83,6 +88,13 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     Parameters
     ----------
     fit_intercept : bool, default=True
+    positive : bool, default=False
+        Constrain the coefficients to be ``>= 0`` (non-negative least squares): the lasso's
+        coordinate descent with ``alpha=0`` and the constraint
+        (:func:`jaxclassic.linear.fit_lasso` with ``positive=True``), run until the squared
+        projected gradient, relative to :math:`\lVert y - \bar y\rVert_W^2/\sum w`, is at most
+        ``POSITIVE_TOL`` (1e-14; in float32 10 eps, 1.2e-6) or ``POSITIVE_MAX_ITER`` sweeps (a
+        ``ConvergenceWarning`` then). scikit-learn solves it by ``scipy.optimize.nnls``.
 
     Attributes
     ----------
@@ -93,14 +105,24 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         The functional core's params.
     """
 
-    def __init__(self, *, fit_intercept=True):
+    def __init__(self, *, fit_intercept=True, positive=False):
         self.fit_intercept = fit_intercept
+        self.positive = positive
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit by least squares; returns ``self``."""
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
-        self._store(fit_ols(X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw))
+        if not self.positive:
+            self._store(fit_ols(X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw))
+            return self
+        tol = max(POSITIVE_TOL, 10 * float(np.finfo(X.dtype).eps))
+        params = fit_lasso(X, y, alpha=0.0, positive=True, fit_intercept=bool(self.fit_intercept),
+                           max_iter=POSITIVE_MAX_ITER, tol=tol, sample_weight=sw)
+        if not bool(params.converged):
+            warnings.warn(f"LinearRegression(positive=True) did not converge in {POSITIVE_MAX_ITER} "
+                          "coordinate-descent sweeps", ConvergenceWarning)
+        self._store(params)
         return self
 
 

@@ -10,9 +10,9 @@ params (``params_``) and scikit-learn's fitted attributes.
 Differences from scikit-learn's ``LinearSVC``:
 
 * ``penalty="l2"`` only (no L1 penalty); one-vs-rest only, with no ``multi_class`` parameter
-  (no Crammer-Singer); no ``class_weight`` parameter: pass ``sample_weight``, e.g.
-  ``sklearn.utils.class_weight.compute_sample_weight("balanced", y)`` for
-  ``class_weight="balanced"`` (the same problem: both rescale ``C`` row by row); no ``verbose``.
+  (no Crammer-Singer); no ``verbose``. ``class_weight`` rescales ``C`` row by row (as
+  LIBLINEAR for two classes; for more, LIBLINEAR weights only the positive class of each
+  one-vs-rest problem, here every row carries its class's weight in every problem).
 * ``dual=True`` by default where scikit-learn's default is ``"auto"`` (the primal when
   ``n_samples >= n_features``): on raw, badly scaled columns coordinate descent crawls (as
   LIBLINEAR's does) and warns, where ``dual="auto"`` or ``False`` converges in a few Newton
@@ -36,6 +36,7 @@ import jax
 import numpy as np
 
 from jaxclassic import _dispatch
+from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
@@ -93,6 +94,11 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         The constant feature :math:`c` carrying the (regularised) bias.
     random_state : int, RandomState instance or None, default=None
         Seed of the dual's row order (None: 0; a ``RandomState`` gives a seed from its stream).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` row by row (scikit-learn's meaning;
+        :func:`jaxclassic.estimators._parity.apply_class_weight`: ``"balanced"`` from the
+        weighted class counts, scikit-learn's from the unweighted ones, the same without
+        ``sample_weight``).
 
     Attributes
     ----------
@@ -101,7 +107,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, C=1.0, *, loss="squared_hinge", penalty="l2", dual=True, tol=1e-4,
-                 max_iter=1000, fit_intercept=True, intercept_scaling=1.0, random_state=None):
+                 max_iter=1000, fit_intercept=True, intercept_scaling=1.0, random_state=None,
+                 class_weight=None):
         self.C = C
         self.loss = loss
         self.penalty = penalty
@@ -111,6 +118,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def _method(self, n_samples: int, n_features: int) -> str:
         if self.penalty != "l2":
@@ -132,6 +140,8 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit the model; returns ``self``."""
         X, y, sw, n = prepare_fit(self, X, y, sample_weight, classifier=True)
+        if self.class_weight is not None:
+            sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))
         method = self._method(n, X.shape[1])
         max_iter = int(self.max_iter)
         kwargs = dict(C=float(self.C), loss=self.loss, method=method, tol=float(self.tol),

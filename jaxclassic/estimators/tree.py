@@ -20,7 +20,7 @@ Differences from scikit-learn, documented on the classes:
   A threshold is the midpoint to the next value of the whole training set (scikit-learn: of
   the node). ``criterion="log_loss"`` is ``"entropy"``; ``"misclassification"`` is extra;
   the regressor has ``"squared_error"`` only. No ``splitter``, ``max_leaf_nodes``,
-  ``class_weight``, ``monotonic_cst``, multi-output ``y`` or sparse ``X``. ``max_features``
+  ``monotonic_cst``, multi-output ``y`` or sparse ``X``. ``max_features``
   draws per node without scikit-learn's redraw of constant features. ``params_`` (a
   :class:`~jaxclassic.tree.ClassificationTree` / ``RegressionTree``) replaces ``tree_``;
   ``apply`` returns its node slots.
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
@@ -139,6 +140,10 @@ class _BaseCART(BaseEstimator):
         if not float(self.ccp_alpha) >= 0:
             raise ValueError(f"ccp_alpha must be >= 0, got {self.ccp_alpha!r}")
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
+        if classifier and self.class_weight is not None:
+            import jax
+
+            swj = jax.device_put(apply_class_weight(self.class_weight, self.classes_, yj, swj))
         n_features = Xj.shape[1]
         min_samples_split = _count_or_fraction(self.min_samples_split, "min_samples_split", n, 2)
         min_samples_leaf = _count_or_fraction(self.min_samples_leaf, "min_samples_leaf", n, 1)
@@ -231,6 +236,11 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseCART):
         Minimal cost-complexity pruning after growth (:func:`jaxclassic.tree.pruning.prune`).
     n_bins : int in 2..256, default=255
         Histogram bins of non-missing values per feature.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` row by row (scikit-learn's meaning;
+        :func:`jaxclassic.estimators._parity.apply_class_weight`: ``"balanced"`` from the
+        weighted class counts, scikit-learn's from the unweighted ones, the same without
+        ``sample_weight``).
 
     Attributes
     ----------
@@ -248,7 +258,8 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseCART):
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
-                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0, n_bins=255):
+                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0, n_bins=255,
+                 class_weight=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -259,6 +270,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseCART):
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
         self.n_bins = n_bins
+        self.class_weight = class_weight
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
