@@ -283,7 +283,6 @@ PARAMETER_GAPS.update({
     ("LinearSVC", "multi_class"): "one-vs-rest only (LIBLINEAR's default); Crammer-Singer is not implemented",
     ("LinearSVC", "verbose"): _VERBOSE,
     ("SVC", "shrinking"): "SMO without LIBSVM's shrinking heuristic (a speed-up; the optimum is the same up to tol)",
-    ("SVC", "class_weight"): "not yet wired: pass sample_weight=compute_sample_weight(class_weight, y) (the same problem: both rescale C row by row)",
     ("SVC", "verbose"): _VERBOSE,
     ("SVR", "shrinking"): "SMO without LIBSVM's shrinking heuristic (a speed-up; the optimum is the same up to tol)",
     ("SVR", "verbose"): _VERBOSE,

@@ -14,7 +14,10 @@ padding every refit recompiled the prediction).
 
 Differences from scikit-learn's ``SVC``:
 
-* no ``kernel="precomputed"``, ``class_weight``, ``shrinking`` (no shrinking heuristic: the
+* ``class_weight`` rescales ``C`` row by row, as LIBSVM (the class weights of ``"balanced"``
+  from the weighted class counts; scikit-learn counts rows, the same without
+  ``sample_weight``); it does not enter ``gamma="scale"``;
+* no ``kernel="precomputed"``, ``shrinking`` (no shrinking heuristic: the
   result is the same up to ``tol``), ``verbose``; a callable ``kernel`` must be written with
   ``jax.numpy`` (it is traced) and gets no hyperparameters (as scikit-learn's);
 * ``cache_size`` (MB) is the memory budget of the kernel rows: the full Gram matrix when it
@@ -40,6 +43,7 @@ import numpy as np
 from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import _ovr_decision_function
 
+from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
@@ -133,6 +137,9 @@ class SVC(ClassifierMixin, BaseEstimator):
         instead of the votes (ties to the lowest class).
     random_state : int, default=None
         Shuffles the probability folds (contiguous folds when None).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``C`` for its rows (scikit-learn's meaning;
+        :func:`jaxclassic.estimators._parity.apply_class_weight`).
 
     Attributes
     ----------
@@ -150,7 +157,7 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, C=1.0, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, probability=False,
                  tol=1e-3, cache_size=200, max_iter=-1, decision_function_shape="ovr", break_ties=False,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -163,6 +170,7 @@ class SVC(ClassifierMixin, BaseEstimator):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.random_state = random_state
+        self.class_weight = class_weight
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
@@ -175,6 +183,8 @@ class SVC(ClassifierMixin, BaseEstimator):
         Xj, yj, sw, n = prepare_fit(self, X, y, sample_weight, classifier=True)
         _kernel.check_kernel_args(self.kernel, self.degree, self.gamma, self.coef0)
         gamma = float(_kernel.resolve_gamma(self.gamma, Xj, sw))
+        if self.class_weight is not None:  # after gamma: class weights rescale C, not the data
+            sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, yj, sw))
         n_classes = len(self.classes_)
         n_pairs = n_classes * (n_classes - 1) // 2
         key = None if self.random_state is None else jax.random.key(int(self.random_state))
