@@ -93,6 +93,10 @@ class Source:
             for name, a in (("y", y), ("sample_weight", sample_weight)):
                 if a is not None and (np.ndim(a) != 1 or len(a) != n):
                     raise ValueError(f"{name} must have shape ({n},) (one per row of X), got {np.shape(a)}")
+            if sample_weight is not None:  # all zeros: said before the first pass compiles anything
+                w = np.asarray(sample_weight)
+                if w.dtype.kind in "fiu" and np.all(w == 0):
+                    raise ValueError("sample_weight must have at least one positive value, got all zeros")
             self._arrays = (X, y, sample_weight)
             self._blocks = None
             self.chunk_rows = min(self.chunk_rows, n)
@@ -159,6 +163,8 @@ class Source:
             raise ValueError(f"{where}: X must be 2-D (rows, n_features), got shape {Xb.shape}")
         if not (np.issubdtype(Xb.dtype, np.number) or Xb.dtype == bool):
             raise TypeError(f"{where}: X must be numeric, got dtype {Xb.dtype}")
+        if np.iscomplexobj(Xb):  # a cast to float would drop the imaginary part silently
+            raise TypeError(f"{where}: X must be real-valued, got complex dtype {Xb.dtype}")
         if self.n_features is None:
             self.n_features = Xb.shape[1]
             self.dtype = self._dtype_for(Xb.dtype)

@@ -63,6 +63,13 @@ def _mean_pass(source):
     return mean, moments.scatter[0] / moments.count[0], moments.count[0]
 
 
+def _check_count(source, count, name):
+    """More clusters than the rows of an array source: said before the first pass compiles."""
+    n_rows = getattr(source, "n_rows_total", None)
+    if n_rows is not None and count > n_rows:
+        raise ValueError(f"{name} must be <= the number of rows of X ({n_rows}), got {count}")
+
+
 def _seeds(source, n_clusters, init, key, dtype, name):
     """The given (k, d) centres, or k-means++ on the first piece's rows."""
     if not isinstance(init, str):
@@ -173,6 +180,7 @@ def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 
     check_scalar(tol, "tol", low=0.0)
     source = Source(data, None, sample_weight, chunk_rows=chunk_rows, target="none", passes=2,
                     progress=progress, desc="k-means pass")
+    _check_count(source, n_clusters, "n_clusters")
     mean, variance, _ = _mean_pass(source)
     dtype = mean.dtype
     scaled_tol = float(tol) * float(jnp.mean(variance))
@@ -286,6 +294,7 @@ def fit_gmm(data, n_components, *, key=None, covariance_type: str = "full", max_
     check_scalar(reg_covar, "reg_covar", low=0.0)
     source = Source(data, None, sample_weight, chunk_rows=chunk_rows, target="none", passes=2,
                     progress=progress, desc="EM pass")
+    _check_count(source, n_components, "n_components")
     center, _, total_weight = _mean_pass(source)
     dtype = center.dtype
     seeds = _seeds(source, n_components, means_init, key, dtype, "means_init")
