@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from jaxclassic import cluster, discriminant, linear, streaming
+from jaxclassic.exceptions import PerfectSeparationWarning
 from jaxclassic.streaming import _blocks
 
 RNG = np.random.default_rng(0)
@@ -255,3 +256,16 @@ def test_codes_out_of_range_raise():
     with pytest.raises(ValueError, match=r"block 0: codes must be in 0..16"):
         streaming.fit_gradient_boosting([(np.full((10, D), 17), Y[:10], None)],
                                         bin_edges=np.zeros((D, 15)), n_estimators=1, chunk_rows=CHUNK)
+
+
+def test_logistic_stops_on_separable_data():
+    # y = [x_0 > 0] is separated by the first column: no MLE without a penalty; the fit stops
+    # at the first separating iterate, unconverged, as the in-memory fit does
+    y = (X[:, 0] > 0).astype(np.int32)
+    with pytest.warns(PerfectSeparationWarning, match="streaming.fit_logistic"):
+        fitted = streaming.fit_logistic(X, y, chunk_rows=CHUNK, max_iter=50)
+    assert bool(fitted.separated) and not bool(fitted.converged)
+    assert int(fitted.n_iter) < 50
+    with pytest.warns(PerfectSeparationWarning):
+        reference = linear.fit_logistic(X, y, max_iter=50)
+    assert bool(reference.separated) and not bool(reference.converged)

@@ -47,7 +47,7 @@ import numpy as np
 
 from jaxclassic import _precision, losses
 from jaxclassic.linear._gram import constant_columns
-from jaxclassic.linear._newton import at_rounding_floor, default_tol, weighted_sum
+from jaxclassic.linear._newton import at_rounding_floor, default_tol, warn_after_fit, weighted_sum
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.linear.logistic import LogisticParams, logistic_grad_hess
 from jaxclassic.linear.ols import fit_ols as _fit_ols_memory
@@ -127,6 +127,8 @@ def fit_ols(data, y=None, *, fit_intercept: bool = True, sample_weight=None, rco
     ----------
     Hastie, Tibshirani & Friedman, *ESL*, 2nd ed., §3.2; Chan, Golub & LeVeque (1983).
     """
+    if rcond is not None:  # before the pass compiles anything
+        check_scalar(rcond, "rcond", low=0.0)
     moments = least_squares_moments(data, y, sample_weight=sample_weight, chunk_rows=chunk_rows,
                                     progress=progress)
     X, yp, w = _pseudo_xy(moments)
@@ -291,8 +293,14 @@ def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: 
         converged = grad_norm <= tol
         if floor:  # rounding noise: stop (unconverged unless tol is met), as the in-memory fit
             break
+        if float(l2) == 0.0 and margin > 0:  # a separating iterate: the MLE does not exist
+            converged = False
+            break
     separated = bool(float(l2) == 0.0 and margin > 0)
     coef = theta[:d] / scale
     intercept = theta[d] - _precision.dot(mean, coef) if fit_intercept else jnp.zeros((), dtype)
-    return LogisticParams(coef, intercept, jnp.int32(n_iter), jnp.asarray(converged),
-                          jnp.asarray(history), jnp.asarray(separated))
+    params = LogisticParams(coef, intercept, jnp.int32(n_iter), jnp.asarray(converged),
+                            jnp.asarray(history), jnp.asarray(separated))
+    # the in-memory fit's warnings: perfect separation, or not converged
+    warn_after_fit(params, "streaming.fit_logistic", l2, max_iter)
+    return params
