@@ -398,11 +398,18 @@ def _listener(event, duration, **kwargs):
         _TRACES.append(kwargs.get("fun_name", "?"))
 
 
-@functools.lru_cache(maxsize=None)
 def _jax_internal_names() -> frozenset:
     """Names of JAX's primitives and of the functions of JAX's own modules: what an eager
     ``jnp`` operation (``jnp.asarray``, ``jnp.ones``...) or a key's creation traces and compiles
-    when its small program is not yet in JAX's in-memory cache."""
+    when its small program is not yet in JAX's in-memory cache (recomputed when modules were
+    imported since)."""
+    import sys
+
+    return _jax_internal_names_of(len(sys.modules))
+
+
+@functools.lru_cache(maxsize=4)
+def _jax_internal_names_of(n_modules: int) -> frozenset:
     import sys
 
     from jax._src import core
@@ -715,9 +722,7 @@ DOCUMENTED_RESULTS: dict[tuple[str, str], tuple[Any, str]] = {
     ("fit_kmeans", "one_sample"): (("raises", ValueError, r"\bn_clusters\b"), "2 clusters of 1 row"),
     ("fit_gmm", "one_sample"): (("raises", ValueError, r"\bn_components\b"), "2 components of 1 row"),
     ("fit_hmm", "one_sample"): (("raises", ValueError, r"\bn_states\b"), "2 Gaussian states of 1 row"),
-    **{(f"streaming.fit_{f}", "one_sample"): (
-        ("raises_after_fit", ValueError, rf"\b{n}\b"),
-        "2 seeds of 1 row: the seeding reads the first piece after the mean pass's small program")
+    **{(f"streaming.fit_{f}", "one_sample"): (("raises", ValueError, rf"\b{n}\b"), "2 seeds of 1 row")
        for f, n in (("kmeans", "n_clusters"), ("gmm", "n_components"))},
     # the streaming naive Bayes / LDA read the labels in the pass that sums the moments: the
     # missing class is a clear error naming y after that pass (a data source is read once a pass)
@@ -777,10 +782,6 @@ DOCUMENTED_RESULTS: dict[tuple[str, str], tuple[Any, str]] = {
 #: edited by another engineer): the cell is an expected failure, not run (a silent acceptance
 #: compiles the fit: seconds for nothing); delete the entry once fixed
 KNOWN_DEFECTS: dict[tuple[str, str], str] = {
-    **{(f"streaming.{f}", "complex"): "the block reader (streaming/_blocks.py) drops the imaginary "
-       "part silently instead of a TypeError naming X"
-       for f in ("fit_ols", "fit_ridge", "fit_logistic", "fit_gaussian_nb", "fit_lda", "fit_kmeans",
-                 "fit_gmm")},
     **{("ID3Classifier", c): "numpy's int() error names the word, not X (the fix is CategoricalNB's, "
        "estimators/discriminant.py; estimators/tree.py was being edited)"
        for c in ("strings", "object_dtype")},
