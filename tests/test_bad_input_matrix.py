@@ -782,9 +782,6 @@ DOCUMENTED_RESULTS: dict[tuple[str, str], tuple[Any, str]] = {
 #: edited by another engineer): the cell is an expected failure, not run (a silent acceptance
 #: compiles the fit: seconds for nothing); delete the entry once fixed
 KNOWN_DEFECTS: dict[tuple[str, str], str] = {
-    **{("ID3Classifier", c): "numpy's int() error names the word, not X (the fix is CategoricalNB's, "
-       "estimators/discriminant.py; estimators/tree.py was being edited)"
-       for c in ("strings", "object_dtype")},
 }
 
 

@@ -396,7 +396,12 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on the category codes ``X`` (rows weighted by ``sample_weight``)."""
         max_depth = _check_max_depth(self.max_depth, 0)
-        X, y = validate_data(self, X, y, dtype="int", reset=True)
+        try:
+            X, y = validate_data(self, X, y, dtype="int", reset=True)
+        except ValueError as exc:  # numpy's int() of a word names the word, not X
+            if "invalid literal for int()" not in str(exc):
+                raise
+            raise ValueError(f"X must hold integer category codes for ID3Classifier: {exc}") from None
         self._check_codes(X)
         codes = encode_labels(self, y)
         dtype = start_fit(self, compute_dtype(np.float64))  # counts: float64 unless forced
