@@ -10,7 +10,6 @@ Shapes are shared (150 x 4 rows, 64-row pieces, so the last piece is padded) so 
 per-piece function compiles once for the whole file.
 """
 
-import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
