@@ -237,6 +237,14 @@ def _binary_scores(scores, classes):
     return scores[:, 1] - scores[:, 0] if len(classes) == 2 else scores
 
 
+def _lda_solver(solver, shrinkage):
+    """The core's solver for scikit-learn's names (``svd``/``lsqr``/``eigen`` -> ``eigh``)."""
+    if solver == "svd" and shrinkage is not None:
+        raise ValueError("shrinkage is not supported with solver='svd' (as scikit-learn); use "
+                         "solver='lsqr', 'eigen' or 'eigh'")
+    return "eigh" if solver in ("svd", "lsqr", "eigen") else solver
+
+
 class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _ProbaClassifierMixin,
                                  ClassifierMixin, BaseEstimator):
     """Linear discriminant analysis (:func:`jaxclassic.discriminant.fit_lda`), and the
@@ -244,9 +252,12 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     Parameters
     ----------
-    solver : {"eigh", "cholesky"}, default="eigh"
+    solver : {"eigh", "cholesky", "svd", "lsqr", "eigen"}, default="eigh"
         ``"eigh"`` gives the minimum-norm solution for a singular covariance (like
         scikit-learn's ``lsqr``); probabilities equal scikit-learn's ``lsqr`` / ``eigen``.
+        scikit-learn's names ``"svd"``, ``"lsqr"`` and ``"eigen"`` run ``"eigh"`` (the same
+        posteriors and, for a binary problem, the same ``coef_``; ``transform`` is the
+        ``eigen`` solver's for all); ``"svd"`` refuses ``shrinkage``, as scikit-learn's.
     shrinkage : float in [0, 1], "auto" or None, default=None
         ``"auto"``: scikit-learn's Ledoit-Wolf intensity, per class on its standardised rows.
     priors : array-like of shape (n_classes,), default=None
@@ -295,7 +306,8 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
                                  f"= {max_components}, got {n_components}")
             self._max_components = int(n_components)
         params = _lq.fit_lda(X, y, n_classes=len(self.classes_), priors=_priors(self.priors, X.dtype),
-                             shrinkage=self.shrinkage, solver=self.solver, sample_weight=sw)
+                             shrinkage=self.shrinkage, solver=_lda_solver(self.solver, self.shrinkage),
+                             sample_weight=sw)
         self.params_ = to_host(params)
         coef = np.asarray(params.coef)
         intercept = np.asarray(params.intercept)

@@ -329,3 +329,21 @@ def test_svc_class_weight_equals_sklearn(data):
     np.testing.assert_array_equal(ours.support_, ref.support_)
     plain = est.SVC(C=2.0, tol=1e-10).fit(X, y)
     assert np.abs(plain.decision_function(X) - ours.decision_function(X)).max() > 0.05
+
+
+@pytest.mark.parametrize("solver", ["svd", "lsqr", "eigen"])
+def test_lda_accepts_sklearn_solver_names(data, solver):
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+    X, _, y, _ = data
+    shrinkage = None if solver == "svd" else 0.2
+    ours = est.LinearDiscriminantAnalysis(solver=solver, shrinkage=shrinkage).fit(X, y)
+    ref = SkLDA(solver=solver, shrinkage=shrinkage).fit(X, y)
+    # the same Gaussian model: posteriors equal to float64 rounding of the solves
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+
+
+def test_lda_svd_solver_refuses_shrinkage(data):
+    X, _, y, _ = data
+    with pytest.raises(ValueError, match="shrinkage is not supported with solver='svd'"):
+        est.LinearDiscriminantAnalysis(solver="svd", shrinkage=0.2).fit(X, y)
