@@ -6,10 +6,10 @@
 * A repeated call with the same shapes (other values, another key) traces and compiles nothing:
   the programs traced during the call are recorded from JAX's own events
   (``jax.monitoring``, ``/jax/core/compile/jaxpr_trace_duration`` and the backend compile;
-  see ``tests/test_bad_input_matrix.py``), which works on the public fits as they are, where
+  see ``tests/_bad_input.py``), which works on the public fits as they are, where
   ``chex.assert_max_traces`` would need the inner jitted function wrapped.
 
-The data and calls are the bad-input matrix's (``tests/test_bad_input_matrix.py``): the same
+The data and calls are the bad-input matrix's (``tests/_bad_input.py``): the same
 12 x 3 shapes and settings, so the programs compiled there are reused here (and the reverse).
 """
 
@@ -17,7 +17,7 @@ import jax
 import numpy as np
 import pytest
 
-from tests.test_bad_input_matrix import base_data, run, spec, using_key
+from tests._bad_input import base_data, run, spec, using_key
 
 #: one or two fits a family whose result is a function of the data alone (the key, where the
 #: fit takes one, is fixed)
