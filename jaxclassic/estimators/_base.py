@@ -30,6 +30,7 @@ import numpy as np
 
 try:
     from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+    from sklearn.base import BaseEstimator as _SklearnBaseEstimator
     from sklearn.utils.multiclass import check_classification_targets as _sk_check_targets
     from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -68,6 +69,9 @@ __all__ = [
     "prepare_predict",
     "fit_sample_weight",
     "C_VOCABULARY",
+    "SaveLoadMixin",
+    "save_estimator",
+    "load_estimator",
 ]
 
 #: smallest shape bucket: datasets of up to this many rows share one compiled program
@@ -341,3 +345,162 @@ def prepare_predict(estimator, X, *, attributes=None, allow_nan: bool = False):
     n = X.shape[0]
     Xp, _, _ = pad_rows(X, None, np.ones(n, X.dtype), _n_padded(X))
     return jax.device_put(Xp), n
+
+
+# --------------------------------------------------------------------------- model files
+def _estimator_classes() -> dict:
+    """The classes a saved estimator may name: ``jaxclassic.estimators.__all__``'s classes."""
+    import sys
+
+    import jaxclassic.estimators as est
+    from jaxclassic import io
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("jaxclassic.estimators.") and module is not None:
+            io.register_module_types(module)
+    return {name: getattr(est, name) for name in est.__all__ if isinstance(getattr(est, name), type)}
+
+
+def _encode_estimator(obj, encoder, where: str):
+    """io's hook for the estimator layer: estimators (their parameters and fitted state, an
+    estimator met twice saved once) and scikit-learn's ``Bunch``."""
+    from sklearn.utils import Bunch
+
+    if isinstance(obj, Bunch):
+        return {"t": "bunch", "v": [[k, encoder.encode(v, f"{where}.{k}")] for k, v in obj.items()]}
+    if not isinstance(obj, _SklearnBaseEstimator):
+        return None
+    classes = encoder.__dict__.setdefault("_classes", _estimator_classes())
+    cls = type(obj)
+    if classes.get(cls.__name__) is not cls:
+        raise TypeError(f"{where}: only the classes of jaxclassic.estimators can be saved, got "
+                        f"{cls.__module__}.{cls.__qualname__}")
+    memo = encoder.__dict__.setdefault("_memo", {})
+    if id(obj) in memo:
+        return {"t": "estref", "id": memo[id(obj)]}
+    memo[id(obj)] = len(memo)
+    params = obj.get_params(deep=False)
+    state = {k: v for k, v in vars(obj).items() if k not in params}
+    return {"t": "estimator", "id": memo[id(obj)], "class": cls.__name__,
+            "params": {k: encoder.encode(v, f"{where}.{k}") for k, v in params.items()},
+            "state": {k: encoder.encode(v, f"{where}.{k}") for k, v in state.items()}}
+
+
+def _decode_estimator(node, decoder):
+    from sklearn.utils import Bunch
+
+    t = node["t"]
+    memo = decoder.__dict__.setdefault("_memo", {})
+    if t == "bunch":
+        return Bunch(**{k: decoder.decode(v) for k, v in node["v"]})
+    if t == "estref":
+        if node.get("id") not in memo:
+            raise ValueError(f"{decoder.path}: corrupt model file: reference to estimator {node.get('id')!r}")
+        return memo[node["id"]]
+    if t != "estimator":
+        raise ValueError(f"{decoder.path}: corrupt model file: unknown node type {t!r}")
+    classes = decoder.__dict__.setdefault("_classes", _estimator_classes())
+    cls = classes.get(node.get("class"))
+    if cls is None:
+        raise ValueError(f"{decoder.path}: unknown estimator class {node.get('class')!r}: not a class of "
+                         "jaxclassic.estimators in this version")
+    params = {k: decoder.decode(v) for k, v in node["params"].items()}
+    try:
+        obj = cls(**params)
+    except TypeError as exc:
+        raise ValueError(f"{decoder.path}: the saved parameters of {cls.__name__} do not match this "
+                         f"version's ({exc})") from None
+    memo[node["id"]] = obj
+    for key, value in node["state"].items():
+        obj.__dict__[key] = decoder.decode(value)
+    return obj
+
+
+def save_estimator(estimator, path, **metadata):
+    """Save a jaxclassic estimator (fitted or not) to ``path``; ``metadata`` as
+    :func:`jaxclassic.io.save`. What :meth:`SaveLoadMixin.save` does.
+
+    The header's metadata also holds ``hyperparameters`` (the JSON-representable
+    parameters), and ``feature_names`` / ``classes`` when the estimator has
+    ``feature_names_in_`` / ``classes_``. Returns the path. ``TypeError`` naming the
+    parameter or attribute that a model file cannot hold.
+    """
+    import json
+
+    from jaxclassic import io
+
+    if not isinstance(estimator, _SklearnBaseEstimator):
+        raise TypeError(f"estimator must be a jaxclassic estimator, got {type(estimator).__name__}")
+    encoder = io._Encoder(hook=_encode_estimator)
+    tree = encoder.encode(estimator, type(estimator).__name__)
+    auto = {"hyperparameters": {}}
+    for key, value in estimator.get_params(deep=False).items():
+        try:
+            auto["hyperparameters"][key] = json.loads(json.dumps(value))
+        except (TypeError, ValueError):
+            continue
+    if hasattr(estimator, "feature_names_in_"):
+        auto["feature_names"] = [str(v) for v in estimator.feature_names_in_]
+    if hasattr(estimator, "classes_"):
+        auto["classes"] = np.asarray(estimator.classes_).tolist()
+    meta = io._json_metadata({**auto, **metadata})
+    return io._write(path, "estimator", type(estimator).__name__, tree, encoder.arrays, meta)
+
+
+def load_estimator(path):
+    """The estimator saved at ``path`` by :meth:`SaveLoadMixin.save`, of whatever class.
+
+    Executes no code from the file (see :mod:`jaxclassic.io`). Raises ``ValueError`` on a
+    corrupt file, an unknown class or type, a newer format, or a file of params (load those
+    with :func:`jaxclassic.io.load`); ``FileNotFoundError`` if there is no file.
+    """
+    from jaxclassic import io
+
+    header, arrays = io._read(path)
+    if header["content"] != "estimator":
+        raise ValueError(f"{path} holds saved {header['content']} ({header['kind']}), not an estimator: "
+                         "load it with jaxclassic.io.load")
+    return io._Decoder(arrays, path, hook=_decode_estimator).decode(header["tree"])
+
+
+class SaveLoadMixin:
+    """``save(path)`` / ``load(path)`` for the estimators, through :mod:`jaxclassic.io`.
+
+    The file (one ``.npz``, no pickle) holds the class name, the constructor parameters
+    (``get_params(deep=False)``: numbers, strings, ``None``, tuples, lists, dicts and nested
+    jaxclassic estimators) and every other attribute of the instance: the fitted state
+    (``params_``, ``classes_``, ``coef_``... and the private ones prediction needs, such as
+    the dtype of the fit), arrays bitwise. So the loaded estimator predicts exactly as the
+    saved one. Parameters or attributes that a model file cannot hold (a callable kernel, a
+    ``numpy.random.RandomState``, an estimator from another library) make :meth:`save` raise
+    ``TypeError`` naming them.
+    """
+
+    def save(self, path, **metadata):
+        """Save this estimator to ``path`` (:func:`save_estimator`); returns the path.
+
+        Example
+        -------
+        >>> import os, tempfile, numpy as np
+        >>> from jaxclassic.estimators import Ridge
+        >>> X = np.array([[0.0], [1.0], [2.0]]); y = np.array([0.0, 1.0, 2.0])
+        >>> path = os.path.join(tempfile.mkdtemp(), "ridge.jc")
+        >>> _ = Ridge(alpha=1.0).fit(X, y).save(path)
+        >>> Ridge.load(path).predict(X).tolist() == Ridge(alpha=1.0).fit(X, y).predict(X).tolist()
+        True
+        """
+        return save_estimator(self, path, **metadata)
+
+    @classmethod
+    def load(cls, path):
+        """The estimator saved at ``path`` (see :meth:`save`); ``ValueError`` if the file holds
+        another class (or is not a valid model file)."""
+        obj = load_estimator(path)
+        if not isinstance(obj, cls):
+            raise ValueError(f"{path} holds a saved {type(obj).__name__}, not a {cls.__name__}")
+        return obj
+
+
+class BaseEstimator(SaveLoadMixin, _SklearnBaseEstimator):  # noqa: F811 - scikit-learn's, with save/load
+    """scikit-learn's ``BaseEstimator`` with :class:`SaveLoadMixin`'s ``save`` / ``load``:
+    the base class of every estimator of this package."""
