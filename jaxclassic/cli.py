@@ -1,9 +1,22 @@
-"""The ``jaxclassic`` command line: ``tour``, ``gradcheck``, ``bench``, ``--version``."""
+"""The ``jaxclassic`` command line: ``tour``, ``gradcheck``, ``bench``, ``fit``, ``predict``,
+``models``, ``--version``.
+
+``fit`` / ``predict`` read CSV files with a header row through the standard library's
+:mod:`csv` module (numbers parsed with ``float``; an empty cell, ``nan`` or ``NA`` is NaN),
+fit an estimator of :mod:`jaxclassic.estimators` and save it as a safe model file
+(:mod:`jaxclassic.io`: ``.npz`` arrays + JSON, no pickle); ``predict`` writes CSV to stdout.
+Errors in the input (a missing column, non-numeric data, an unknown model or parameter, an
+unreadable file) print one line on stderr naming the problem and exit with status 2.
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
+import csv
+import inspect
 import sys
+import time
 from pathlib import Path
 
 __all__ = ["main"]
@@ -68,6 +81,231 @@ def _cmd_bench(args) -> int:
     return bench_main(argv)
 
 
+# --------------------------------------------------------------------------- fit / predict / models
+class CommandLineError(Exception):
+    """Bad input to ``fit`` / ``predict``: reported on stderr, exit status 2."""
+
+
+#: estimators whose input a CSV table cannot express, with the reason
+NOT_FROM_CSV = {
+    "ChainCRF": "it fits sequences of token-feature dicts",
+    "CategoricalHMM": "it fits sequences (hmmlearn's fit(X, lengths))",
+    "GaussianHMM": "it fits sequences (hmmlearn's fit(X, lengths))",
+    "VotingClassifier": "it needs member estimators",
+    "VotingRegressor": "it needs member estimators",
+    "StackingClassifier": "it needs member estimators",
+    "StackingRegressor": "it needs member estimators",
+}
+_NAN = {"", "nan", "NaN", "NA", "N/A", "null"}
+
+
+def _estimator_classes() -> dict:
+    import jaxclassic.estimators as est
+
+    return {name: getattr(est, name) for name in est.__all__ if isinstance(getattr(est, name), type)}
+
+
+def parse_param(text: str) -> tuple[str, object]:
+    """``"k=v"`` -> ``(k, v)``, ``v`` a Python literal (int, float, bool, None, str, tuple,
+    list) when it reads as one (``true`` / ``false`` / ``none`` too), else the string itself."""
+    if "=" not in text:
+        raise CommandLineError(f"--param must be KEY=VALUE, got {text!r}")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    if not key.isidentifier():
+        raise CommandLineError(f"--param name must be an identifier, got {key!r}")
+    lowered = {"true": True, "false": False, "none": None, "null": None}
+    if raw.strip().lower() in lowered:
+        return key, lowered[raw.strip().lower()]
+    try:
+        value = ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError):
+        return key, raw
+    if isinstance(value, (int, float, bool, str, tuple, list, type(None))):
+        return key, value
+    return key, raw
+
+
+def read_csv(path) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows (strings) of a CSV file; ``CommandLineError`` if unreadable."""
+    try:
+        with open(path, newline="") as fh:
+            rows = list(csv.reader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise CommandLineError(f"cannot read {path}: {exc}") from None
+    if not rows or not rows[0]:
+        raise CommandLineError(f"{path} is empty: expected a header row and data rows")
+    header = [name.strip() for name in rows[0]]
+    body = [row for row in rows[1:] if row]
+    if not body:
+        raise CommandLineError(f"{path} has a header but no data rows")
+    for i, row in enumerate(body, start=2):
+        if len(row) != len(header):
+            raise CommandLineError(f"{path}, line {i}: {len(row)} fields, the header has {len(header)}")
+    return header, body
+
+
+def _column_index(header, name, path) -> int:
+    if name not in header:
+        raise CommandLineError(f"{path} has no column {name!r}; its columns: {', '.join(header)}")
+    return header.index(name)
+
+
+def _numeric(rows, columns, header, path):
+    import numpy as np
+
+    X = np.empty((len(rows), len(columns)))
+    for j, c in enumerate(columns):
+        for i, row in enumerate(rows):
+            cell = row[c].strip()
+            if cell in _NAN:
+                X[i, j] = np.nan
+                continue
+            try:
+                X[i, j] = float(cell)
+            except ValueError:
+                raise CommandLineError(f"{path}: column {header[c]!r} is not numeric (line {i + 2}: "
+                                       f"{cell!r})") from None
+    return X
+
+
+def _labels(rows, column, header, path, *, numeric: bool):
+    import numpy as np
+
+    cells = [row[column].strip() for row in rows]
+    if numeric:
+        return _numeric(rows, [column], header, path)[:, 0]
+    for convert in (int, float):
+        try:
+            return np.array([convert(c) for c in cells])
+        except ValueError:
+            continue
+    return np.array(cells)
+
+
+def _info(args, message: str) -> None:
+    if not args.quiet:
+        print(message, file=sys.stderr)
+
+
+def _cmd_fit(args) -> int:
+    import numpy as np
+    from sklearn.base import is_classifier, is_regressor
+
+    from jaxclassic.estimators._base import save_estimator
+
+    classes = _estimator_classes()
+    cls = classes.get(args.model)
+    if cls is None:
+        raise CommandLineError(f"unknown model {args.model!r}; `jaxclassic models` lists them: "
+                               f"{', '.join(sorted(classes))}")
+    if args.model in NOT_FROM_CSV:
+        raise CommandLineError(f"{args.model} cannot be fitted from a CSV table: {NOT_FROM_CSV[args.model]}")
+    valid = list(inspect.signature(cls.__init__).parameters)[1:]
+    params = dict(parse_param(text) for text in args.param or ())
+    unknown = [k for k in params if k not in valid]
+    if unknown:
+        raise CommandLineError(f"unknown parameter {unknown[0]!r} of {args.model}; its parameters: "
+                               f"{', '.join(valid)}")
+    model = cls(**params)
+    supervised = is_classifier(model) or is_regressor(model)
+    header, rows = read_csv(args.data)
+    if supervised and args.target is None:
+        raise CommandLineError(f"{args.model} is supervised: name the target column with --target")
+    target = None if args.target is None else _column_index(header, args.target, args.data)
+    features = [j for j in range(len(header)) if j != target]
+    if not features:
+        raise CommandLineError(f"{args.data} has no feature column besides the target")
+    X = _numeric(rows, features, header, args.data)
+    start = time.perf_counter()
+    try:
+        if supervised:
+            y = _labels(rows, target, header, args.data, numeric=is_regressor(model))
+            model.fit(X, y)
+        else:
+            model.fit(X)
+    except (ValueError, TypeError) as exc:
+        raise CommandLineError(f"{args.model} could not fit {args.data}: {exc}") from None
+    seconds = time.perf_counter() - start
+    try:
+        save_estimator(model, args.out, feature_names=[header[j] for j in features],
+                       target=args.target, data=str(args.data))
+    except OSError as exc:
+        raise CommandLineError(f"cannot write {args.out}: {exc}") from None
+    _info(args, f"fitted {args.model} on {X.shape[0]} rows x {X.shape[1]} features in {seconds:.2f} s; "
+                f"saved to {args.out}")
+    return 0
+
+
+def _format(value) -> str:
+    import numpy as np
+
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, np.generic):
+        return str(value.item())
+    return str(value)
+
+
+def _cmd_predict(args) -> int:
+    from jaxclassic import io
+    from jaxclassic.estimators._base import load_estimator
+
+    try:
+        meta = io.read_metadata(args.model_file)
+        if meta.get("content") != "estimator":
+            raise CommandLineError(f"{args.model_file} holds {meta.get('content')}, not a fitted estimator")
+        model = load_estimator(args.model_file)
+    except (OSError, ValueError) as exc:
+        raise CommandLineError(f"cannot load {args.model_file}: {exc}") from None
+    header, rows = read_csv(args.data)
+    names = meta.get("feature_names")
+    if names is None:
+        raise CommandLineError(f"{args.model_file} names no feature columns (not saved by `jaxclassic fit`)")
+    columns = [_column_index(header, name, args.data) for name in names]
+    X = _numeric(rows, columns, header, args.data)
+    method = "predict_proba" if args.proba else "predict"
+    if not hasattr(model, method):
+        raise CommandLineError(f"{type(model).__name__} has no {method}")
+    try:
+        out = getattr(model, method)(X)
+    except (ValueError, TypeError) as exc:
+        raise CommandLineError(f"{type(model).__name__}.{method} failed on {args.data}: {exc}") from None
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    if args.proba:
+        labels = meta.get("classes") or list(range(out.shape[1]))
+        writer.writerow([f"proba_{_format(c)}" for c in labels])
+        writer.writerows([[_format(v) for v in row] for row in out])
+    else:
+        writer.writerow([meta.get("target") or "prediction"])
+        writer.writerows([[_format(v)] for v in out])
+    _info(args, f"{type(model).__name__}: {len(rows)} predictions from {args.data}")
+    return 0
+
+
+def _cmd_models(args) -> int:
+    for name, cls in sorted(_estimator_classes().items()):
+        parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        shown = ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
+                          for p in parameters)
+        note = f"  [not from CSV: {NOT_FROM_CSV[name]}]" if name in NOT_FROM_CSV else ""
+        print(f"{name}({shown}){note}")
+    return 0
+
+
+def _guarded(command):
+    """Run ``command(args)``; a :class:`CommandLineError` is one line on stderr and status 2."""
+
+    def run(args) -> int:
+        try:
+            return command(args)
+        except CommandLineError as exc:
+            print(f"jaxclassic {args.command}: error: {exc}", file=sys.stderr)
+            return 2
+
+    return run
+
+
 def main(argv: list[str] | None = None) -> int:
     from jaxclassic import __version__
 
@@ -90,6 +328,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--only", default=None)
     p.set_defaults(func=_cmd_bench)
+    p = sub.add_parser("fit", help="fit an estimator on a CSV file and save it (a safe model file)")
+    p.add_argument("model", help="an estimator class name (see `jaxclassic models`)")
+    p.add_argument("data", help="CSV file with a header row")
+    p.add_argument("--target", default=None, help="the target column (supervised models)")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a constructor parameter, VALUE a Python literal (repeatable)")
+    p.add_argument("--out", required=True, help="where to save the model (e.g. model.jc)")
+    p.add_argument("--quiet", action="store_true", help="no informational output")
+    p.set_defaults(func=_guarded(_cmd_fit))
+    p = sub.add_parser("predict", help="predictions of a saved model on a CSV file, as CSV on stdout")
+    p.add_argument("model_file", help="a file written by `jaxclassic fit`")
+    p.add_argument("data", help="CSV file holding the model's feature columns (by name)")
+    p.add_argument("--proba", action="store_true", help="class probabilities instead of labels")
+    p.add_argument("--quiet", action="store_true", help="no informational output")
+    p.set_defaults(func=_guarded(_cmd_predict))
+    p = sub.add_parser("models", help="the estimators with their parameters and defaults")
+    p.set_defaults(func=_guarded(_cmd_models))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -101,3 +101,202 @@ def test_tour_without_sklearn_says_what_to_install(monkeypatch, capsys):
     captured = capsys.readouterr()
     assert "pip install 'jaxclassic[sklearn]'" in captured.err
     assert "model" not in captured.out  # no (empty) table
+
+
+# --------------------------------------------------------------------------- fit / predict / models
+CSV_TEXT = ("a,b,c,label,value\n"
+            + "".join(f"{a},{b},{c},{lab},{v}\n" for a, b, c, lab, v in [
+                (1, 2, 3, "x", 0.5), (2, 1, 0, "y", 1.5), (3, 3, 1, "x", 2.0), (0, 1, 2, "y", -1.0),
+                (1.5, 2, 2, "x", 0.25), (2.5, 0, 1, "y", 3.0), (0.5, 0.5, 2.5, "x", 1.0), (3, 0, 0, "y", 2.5)]))
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text(CSV_TEXT)
+    return path
+
+
+def _numbers():
+    import numpy as np
+
+    rows = [line.split(",") for line in CSV_TEXT.splitlines()[1:]]
+    X = np.array([[float(v) for v in r[:3]] for r in rows])
+    return X, np.array([r[3] for r in rows]), np.array([float(r[4]) for r in rows])
+
+
+def _csv_out(text):
+    lines = text.strip().splitlines()
+    return lines[0].split(","), [line.split(",") for line in lines[1:]]
+
+
+def test_fit_then_predict_equals_the_estimator_in_python(table, tmp_path, capsys):
+    """Reference: the same estimator fitted in Python on the same numbers; probabilities are
+    printed with repr(float), so they must match to the last bit."""
+    import numpy as np
+
+    from jaxclassic.estimators import GaussianNB
+
+    out = tmp_path / "m.jc"
+    code = cli.main(["fit", "GaussianNB", str(table), "--target", "label", "--param", "var_smoothing=1e-8",
+                     "--out", str(out)])
+    assert code == 0 and out.exists()
+    assert "fitted GaussianNB on 8 rows x 4 features" in capsys.readouterr().err
+    # the other numeric column (value) is a feature too: X = a, b, c, value
+    X, labels, value = _numbers()
+    reference = GaussianNB(var_smoothing=1e-8).fit(np.c_[X, value], labels)
+    assert cli.main(["predict", str(out), str(table), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    header, rows = _csv_out(captured.out)
+    assert header == ["label"] and [r[0] for r in rows] == reference.predict(np.c_[X, value]).tolist()
+    assert captured.err == ""
+    assert cli.main(["predict", str(out), str(table), "--proba", "--quiet"]) == 0
+    header, rows = _csv_out(capsys.readouterr().out)
+    assert header == ["proba_x", "proba_y"]
+    assert np.array_equal(np.array(rows, float), reference.predict_proba(np.c_[X, value]))
+
+
+def test_predict_reads_the_features_by_name(table, tmp_path, capsys):
+    """A regressor on two columns; the prediction file has its columns in another order."""
+    import numpy as np
+
+    from jaxclassic.estimators import Ridge
+
+    out = tmp_path / "r.jc"
+    reordered = tmp_path / "reordered.csv"
+    X, _, value = _numbers()
+    reordered.write_text("b,extra,a\n" + "".join(f"{b},7,{a}\n" for a, b in X[:, :2]))
+    source = tmp_path / "two.csv"
+    source.write_text("a,b,value\n" + "".join(f"{a},{b},{v}\n" for (a, b), v in zip(X[:, :2], value)))
+    assert cli.main(["fit", "Ridge", str(source), "--target", "value", "--param", "alpha=0.5", "--out", str(out),
+                     "--quiet"]) == 0
+    assert capsys.readouterr().err == ""  # --quiet
+    assert cli.main(["predict", str(out), str(reordered), "--quiet"]) == 0
+    header, rows = _csv_out(capsys.readouterr().out)
+    expected = Ridge(alpha=0.5).fit(X[:, :2], value).predict(X[:, :2])
+    assert header == ["value"] and np.array_equal(np.array(rows, float)[:, 0], expected)
+
+
+def test_unsupervised_fit_needs_no_target(tmp_path, capsys):
+    out = tmp_path / "k.jc"
+    table = tmp_path / "numeric.csv"
+    X, _, _ = _numbers()
+    table.write_text("a,b,c\n" + "".join(f"{a},{b},{c}\n" for a, b, c in X))
+    assert cli.main(["fit", "KMeans", str(table), "--param", "n_clusters=2", "--param", "random_state=0",
+                     "--param", "n_init=1", "--out", str(out), "--quiet"]) == 0
+    assert cli.main(["predict", str(out), str(table), "--quiet"]) == 0
+    header, rows = _csv_out(capsys.readouterr().out)
+    assert header == ["prediction"] and len(rows) == 8 and {r[0] for r in rows} <= {"0", "1"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("alpha=0.5", ("alpha", 0.5)), ("max_depth=3", ("max_depth", 3)), ("fit_intercept=False", ("fit_intercept", False)),
+    ("fit_intercept=true", ("fit_intercept", True)), ("random_state=None", ("random_state", None)),
+    ("kernel=rbf", ("kernel", "rbf")), ("kernel='rbf'", ("kernel", "rbf")), ("C=1e3", ("C", 1000.0)),
+    ("hidden=(1, 2)", ("hidden", (1, 2))), ("name=a=b", ("name", "a=b")), ("expr=__import__('os')", ("expr", "__import__('os')")),
+])
+def test_parse_param_literal_types(text, expected):
+    key, value = cli.parse_param(text)
+    assert (key, value) == expected and type(value) is type(expected[1])
+
+
+def test_models_lists_every_estimator_with_its_defaults(capsys):
+    import jaxclassic.estimators as est
+
+    assert cli.main(["models"]) == 0
+    out = capsys.readouterr().out
+    for name in est.__all__:
+        if isinstance(getattr(est, name), type):
+            assert f"\n{name}(" in "\n" + out
+    assert "Ridge(alpha=1.0" in out and "KMeans(n_clusters=8" in out
+    assert "ChainCRF(" in out and "not from CSV" in out
+
+
+def _error(capsys, argv):
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return captured.err
+
+
+def test_error_missing_target_column(table, tmp_path, capsys):
+    err = _error(capsys, ["fit", "GaussianNB", str(table), "--target", "nope", "--out", str(tmp_path / "m.jc")])
+    assert "jaxclassic fit: error:" in err and "has no column 'nope'; its columns: a, b, c, label, value" in err
+
+
+def test_error_missing_feature_column_at_predict(table, tmp_path, capsys):
+    out = tmp_path / "m.jc"
+    assert cli.main(["fit", "GaussianNB", str(table), "--target", "label", "--out", str(out), "--quiet"]) == 0
+    other = tmp_path / "other.csv"
+    other.write_text("a,b,value\n1,2,3\n")
+    err = _error(capsys, ["predict", str(out), str(other)])
+    assert "jaxclassic predict: error:" in err and "has no column 'c'" in err
+
+
+def test_error_non_numeric_feature(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b,y\n1,2,0\n1,oops,1\n")
+    err = _error(capsys, ["fit", "GaussianNB", str(path), "--target", "y", "--out", str(tmp_path / "m.jc")])
+    assert "column 'b' is not numeric (line 3: 'oops')" in err
+
+
+def test_error_non_numeric_regression_target(table, tmp_path, capsys):
+    err = _error(capsys, ["fit", "Ridge", str(table), "--target", "label", "--out", str(tmp_path / "m.jc")])
+    assert "column 'label' is not numeric" in err
+
+
+def test_error_unknown_model(table, tmp_path, capsys):
+    err = _error(capsys, ["fit", "DeepNet", str(table), "--target", "label", "--out", str(tmp_path / "m.jc")])
+    assert "unknown model 'DeepNet'" in err and "GaussianNB" in err
+
+
+def test_error_model_that_a_table_cannot_feed(table, tmp_path, capsys):
+    err = _error(capsys, ["fit", "ChainCRF", str(table), "--target", "label", "--out", str(tmp_path / "m.jc")])
+    assert "ChainCRF cannot be fitted from a CSV table" in err
+
+
+def test_error_unknown_parameter(table, tmp_path, capsys):
+    err = _error(capsys, ["fit", "Ridge", str(table), "--target", "value", "--param", "alhpa=1",
+                          "--out", str(tmp_path / "m.jc")])
+    assert "unknown parameter 'alhpa' of Ridge; its parameters: alpha" in err
+
+
+def test_error_malformed_parameter(table, tmp_path, capsys):
+    err = _error(capsys, ["fit", "Ridge", str(table), "--target", "value", "--param", "alpha",
+                          "--out", str(tmp_path / "m.jc")])
+    assert "--param must be KEY=VALUE, got 'alpha'" in err
+
+
+def test_error_supervised_without_target(table, tmp_path, capsys):
+    err = _error(capsys, ["fit", "Ridge", str(table), "--out", str(tmp_path / "m.jc")])
+    assert "Ridge is supervised: name the target column with --target" in err
+
+
+def test_error_unreadable_data_file(tmp_path, capsys):
+    err = _error(capsys, ["fit", "Ridge", str(tmp_path / "absent.csv"), "--target", "y",
+                          "--out", str(tmp_path / "m.jc")])
+    assert "cannot read" in err and "absent.csv" in err
+
+
+def test_error_ragged_csv(tmp_path, capsys):
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b,y\n1,2,0\n1,1\n")
+    err = _error(capsys, ["fit", "Ridge", str(path), "--target", "y", "--out", str(tmp_path / "m.jc")])
+    assert "ragged.csv, line 3: 2 fields, the header has 3" in err
+
+
+def test_error_unreadable_model_file(table, tmp_path, capsys):
+    junk = tmp_path / "junk.jc"
+    junk.write_bytes(b"not a model")
+    err = _error(capsys, ["predict", str(junk), str(table)])
+    assert "cannot load" in err and "is not a readable jaxclassic model file" in err
+    err = _error(capsys, ["predict", str(tmp_path / "absent.jc"), str(table)])
+    assert "cannot load" in err and "no model file at" in err
+
+
+def test_error_fit_rejects_the_data(tmp_path, capsys):
+    """The estimator's own validation (here: NaN in a model that does not take it) is exit 2."""
+    path = tmp_path / "nan.csv"
+    path.write_text("a,b,y\n1,,0\n1,1,1\n2,2,0\n3,1,1\n")
+    err = _error(capsys, ["fit", "GaussianNB", str(path), "--target", "y", "--out", str(tmp_path / "m.jc")])
+    assert "GaussianNB could not fit" in err and "NaN" in err
