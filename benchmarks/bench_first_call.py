@@ -25,7 +25,7 @@ Ratios are ``ref / ours`` (above 1: our first call is faster). Run alone on a qu
 for figures; on a shared one compare only the ratios measured in one run::
 
     python -m benchmarks.bench_first_call            # every family (a few minutes)
-    python -m benchmarks.bench_first_call --quick    # three families (part of the test suite)
+    python -m benchmarks.bench_first_call --quick    # two families (part of the test suite)
     python -m benchmarks.bench_first_call --only SVC,KMeans
 """
 
@@ -83,38 +83,38 @@ CASES: dict[str, tuple[str, str, str, str]] = {
                     "sk.GaussianHMM(n_components=2, random_state=0)", "hmmlearn"),
 }
 
-#: the families of ``--quick`` (the test suite's run: six fresh processes): two of the
-#: cheapest compiles, a moment fit and a Gram solve
+#: the families of ``--quick`` (the test suite's run): two of the cheapest compiles, a moment
+#: fit and a Gram solve; quick mode runs them one after the other in one process per side
+#: (cold, warm, reference: three processes), full mode each family in processes of its own
 QUICK = ("GaussianNB", "Ridge")
 
 _CHILD = r"""
 import json, resource, sys, time
-case, side = sys.argv[1], sys.argv[2]
-data, ours, ref, ref_lib = CASES[case]
+import numpy as np
 
 def rss_mb():
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return r / 2**20 if sys.platform == "darwin" else r / 2**10
 
-t0 = time.perf_counter()
-import numpy as np
-import sklearn.datasets as ds
-if data in ("breast_cancer", "iris"):
-    X, y = getattr(ds, "load_" + data)(return_X_y=True)
-elif data.startswith("diabetes"):
-    X, y = ds.load_diabetes(return_X_y=True)
-    if data == "diabetes_small":
-        X, y = X[:200], (y[:200] - y.mean()) / y.std()
-else:  # two Gaussian states, sticky transitions
-    rng = np.random.default_rng(0)
-    states = np.cumsum(rng.random(600) < 0.05) % 2
-    X = rng.normal(size=(600, 2)) + 3.0 * states[:, None]
-    y = None
-X = (X - X.mean(axis=0)) / X.std(axis=0)  # standardised columns, as a user would
-if side == "ours":
-    import jaxclassic.estimators as jc
-    est = eval(ours)
-else:
+def load(data):
+    import sklearn.datasets as ds
+    if data in ("breast_cancer", "iris"):
+        X, y = getattr(ds, "load_" + data)(return_X_y=True)
+    elif data.startswith("diabetes"):
+        X, y = ds.load_diabetes(return_X_y=True)
+        if data == "diabetes_small":
+            X, y = X[:200], (y[:200] - y.mean()) / y.std()
+    else:  # two Gaussian states, sticky transitions
+        rng = np.random.default_rng(0)
+        states = np.cumsum(rng.random(600) < 0.05) % 2
+        X = rng.normal(size=(600, 2)) + 3.0 * states[:, None]
+        y = None
+    return (X - X.mean(axis=0)) / X.std(axis=0), y  # standardised columns, as a user would
+
+def make(side, ours, ref, ref_lib):
+    if side == "ours":
+        import jaxclassic.estimators as jc
+        return eval(ours)
     import types
     if ref_lib == "xgboost":
         import xgboost
@@ -133,28 +133,36 @@ else:
                        sklearn.naive_bayes, sklearn.neighbors, sklearn.svm, sklearn.tree):
             sk.__dict__.update({k: getattr(module, k) for k in dir(module) if k[:1].isupper()})
         sk.C, sk.RBF, sk.White = K.ConstantKernel, K.RBF, K.WhiteKernel
-    est = eval(ref)
-import_s = time.perf_counter() - t0
-rss_before = rss_mb()
+    return eval(ref)
 
-t0 = time.perf_counter()
-if y is None:
-    est.fit(X)
-else:
-    est.fit(X, y)
-pred = est.predict(X)
-np.asarray(pred)
-first_s = time.perf_counter() - t0
+side = sys.argv[2]
+for case in sys.argv[1].split(","):
+    data, ours, ref, ref_lib = CASES[case]
+    t0 = time.perf_counter()
+    X, y = load(data)
+    est = make(side, ours, ref, ref_lib)
+    import_s = time.perf_counter() - t0
+    rss_before = rss_mb()
 
-if data == "iris":
-    from sklearn.metrics import adjusted_rand_score
-    score = adjusted_rand_score(y, pred)
-elif y is None:
-    score = est.score(X)
-else:
-    score = est.score(X, y)
-print("RESULT " + json.dumps({"first_s": first_s, "import_s": import_s, "score": float(score),
-                              "rss_before_mb": rss_before, "peak_rss_mb": rss_mb()}))
+    t0 = time.perf_counter()
+    if y is None:
+        est.fit(X)
+    else:
+        est.fit(X, y)
+    pred = est.predict(X)
+    np.asarray(pred)
+    first_s = time.perf_counter() - t0
+
+    if data == "iris":
+        from sklearn.metrics import adjusted_rand_score
+        score = adjusted_rand_score(y, pred)
+    elif y is None:
+        score = est.score(X)
+    else:
+        score = est.score(X, y)
+    print("RESULT " + json.dumps({"case": case, "first_s": first_s, "import_s": import_s,
+                                  "score": float(score), "rss_before_mb": rss_before,
+                                  "peak_rss_mb": rss_mb()}), flush=True)
 """
 
 
@@ -170,31 +178,39 @@ def _child_env(cache_home: str | None) -> dict:
     return env
 
 
-def _child(case: str, side: str, cache_home: str | None, timeout: float = 600) -> dict:
+def _child(cases: list[str], side: str, cache_home: str | None, timeout: float = 900) -> dict:
+    """Run ``cases`` one after the other in one fresh process: ``{case: report}``."""
     code = f"CASES = {CASES!r}\n" + _CHILD
-    out = subprocess.run([sys.executable, "-c", code, case, side], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-c", code, ",".join(cases), side], cwd=ROOT,
                          env=_child_env(cache_home), capture_output=True, text=True, timeout=timeout)
-    lines = [l for l in out.stdout.splitlines() if l.startswith("RESULT ")]
-    if out.returncode != 0 or not lines:
-        raise RuntimeError(f"{case} ({side}) failed:\n{out.stderr[-3000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    reports = [json.loads(l[len("RESULT "):]) for l in out.stdout.splitlines() if l.startswith("RESULT ")]
+    if out.returncode != 0 or len(reports) != len(cases):
+        raise RuntimeError(f"{cases} ({side}) failed:\n{out.stderr[-3000:]}")
+    return {r["case"]: r for r in reports}
 
 
-def measure(case: str) -> dict:
-    """``{"cold": ..., "warm": ..., "ref": ...}``: each a child's report (module docstring)."""
+def measure(cases: list[str]) -> dict:
+    """``{case: {"cold": ..., "warm": ..., "ref": ..., "cache_entries": ...}}`` for ``cases``
+    run in one process per side (pass one case for a process of its own)."""
     with tempfile.TemporaryDirectory(prefix="jaxclassic_first_call_") as cache_home:
-        cold = _child(case, "ours", cache_home)
-        warm = _child(case, "ours", cache_home)
+        cold = _child(cases, "ours", cache_home)
+        warm = _child(cases, "ours", cache_home)
         n_entries = sum(1 for p in Path(cache_home).rglob("*-cache"))
-    ref = _child(case, "ref", None)
-    return {"cold": cold, "warm": warm, "ref": ref, "cache_entries": n_entries}
+    ref = _child(cases, "ref", None)
+    return {c: {"cold": cold[c], "warm": warm[c], "ref": ref[c], "cache_entries": n_entries} for c in cases}
 
 
 def run(quick: bool, only: list[str] | None = None) -> list[Result]:
     names = list(only) if only else list(QUICK if quick else CASES)
+    if quick:
+        measured = measure(names)
+    else:
+        measured = {}
+        for case in names:
+            measured.update(measure([case]))
     results = []
     for case in names:
-        m = measure(case)
+        m = measured[case]
         cold, warm, ref = m["cold"]["first_s"], m["warm"]["first_s"], m["ref"]["first_s"]
         ref_lib = CASES[case][3]
         results.append(Result(
