@@ -221,6 +221,7 @@ NAN_SENTINELS = {
     "gain": "ID3 / C4.5: NaN at leaves", "gain_ratio": "C4.5: NaN at leaves",
     "probA": "SVMs: NaN unless probability=True", "probB": "SVMs: NaN unless probability=True",
     "eval_loss": "XGBoost: NaN without an eval_set",
+    "log_likelihoods": "HMM: the per-iteration history, NaN past n_iter (graphical/hmm_fit.py)",
 }
 
 #: the fits whose compute cases (one_feature, constant_features, scale_1e30, duplicated_rows, and
