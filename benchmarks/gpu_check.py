@@ -22,7 +22,9 @@ would take longer than the whole budget), timed: GBDT 10,000,000 x 28 x 100 roun
 xgboost ``device="cuda"`` when xgboost is installed and the device is a GPU), k-means
 10,000,000 x 16, KNN 1,000,000 x 10,000 queries x 128, kernel SVC 100,000 (SMO capped at
 ``SVC_LARGE_MAX_ITER`` steps: its time is the figure, ``converged`` is printed), logistic
-10,000,000 x 100, HMM 10,000 sequences. Their data are generated on the device.
+10,000,000 x 100, HMM 10,000 sequences. Their data are generated on the device. Each row
+also prints the peak memory so far (the device's ``peak_bytes_in_use``; the process's peak RSS
+on a CPU backend).
 
 Budget: ``--budget`` seconds (full mode: 450) — once the script has run that long, the
 remaining cases are reported as SKIPPED (not a failure) and can be run with ``--only``.
@@ -383,6 +385,18 @@ def large_cases(quick: bool):
     ]
 
 
+def _memory_note(device) -> str:
+    """The device's peak memory so far (``memory_stats``: GPUs and TPUs), else the process's
+    peak RSS (the CPU backend's buffers live in host memory); both are peaks of the whole run
+    so far, so a case's own figure is the first to exceed the previous ones."""
+    stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+    if stats and "peak_bytes_in_use" in stats:
+        return f"  peak {stats['peak_bytes_in_use'] / 2**30:.2f} GiB device"
+    from benchmarks._harness import peak_rss_mb
+
+    return f"  peak {peak_rss_mb() / 1024:.2f} GiB RSS"
+
+
 def _run_timing(make_inputs, fn, ref, device):
     """Device-only timing: ``(output, compile_s, run_s, ref_s)``."""
     with jax.default_device(device):
@@ -462,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         note = "" if ref_s is None else f"  xgboost cuda {ref_s:.3f} s ({ref_s / run_s:.2g}x)"
         if isinstance(out, tuple):  # (result, converged)
             note += f"  converged={bool(out[1])}"
+        note += _memory_note(device)
         print(f"{name:<44} {'timing':>9} {'-':>7} {compile_s:9.3f} {run_s:9.4f} {'-':>9} {'-':>8}"
               + note + ("" if finite else "  NON-FINITE"), flush=True)
         failed += [] if finite else [name]
