@@ -99,6 +99,8 @@ import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 from jax.scipy.special import xlogy
 
+from jaxclassic.tree import _hist_pallas
+
 __all__ = [
     "Gini",
     "Entropy",
@@ -280,14 +282,24 @@ class Grown(NamedTuple):
 def histograms(codes_T, stats_count, slot, n_slots, n_codes):
     """Per-(feature, slot, bin) sums of ``stats_count`` (n, S1): ``(F, n_slots, n_codes, S1)``.
 
-    A ``lax.scan`` over the features of one ``segment_sum`` into ``n_slots·n_codes`` rows;
-    rows with ``slot == n_slots`` are dropped (out of range).
+    A ``lax.scan`` over the features of one ``segment_sum`` into ``n_slots·n_codes`` rows
+    (on a GPU: the Pallas kernel, :func:`_hist`); rows with ``slot == n_slots`` are dropped.
     """
     hist = _hist(codes_T, stats_count, slot, n_slots, n_codes)  # (n_codes, S1, F, n_slots)
     return hist.transpose(2, 3, 0, 1)
 
 
 def _hist(codes_T, stats_count, slot, n_slots, n_codes):
+    """:func:`_hist_xla`, or on a GPU (or when ``JAXCLASSIC_HIST_KERNEL`` says so) its Pallas
+    form (:mod:`jaxclassic.tree._hist_pallas`: one launch, atomic adds); chosen at trace time."""
+    choice = _hist_pallas.kernel_choice()
+    if choice != "xla":
+        return _hist_pallas.hist(codes_T, stats_count, slot, n_slots, n_codes,
+                                 interpret=choice == "pallas-interpret")
+    return _hist_xla(codes_T, stats_count, slot, n_slots, n_codes)
+
+
+def _hist_xla(codes_T, stats_count, slot, n_slots, n_codes):
     """The engine's layout of :func:`histograms`: ``(n_codes, S1, F, n_slots)``, bins first so
     that the cumulative sum over bins is a scan of whole ``(S1, F, n_slots)`` planes and every
     statistic is a contiguous plane for the gains. Every row is summed; rows with
@@ -333,6 +345,15 @@ def _dynamic_loop(n_loop, body, init, args):
 
 
 def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks):
+    """:func:`_hist_rows_xla`, or its Pallas form (:func:`_hist`'s choice of kernel)."""
+    choice = _hist_pallas.kernel_choice()
+    if choice != "xla":
+        return _hist_pallas.hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes,
+                                      interpret=choice == "pallas-interpret")
+    return _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks)
+
+
+def _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks):
     """:func:`_hist` (not yet transposed: ``(F, n_codes, n_slots, S1)``) of the compacted rows
     ``rows`` (m,) (:func:`_compact`) only: their ``stats_count`` (m, S1) and in-range ``slot``
     (m,) given at those rows, of which the first ``n_used`` are real (the rest: zero
