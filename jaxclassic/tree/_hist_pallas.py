@@ -39,7 +39,8 @@ the index, mask and gather logic unchanged.
 
 The choice (:func:`kernel_choice`): ``HIST_KERNEL`` (this module's flag) if set, else the
 environment variable ``JAXCLASSIC_HIST_KERNEL``, else ``"pallas"`` when
-``jax.default_backend() == "gpu"`` and ``"xla"`` otherwise. Values: ``"xla"``, ``"pallas"``,
+``jax.default_backend() == "gpu"`` and a one-off probe passes (the kernel compiles there and
+equals the XLA kernel on a small case; else a warning and the XLA kernel), ``"xla"`` otherwise. Values: ``"xla"``, ``"pallas"``,
 ``"pallas-interpret"`` (the Pallas kernel in interpret mode: tests). It is read when a
 function is traced: a jitted fit compiled under one choice keeps it.
 
@@ -64,9 +65,61 @@ KERNELS = ("xla", "pallas", "pallas-interpret")
 BLOCK_ROWS = 128  # rows per program instance (a power of 2: Triton's block sizes)
 
 
+def _backend() -> str:
+    return jax.default_backend()
+
+
+@functools.lru_cache(maxsize=None)
+def _probe(interpret: bool = False) -> bool:
+    """Whether the Pallas kernels compile, run and equal the XLA ones on a small case.
+
+    Run once per process (and per ``interpret``), in a fresh thread: JAX's trace state is
+    per thread, so the probe runs at once even when asked from inside a ``jit`` trace. Any
+    failure (a Triton lowering or compile error on this GPU, a wrong sum) is warned about and
+    answers ``False``: the engine then keeps the XLA kernel.
+    """
+    import concurrent.futures
+    import warnings
+
+    import numpy as np
+
+    from jaxclassic.tree import _engine
+
+    def run():
+        rng = np.random.default_rng(0)
+        n, n_codes, n_slots = 300, 17, 4
+        codes_T = jnp.asarray(rng.integers(0, n_codes, (3, n)).astype(np.uint8))
+        sc = jnp.asarray(rng.integers(-3, 4, (n, 3)).astype(np.float32))  # exact sums
+        slot = jnp.asarray(rng.integers(0, n_slots + 1, n).astype(np.int32))
+        rows = jnp.asarray(rng.integers(0, n, 160).astype(np.int32))
+        slot_rows = slot[rows] % n_slots
+        got = jax.jit(lambda c, s, sl: hist(c, s, sl, n_slots, n_codes, interpret=interpret))(codes_T, sc, slot)
+        want = jax.jit(lambda c, s, sl: _engine._hist_xla(c, s, sl, n_slots, n_codes))(codes_T, sc, slot)
+        used = jnp.int32(100)
+        sc_rows = jnp.where((jnp.arange(160) < 100)[:, None], sc[rows], 0)
+        got_rows = jax.jit(lambda *a: hist_rows(*a, n_slots, n_codes, interpret=interpret))(
+            codes_T, sc_rows, slot_rows, rows, used)
+        want_rows = jax.jit(lambda *a: _engine._hist_rows_xla(*a, n_slots, n_codes, 8))(
+            codes_T, sc_rows, slot_rows, rows, used)
+        return bool(np.array_equal(np.asarray(got), np.asarray(want))
+                    and np.array_equal(np.asarray(got_rows), np.asarray(want_rows)))
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        try:
+            ok = pool.submit(run).result()
+            why = "its sums differ from the XLA kernel's"
+        except Exception as err:  # noqa: BLE001 - any failure means: keep the XLA kernel
+            ok, why = False, f"{type(err).__name__}: {err}"
+    if not ok:
+        warnings.warn(f"jaxclassic: the Pallas histogram kernel is not used on this {_backend()} "
+                      f"backend ({why}); using the XLA kernel", RuntimeWarning, stacklevel=2)
+    return ok
+
+
 def kernel_choice() -> str:
     """The histogram kernel to trace: ``HIST_KERNEL``, else ``$JAXCLASSIC_HIST_KERNEL``, else
-    ``"pallas"`` on a GPU backend and ``"xla"`` otherwise.
+    ``"pallas"`` on a GPU backend where the kernel passes a one-off check (:func:`_probe`:
+    it compiles and its sums equal the XLA kernel's on a small case) and ``"xla"`` otherwise.
 
     Returns
     -------
@@ -81,7 +134,7 @@ def kernel_choice() -> str:
     """
     choice = HIST_KERNEL if HIST_KERNEL is not None else os.environ.get("JAXCLASSIC_HIST_KERNEL")
     if choice is None or choice == "":
-        return "pallas" if jax.default_backend() == "gpu" else "xla"
+        return "pallas" if _backend() == "gpu" and _probe() else "xla"
     if choice not in KERNELS:
         raise ValueError(f"JAXCLASSIC_HIST_KERNEL (or HIST_KERNEL) must be one of {KERNELS}, got {choice!r}")
     return choice

@@ -9,6 +9,8 @@ come in any order, so the tolerance is the bound on reordering a float32 sum of 
 ``k · eps · sum |x|`` (here ``k <= n``). Small shapes, each compiled once.
 """
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -186,3 +188,22 @@ def test_a_fit_with_the_pallas_kernel_equals_the_default(forced_pallas):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
         else:
             np.testing.assert_array_equal(a, b)
+
+
+def test_the_gpu_default_is_checked_once_and_falls_back_to_xla(monkeypatch):
+    # on a GPU the Pallas kernel is the default only if it compiles and equals the XLA
+    # kernel there; here the "GPU" is the CPU, where only interpret mode lowers: the probe
+    # fails, warns, and the choice stays XLA (the same path as a Triton failure on a GPU)
+    monkeypatch.setattr(P, "HIST_KERNEL", None)
+    monkeypatch.delenv("JAXCLASSIC_HIST_KERNEL", raising=False)
+    monkeypatch.setattr(P, "_backend", lambda: "gpu")
+    P._probe.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="Pallas histogram kernel is not used"):
+            assert P.kernel_choice() == "xla"
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # cached: no second probe, no second warning
+            assert P.kernel_choice() == "xla"
+        assert P._probe(interpret=True)  # the same probe passes where the kernel runs
+    finally:
+        P._probe.cache_clear()
