@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["save", "load", "read_metadata", "params_types", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["save", "load", "read_metadata", "params_types", "export_xgboost", "FORMAT", "FORMAT_VERSION"]
 
 #: the ``format`` entry of every file's header
 FORMAT = "jaxclassic-model"
@@ -459,3 +459,157 @@ def read_metadata(path) -> dict:
     """
     header, _ = _read(path, arrays=False)
     return _metadata(header)
+
+
+# --------------------------------------------------------------------------- XGBoost's JSON
+def _xgboost_tree(tree, k: int, tree_id: int, gain) -> dict:
+    """One of our array trees as an XGBoost JSON tree (nodes renumbered breadth-first).
+
+    Ours sends ``x <= t`` left, XGBoost ``x < c``: for float32 ``x`` and ``t`` the two agree
+    exactly with ``c = nextafter(t, +inf)`` (XGBoost compares in float32)."""
+    left_all = np.asarray(tree.children_left)
+    right_all = np.asarray(tree.children_right)
+    order, new_id = [0], {0: 0}
+    i = 0
+    while i < len(order):
+        node = order[i]
+        if left_all[node] >= 0:
+            for child in (left_all[node], right_all[node]):
+                new_id[int(child)] = len(order)
+                order.append(int(child))
+        i += 1
+    value = np.asarray(tree.value, np.float32)[:, 0]
+    threshold = np.asarray(tree.threshold, np.float32)
+    feature = np.asarray(tree.feature)
+    cover = np.asarray(tree.weighted_n_node_samples, np.float32)
+    gains = np.asarray(gain, np.float32)
+    out = {k2: [] for k2 in ("left_children", "right_children", "parents", "split_indices",
+                             "split_conditions", "default_left", "base_weights", "loss_changes",
+                             "sum_hessian", "split_type")}
+    parents = {0: 2147483647}
+    for node in order:
+        internal = left_all[node] >= 0
+        if internal:
+            parents[int(left_all[node])] = parents[int(right_all[node])] = new_id[node]
+        out["left_children"].append(new_id[int(left_all[node])] if internal else -1)
+        out["right_children"].append(new_id[int(right_all[node])] if internal else -1)
+        out["parents"].append(parents[node])
+        out["split_indices"].append(int(feature[node]) if internal else 0)
+        condition = np.nextafter(threshold[node], np.float32(np.inf)) if internal else value[node]
+        out["split_conditions"].append(float(condition))
+        out["default_left"].append(int(bool(np.asarray(tree.missing_left)[node])) if internal else 0)
+        out["base_weights"].append(float(value[node]))
+        out["loss_changes"].append(float(gains[node]) if internal else 0.0)
+        out["sum_hessian"].append(float(cover[node]))
+        out["split_type"].append(0)
+    n_features = int(np.asarray(tree.bin_edges).shape[0]) if np.asarray(tree.bin_edges).ndim == 2 else 0
+    out.update(id=tree_id, categories=[], categories_nodes=[], categories_segments=[], categories_sizes=[],
+               tree_param={"num_deleted": "0", "num_feature": str(n_features), "num_nodes": str(len(order)),
+                           "size_leaf_vector": "1"})
+    return out
+
+
+def _leaf_tree(value: float, tree_id: int, n_features: int) -> dict:
+    return {"left_children": [-1], "right_children": [-1], "parents": [2147483647], "split_indices": [0],
+            "split_conditions": [float(np.float32(value))], "default_left": [0],
+            "base_weights": [float(np.float32(value))], "loss_changes": [0.0], "sum_hessian": [0.0],
+            "split_type": [0], "id": tree_id, "categories": [], "categories_nodes": [],
+            "categories_segments": [], "categories_sizes": [],
+            "tree_param": {"num_deleted": "0", "num_feature": str(n_features), "num_nodes": "1",
+                           "size_leaf_vector": "1"}}
+
+
+def export_xgboost(params, path=None, *, objective: str | None = None) -> dict:
+    r"""Our XGBoost-style boosted trees in XGBoost's JSON model format (``Booster.load_model``).
+
+    Every used round becomes one XGBoost tree per output (``K`` per round for softmax), its
+    nodes renumbered breadth-first, leaves holding the shrunk leaf weights; splits
+    ``x <= t`` become XGBoost's ``x < nextafter_{float32}(t, +\infty)``, the default
+    (missing-value) direction is ``missing_left``. Our margin is
+    :math:`(\sum_t f_t(x)) + b` (the trees summed first, the base score last) while XGBoost
+    starts from its base score: so the file has base score 0 (margin 0; 0.5 for the logistic
+    objective) and one last round of one-leaf trees holding :math:`b_k`, which reproduces our
+    order of float32 additions. For a float32 fit, ``xgboost.Booster(model_file=path)
+    .predict(DMatrix(X), output_margin=True)`` equals our ``decision_function`` bit for bit
+    (``tests/test_io.py``); a float64 fit is exported rounded to float32, as XGBoost stores it.
+
+    Parameters
+    ----------
+    params : XGBoostParams or XGBoostClassifierParams
+        From :func:`jaxclassic.ensemble.fit_xgboost` (``trees`` of shape ``(T, K, M)``).
+    path : str or path-like, optional
+        Where to write the JSON (``.json``); the dict is returned either way.
+    objective : str, optional
+        XGBoost's objective (it only transforms the margin). Default: ``"reg:squarederror"``
+        for regression params, ``"binary:logistic"`` (one output) or ``"multi:softprob"``
+        (``K`` outputs) for classifier params.
+
+    Returns
+    -------
+    dict
+        The JSON document.
+
+    Raises
+    ------
+    TypeError
+        If ``params`` are not XGBoost-style boosted trees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxclassic import ensemble, io
+    >>> X = np.arange(8.0, dtype=np.float32)[:, None]; y = (X[:, 0] > 3).astype(np.float32)
+    >>> params = ensemble.fit_xgboost(X, y, n_estimators=2, max_depth=1, max_bin=8)
+    >>> model = io.export_xgboost(params)
+    >>> model["learner"]["objective"]["name"], len(model["learner"]["gradient_booster"]["model"]["trees"])
+    ('reg:squarederror', 3)
+
+    References
+    ----------
+    XGBoost's JSON model schema: https://xgboost.readthedocs.io/en/stable/tutorials/saving_model.html
+    """
+    from jaxclassic.ensemble.xgboost import XGBoostClassifierParams, XGBoostParams
+
+    if not isinstance(params, XGBoostParams):
+        raise TypeError(f"params must be XGBoostParams (from fit_xgboost), got {type(params).__name__}")
+    trees = params.trees
+    feature = np.asarray(trees.feature)
+    n_used = int(np.asarray(params.best_iteration)) + 1
+    K = feature.shape[1]
+    n_features = int(np.asarray(params.bin_edges).shape[0])
+    classifier = isinstance(params, XGBoostClassifierParams)
+    if objective is None:
+        objective = ("multi:softprob" if K > 1 else "binary:logistic") if classifier else "reg:squarederror"
+    if K > 1 and not objective.startswith("multi:"):
+        raise ValueError(f"objective {objective!r} has one output; these params have {K}")
+    json_trees, info = [], []
+    for t in range(n_used):
+        for k in range(K):
+            tree_t = type(trees)(*[None if f is None else np.asarray(f)[t, k] for f in trees])
+            json_trees.append(_xgboost_tree(tree_t, k, len(json_trees), np.asarray(params.split_gain)[t, k]))
+            info.append(k)
+    for k in range(K):
+        json_trees.append(_leaf_tree(float(np.asarray(params.base_score)[k]), len(json_trees), n_features))
+        info.append(k)
+    rounds = n_used + 1
+    base = "[5E-1]" if objective == "binary:logistic" else "[" + ",".join(["0E0"] * K) + "]" if K > 1 else "[0E0]"
+    objective_params = {"binary:logistic": {"reg_loss_param": {"scale_pos_weight": "1"}},
+                        "multi:softprob": {"softmax_multiclass_param": {"num_class": str(K)}},
+                        "multi:softmax": {"softmax_multiclass_param": {"num_class": str(K)}}}.get(objective, {})
+    document = {
+        "learner": {
+            "attributes": {}, "feature_names": [], "feature_types": [],
+            "gradient_booster": {"model": {
+                "gbtree_model_param": {"num_parallel_tree": "1", "num_trees": str(len(json_trees))},
+                "iteration_indptr": [i * K for i in range(rounds + 1)], "tree_info": info, "trees": json_trees},
+                "name": "gbtree"},
+            "learner_model_param": {"base_score": base, "boost_from_average": "0",
+                                    "num_class": str(K if K > 1 else 0), "num_feature": str(n_features),
+                                    "num_target": "1"},
+            "objective": {"name": objective, **objective_params},
+        },
+        "version": [2, 1, 0],
+    }
+    if path is not None:
+        Path(path).write_text(json.dumps(document))
+    return document

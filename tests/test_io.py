@@ -402,3 +402,32 @@ def test_read_metadata_converts_numpy(tmp_path):
     assert meta["classes"] == [0, 1] and meta["alpha"] == 0.5
     assert meta["kind"] == "jaxclassic.linear._params.LinearParams" and meta["content"] == "params"
     assert zipfile.is_zipfile(tmp_path / "m.jc")
+
+
+# --------------------------------------------------------------------------- XGBoost's JSON
+@pytest.mark.parametrize("loss, n_classes", [("squared", None), ("log_loss", None), ("softmax", 3)])
+def test_export_xgboost_predicts_bitwise_in_xgboost(loss, n_classes, tmp_path):
+    """Reference: the ``xgboost`` package loading the exported JSON. Float32 fit with a NaN
+    (the learned missing direction): XGBoost's margins equal ours bit for bit."""
+    xgb = pytest.importorskip("xgboost")
+    from jaxclassic import ensemble
+
+    X32 = X.astype(np.float32)
+    X32[3, 1] = np.nan
+    y = {"squared": Y_REG, "log_loss": Y_BIN, "softmax": Y_3}[loss].astype(np.float32)
+    kwargs = {"n_classes": n_classes} if n_classes else {}
+    params = ensemble.fit_xgboost(X32, y, loss=loss, n_estimators=2, max_depth=2, max_bin=8, **kwargs)
+    path = tmp_path / "model.json"
+    document = io.export_xgboost(params, path)
+    assert document["learner"]["objective"]["name"] == {
+        "squared": "reg:squarederror", "log_loss": "binary:logistic", "softmax": "multi:softprob"}[loss]
+    booster = xgb.Booster(model_file=str(path))
+    theirs = booster.predict(xgb.DMatrix(X32), output_margin=True)
+    ours = np.asarray(_dispatch.decision_function(params, X32))
+    assert theirs.dtype == ours.dtype == np.float32
+    assert _bits(theirs.reshape(ours.shape)) == _bits(ours)
+
+
+def test_export_xgboost_refuses_other_params():
+    with pytest.raises(TypeError, match="params must be XGBoostParams \\(from fit_xgboost\\), got LinearParams"):
+        io.export_xgboost(_linear().fit_ols(X, Y_REG))
