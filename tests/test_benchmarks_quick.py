@@ -32,3 +32,12 @@ def test_gpu_check_quick_runs_and_agrees():
     from benchmarks import gpu_check
 
     assert gpu_check.main(["--quick"]) == 0
+
+
+def test_gpu_check_budget_skips_instead_of_failing(capsys):
+    # a spent budget skips the remaining cases (reported, exit 0): nothing runs here
+    from benchmarks import gpu_check
+
+    assert gpu_check.main(["--quick", "--budget", "0", "--only", "lasso"]) == 0
+    out = capsys.readouterr().out
+    assert "lasso alpha=0.1 300x10" in out and "SKIPPED (budget of 0 s spent)" in out
