@@ -42,9 +42,14 @@ environment variable ``JAXCLASSIC_HIST_KERNEL``, else ``"pallas"`` when
 ``jax.default_backend() == "gpu"`` and a one-off probe passes (the kernel compiles there and
 equals the XLA kernel on a small case; else a warning and the XLA kernel), ``"xla"`` otherwise. Values: ``"xla"``, ``"pallas"``,
 ``"pallas-interpret"`` (the Pallas kernel in interpret mode: tests). It is read when a
-function is traced: a jitted fit compiled under one choice keeps it.
+function is traced: a jitted fit compiled under one choice keeps it. ``"pallas"`` traces
+``lax.platform_dependent(cuda=<the kernel>, default=<the XLA kernel>)``: the same program
+compiled for the CPU (a CPU device beside the GPU, as ``benchmarks/gpu_check.py``'s
+reference side) runs the XLA kernel, since Pallas-Triton lowers for CUDA only.
 
-Untested here: the Triton lowering and compilation (no GPU on the development machine).
+Checked without a GPU (tests): the kernel's Triton lowering (Pallas to Triton IR, both
+kernels, ``lower(lowering_platforms=("cuda",))``). Untested here: Triton's compilation to
+PTX, the run on a GPU, and its speed (no GPU on the development machine).
 
 References
 ----------
@@ -218,7 +223,9 @@ def hist(codes_T, stats_count, slot, n_slots, n_codes, *, interpret=False, block
     n_slots, n_codes : int
         Static sizes.
     interpret : bool
-        Run through Pallas' interpreter (any backend).
+        Run through Pallas' interpreter (any backend). Otherwise the kernel is what the
+        program runs when it is compiled for a CUDA GPU (``lax.platform_dependent``), and
+        the engine's XLA kernel when compiled for anything else.
     block : int
         Rows per program instance (a power of 2).
 
@@ -238,11 +245,20 @@ def hist(codes_T, stats_count, slot, n_slots, n_codes, *, interpret=False, block
     ----------
     Mitchell & Frank 2017; Ke et al. 2017 (see the module docstring).
     """
-    n_features = codes_T.shape[0]
-    n = codes_T.shape[1]
-    flat = _call(codes_T, stats_count, slot, None, jnp.asarray(n, jnp.int32), n_slots, n_codes,
-                 interpret, block)
-    return flat.reshape(n_features, n_codes, n_slots, -1).transpose(1, 3, 0, 2)
+    n_features, n = codes_T.shape
+
+    def pallas(codes_T, stats_count, slot):
+        flat = _call(codes_T, stats_count, slot, None, jnp.asarray(n, jnp.int32), n_slots, n_codes,
+                     interpret, block)
+        return flat.reshape(n_features, n_codes, n_slots, -1).transpose(1, 3, 0, 2)
+
+    if interpret:
+        return pallas(codes_T, stats_count, slot)
+    from jaxclassic.tree import _engine
+
+    return jax.lax.platform_dependent(
+        codes_T, stats_count, slot, cuda=pallas,
+        default=lambda c, s, sl: _engine._hist_xla(c, s, sl, n_slots, n_codes))
 
 
 def hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, *, interpret=False,
@@ -281,5 +297,15 @@ def hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, *, int
     Mitchell & Frank 2017; Ke et al. 2017 (see the module docstring).
     """
     n_features = codes_T.shape[0]
-    flat = _call(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, interpret, block)
-    return flat.reshape(n_features, n_codes, n_slots, -1)
+
+    def pallas(codes_T, stats_count, slot, rows, n_used):
+        flat = _call(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, interpret, block)
+        return flat.reshape(n_features, n_codes, n_slots, -1)
+
+    if interpret:
+        return pallas(codes_T, stats_count, slot, rows, n_used)
+    from jaxclassic.tree import _engine
+
+    return jax.lax.platform_dependent(
+        codes_T, stats_count, slot, rows, n_used, cuda=pallas,
+        default=lambda *a: _engine._hist_rows_xla(*a, n_slots, n_codes, _engine._N_CHUNKS))

@@ -191,15 +191,22 @@ def test_a_fit_with_the_pallas_kernel_equals_the_default(forced_pallas):
 
 
 def test_the_gpu_default_is_checked_once_and_falls_back_to_xla(monkeypatch):
-    # on a GPU the Pallas kernel is the default only if it compiles and equals the XLA
-    # kernel there; here the "GPU" is the CPU, where only interpret mode lowers: the probe
-    # fails, warns, and the choice stays XLA (the same path as a Triton failure on a GPU)
+    # on a GPU the Pallas kernel is the default only if it builds and equals the XLA kernel
+    # there; a kernel that fails to build (as a Triton error would) warns, and XLA stays
     monkeypatch.setattr(P, "HIST_KERNEL", None)
     monkeypatch.delenv("JAXCLASSIC_HIST_KERNEL", raising=False)
     monkeypatch.setattr(P, "_backend", lambda: "gpu")
+    real = P._call
+
+    def broken(*args):
+        if not args[7]:  # not interpret: the GPU kernel
+            raise RuntimeError("Triton lowering failed")
+        return real(*args)
+
+    monkeypatch.setattr(P, "_call", broken)
     P._probe.cache_clear()
     try:
-        with pytest.warns(RuntimeWarning, match="Pallas histogram kernel is not used"):
+        with pytest.warns(RuntimeWarning, match="Pallas histogram kernel is not used.*Triton lowering failed"):
             assert P.kernel_choice() == "xla"
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # cached: no second probe, no second warning
@@ -207,3 +214,17 @@ def test_the_gpu_default_is_checked_once_and_falls_back_to_xla(monkeypatch):
         assert P._probe(interpret=True)  # the same probe passes where the kernel runs
     finally:
         P._probe.cache_clear()
+
+
+@pytest.mark.parametrize("rows", [False, True])
+def test_the_kernels_lower_to_triton_for_cuda_and_to_xla_for_the_cpu(rows):
+    # Pallas -> Triton IR runs without a GPU (cross-platform lowering); Triton's PTX
+    # compilation and the run need one. Compiled for the CPU, "pallas" is XLA's kernel.
+    codes_T, sc, slot = (jnp.asarray(a) for a in _data(203, 3, 17, 4, 0, False))
+    if rows:
+        fn = jax.jit(lambda c, s, sl: P.hist_rows(c, s, sl % 4, jnp.arange(203) % 7, jnp.int32(99), 4, 17))
+    else:
+        fn = jax.jit(lambda c, s, sl: P.hist(c, s, sl, 4, 17))
+    traced = fn.trace(codes_T, sc, slot)
+    assert "xla.gpu.triton" in traced.lower(lowering_platforms=("cuda",)).as_text()
+    assert "custom_call" not in traced.lower(lowering_platforms=("cpu",)).as_text()
