@@ -9,26 +9,27 @@ feature :math:`f`, slot :math:`s` and bin :math:`b`, the sums
 (rows with ``slot == n_slots`` dropped). On a CPU the plain-JAX form (a ``lax.scan`` over
 features of one ``segment_sum`` each, ``shared/notes/histogram-kernel.md``) is the measured
 fastest: XLA:CPU's scatter is a serial loop and a per-feature target stays in cache. On a GPU
-XLA lowers ``segment_sum`` to a scatter whose updates are serialised per output element and
-the scan over features launches one scatter per feature. This kernel does the whole pass in
-one launch:
+that form is one scatter launch per feature (a sequential scan), with the index arithmetic
+and, for ``_hist_rows``, the gather of the codes at the compacted rows as passes of their
+own. This kernel does the whole pass in one launch:
 
 * the grid is ``(ceil(m / block), F)``: each program instance takes ``block`` consecutive rows
   (a power of 2, as Triton needs) of one feature, loads their codes (for ``_hist_rows``: a
   gather of the feature's codes at the compacted row indices), slots and statistics, and
 * adds every row's ``S1`` statistics into the flat ``(F · n_codes · n_slots · S1)`` output
-  with ``atomic_add`` (``jax.experimental.pallas.triton``), masked for the dropped rows and
-  the rows past the end (loads are clamped in range instead of masked: no branch).
+  in global memory with ``atomic_add`` (``jax.experimental.pallas.triton``), masked for the
+  dropped rows and the rows past the end (loads are clamped in range instead of masked).
 
 Why global atomics and not a per-block private histogram in shared memory reduced afterwards:
-a private histogram is ``n_codes · n_slots · S1`` words (257 · 64 · 3 floats = 197 KB at 64
-slots: more than an SM's shared memory), Pallas-Triton has no scatter into a scratch buffer,
-and the atomic adds of one feature's rows spread over ``n_codes · n_slots`` addresses, so
-contention is that of real data's bin skew (the approach of XGBoost's first GPU ``hist``,
-Mitchell & Frank 2017, before its shared-memory version). Atomic float adds are done in an
-arbitrary order: the sums equal the plain-JAX ones exactly for integer-valued statistics
-(counts, integer weights; exact below :math:`2^{24}` in float32) and to float rounding
-otherwise, and are not bit-reproducible run to run on a GPU.
+a private histogram is ``n_codes · n_slots · S1`` words (257 · 64 · 3 float32 = 197 KB at 64
+slots: most of an H100 SM's 228 KB, and beyond it at 128 slots or in float64), and
+Pallas-Triton offers no scatter into a scratch buffer. The atomic adds of one feature's rows
+spread over ``n_codes · n_slots`` addresses, so their contention is that of the data's bin
+skew (worst at the root: one slot). Atomic float adds land in an arbitrary order: the sums
+equal the plain-JAX ones exactly for integer-valued statistics (counts, integer weights;
+exact below :math:`2^{24}` in float32) and to float rounding otherwise, and are not
+bit-reproducible run to run on a GPU. Whether this beats XLA's scatter on a GPU is not
+measured (no GPU was lent for it): ``benchmarks/gpu_check.py`` is where to time it.
 
 ``interpret=True`` runs the same kernel on any backend through Pallas' interpreter (tests on
 the CPU). jax 0.10.2's interpreter rule for ``atomic_rmw`` with a vector index reads, adds
@@ -40,8 +41,9 @@ the index, mask and gather logic unchanged.
 The choice (:func:`kernel_choice`): ``HIST_KERNEL`` (this module's flag) if set, else the
 environment variable ``JAXCLASSIC_HIST_KERNEL``, else ``"pallas"`` when
 ``jax.default_backend() == "gpu"`` and a one-off probe passes (the kernel compiles there and
-equals the XLA kernel on a small case; else a warning and the XLA kernel), ``"xla"`` otherwise. Values: ``"xla"``, ``"pallas"``,
-``"pallas-interpret"`` (the Pallas kernel in interpret mode: tests). It is read when a
+equals the XLA kernel on a small case; else a warning and the XLA kernel), ``"xla"``
+otherwise. Values: ``"xla"``, ``"pallas"``, ``"pallas-interpret"`` (the Pallas kernel in
+interpret mode: tests). It is read when a
 function is traced: a jitted fit compiled under one choice keeps it. ``"pallas"`` traces
 ``lax.platform_dependent(cuda=<the kernel>, default=<the XLA kernel>)``: the same program
 compiled for the CPU (a CPU device beside the GPU, as ``benchmarks/gpu_check.py``'s
@@ -53,8 +55,8 @@ PTX, the run on a GPU, and its speed (no GPU on the development machine).
 
 References
 ----------
-Mitchell & Frank, "Accelerating the XGBoost algorithm using GPU computing", PeerJ CS 2017;
-Ke et al., "LightGBM", NeurIPS 2017 (histograms); Tillet et al., "Triton", MAPL 2019.
+Mitchell & Frank, "Accelerating the XGBoost algorithm using GPU computing", PeerJ CS 2017
+(GPU histograms with atomic adds); Ke et al., "LightGBM", NeurIPS 2017 (histograms); Tillet et al., "Triton", MAPL 2019.
 """
 
 from __future__ import annotations

@@ -228,3 +228,6 @@ def test_the_kernels_lower_to_triton_for_cuda_and_to_xla_for_the_cpu(rows):
     traced = fn.trace(codes_T, sc, slot)
     assert "xla.gpu.triton" in traced.lower(lowering_platforms=("cuda",)).as_text()
     assert "custom_call" not in traced.lower(lowering_platforms=("cpu",)).as_text()
+    # batched (a vmapped forest: one more grid axis) and float64 (x64) lower too
+    batched = jax.jit(jax.vmap(fn, in_axes=(None, 0, None))).trace(codes_T, jnp.stack([sc, sc]).astype(jnp.float64), slot)
+    assert "xla.gpu.triton" in batched.lower(lowering_platforms=("cuda",)).as_text()
