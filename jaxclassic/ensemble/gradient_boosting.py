@@ -110,7 +110,8 @@ _NO_DERIVATIVE = (
     " values: the fitted model is piecewise constant in the data and the hyperparameters"
 )
 
-__all__ = ["GradientBoostingParams", "GradientBoostingClassifierParams", "fit_gradient_boosting"]
+__all__ = ["GradientBoostingParams", "GradientBoostingClassifierParams", "fit_gradient_boosting",
+           "staged_decision_function"]
 
 _LOSSES = {"squared": losses.squared, "absolute": losses.absolute, "log_loss": losses.log_loss}
 
@@ -402,6 +403,55 @@ def _raw(params, X):
     n_estimators = params.trees.feature.shape[0]
     f = params.init + params.learning_rate * B.tree_scores(params.trees, X, n_estimators)
     return f[:, 0] if f.shape[1] == 1 else f
+
+
+@jax.jit
+def _staged_raw(params, X):
+    depth = B.tree_depth(params.trees.feature.shape[-1])
+    X = X.astype(params.trees.threshold.dtype)
+
+    def one(tree):
+        return tree.value[B.route_raw(tree, X, depth), 0]
+
+    def step(acc, trees_t):
+        acc = acc + jax.vmap(one, out_axes=1)(trees_t)  # (n, K)
+        return acc, params.init + params.learning_rate * acc
+
+    K = params.trees.feature.shape[1]
+    _, stages = jax.lax.scan(step, jnp.zeros((X.shape[0], K), params.trees.value.dtype), params.trees)
+    return stages[..., 0] if K == 1 else stages
+
+
+def staged_decision_function(params, X):
+    r"""The raw score after each round: :math:`F_m(x) = F_0 + \eta\sum_{t \le m}\text{tree}_t(x)`.
+
+    One ``lax.scan`` over the rounds carrying the running sum (scikit-learn's
+    ``staged_decision_function`` / ``_staged_raw_predict``, as one array).
+
+    Parameters
+    ----------
+    params : GradientBoostingParams or GradientBoostingClassifierParams
+    X : (n, F) array (NaN: missing)
+
+    Returns
+    -------
+    (T, n) array, or (T, n, K) for the multinomial classifier; the last stage is
+    ``decision_function(params, X)``.
+
+    Example
+    -------
+    >>> import jax.numpy as jnp
+    >>> X = jnp.arange(6.0)[:, None]; y = jnp.array([0.0, 0, 0, 2, 2, 2])
+    >>> p = fit_gradient_boosting(X, y, n_estimators=2, learning_rate=0.5, max_depth=1)
+    >>> staged_decision_function(p, X)[:, 0].tolist()
+    [0.5, 0.25]
+
+    References
+    ----------
+    Friedman, "Greedy function approximation: a gradient boosting machine", Ann. Stat. 29 (2001).
+    """
+    X = check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0], allow_nan=True)
+    return _staged_raw(params, X)
 
 
 def _decision_function(params, X):

@@ -148,18 +148,12 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("GradientBoostingClassifier", "verbose"): _VERBOSE,
     ("GradientBoostingClassifier", "max_leaf_nodes"): _MAX_LEAF_NODES,
     ("GradientBoostingClassifier", "warm_start"): "the rounds are one lax.scan of fixed length; adding rounds to a fitted model is not implemented",
-    ("GradientBoostingClassifier", "validation_fraction"): "early stopping on held-out rows is not implemented in the gradient boosting core (XGBoostClassifier has early_stopping_rounds)",
-    ("GradientBoostingClassifier", "n_iter_no_change"): "early stopping on held-out rows is not implemented in the gradient boosting core (XGBoostClassifier has early_stopping_rounds)",
-    ("GradientBoostingClassifier", "tol"): "the tolerance of early stopping, which is not implemented in the gradient boosting core",
     ("GradientBoostingClassifier", "ccp_alpha"): "boosted trees are not pruned (cost-complexity pruning is a host pass on single trees)",
     ("GradientBoostingRegressor", "max_features"): "feature subsampling per split is not implemented in the boosting core",
     ("GradientBoostingRegressor", "alpha"): "the quantile of the 'huber' / 'quantile' losses, which are not implemented (squared_error, absolute_error)",
     ("GradientBoostingRegressor", "verbose"): _VERBOSE,
     ("GradientBoostingRegressor", "max_leaf_nodes"): _MAX_LEAF_NODES,
     ("GradientBoostingRegressor", "warm_start"): "the rounds are one lax.scan of fixed length; adding rounds to a fitted model is not implemented",
-    ("GradientBoostingRegressor", "validation_fraction"): "early stopping on held-out rows is not implemented in the gradient boosting core (XGBoostRegressor has early_stopping_rounds)",
-    ("GradientBoostingRegressor", "n_iter_no_change"): "early stopping on held-out rows is not implemented in the gradient boosting core (XGBoostRegressor has early_stopping_rounds)",
-    ("GradientBoostingRegressor", "tol"): "the tolerance of early stopping, which is not implemented in the gradient boosting core",
     ("GradientBoostingRegressor", "ccp_alpha"): "boosted trees are not pruned (cost-complexity pruning is a host pass on single trees)",
 }
 

@@ -13,8 +13,12 @@ Departures, documented on each class:
   splits, when a feature has at most that many distinct values; quantile bins otherwise.
 * ``AdaBoostClassifier`` takes ``max_depth`` (depth of its gini trees; 1 = stumps, scikit-learn's
   default base) instead of an ``estimator`` object; SAMME only. No NaN.
-* Gradient boosting has no ``max_features``, ``warm_start``, ``n_iter_no_change``,
-  ``huber`` / ``quantile`` losses, or ``init`` estimators (``None`` or ``"zero"``).
+* Gradient boosting has no ``max_features``, ``warm_start``, ``huber`` / ``quantile``
+  losses, or ``init`` estimators (``None`` or ``"zero"``). Early stopping
+  (``n_iter_no_change``, ``validation_fraction``, ``tol``) is scikit-learn's: the same
+  held-out rows (its ``train_test_split``), held out as weight 0; all ``n_estimators`` rounds
+  are boosted (one compiled scan) and the model is cut after the round where scikit-learn's
+  rule stops.
 * ``XGBoostClassifier`` / ``XGBoostRegressor`` follow xgboost's scikit-learn API names;
   ``eval_set`` holds one ``(X, y)`` pair (the core monitors one set); no ``base_margin``,
   callbacks or custom metrics.
@@ -25,9 +29,12 @@ from __future__ import annotations
 import numpy as np
 
 import jax
+import jax.numpy as jnp
 
 from jaxclassic import ensemble as E
+from jaxclassic import losses
 from jaxclassic.ensemble import adaboost as _adaboost
+from jaxclassic.ensemble import gradient_boosting as _gb
 from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
@@ -216,6 +223,62 @@ class _BaseGradientBoosting(BaseEstimator):
             key=_key(self.random_state) if subsample < 1.0 else None,
         )
 
+    def _validation_rows(self, y, n, classifier):
+        """scikit-learn's early-stopping split of the first ``n`` rows: a boolean mask of the
+        held-out rows over the padded rows, or None without early stopping."""
+        if self.n_iter_no_change is None:
+            return None
+        _check_int(self.n_iter_no_change, "n_iter_no_change", 1)
+        fraction = float(self.validation_fraction)
+        if not 0.0 < fraction < 1.0:
+            raise ValueError(f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}")
+        if not float(self.tol) >= 0:
+            raise ValueError(f"tol must be >= 0, got {self.tol!r}")
+        from sklearn.model_selection import train_test_split
+
+        codes = np.asarray(y)[:n]
+        # the indices scikit-learn's fit draws (it splits X, y, sample_weight the same way)
+        train, held_out = train_test_split(np.arange(n), random_state=self.random_state,
+                                           test_size=fraction, stratify=codes if classifier else None)
+        if classifier and np.unique(codes[train]).shape[0] != len(self.classes_):
+            raise ValueError("The training data after the early stopping split is missing some "
+                             "classes. Try using another random seed.")
+        mask = np.zeros(np.shape(y)[0], bool)
+        mask[held_out] = True
+        return mask
+
+    def _stop_early(self, params, X, y, sample_weight, held_out, score):
+        """Cut ``params`` after the round where scikit-learn's rule stops: the validation score
+        must beat one of the last ``n_iter_no_change`` ones by more than ``tol``."""
+        rows = np.flatnonzero(held_out)
+        stages = np.asarray(_gb.staged_decision_function(params, X))[:, rows]
+        w = np.asarray(sample_weight)[rows]
+        scores = np.asarray(score(np.asarray(y)[rows], stages, w))  # one per round
+        history = np.full(int(self.n_iter_no_change), np.inf)
+        n_rounds = len(scores)
+        for i, value in enumerate(scores):
+            if np.any(value + float(self.tol) < history):
+                history[i % len(history)] = value
+            else:
+                n_rounds = i + 1
+                break
+        return params._replace(trees=jax.tree.map(lambda a: a[:n_rounds], params.trees),
+                               train_loss=params.train_loss[:n_rounds])
+
+
+def _mean(values, w):
+    return jnp.sum(values * w, axis=-1) / jnp.sum(w)
+
+
+#: scikit-learn's validation scores (its loss times its backward-compatibility factor) of the
+#: rounds: raw scores ``(T, n)`` or ``(T, n, K)``, one score per round
+_VALIDATION_SCORES = {
+    "squared": lambda y, f, w: 2 * _mean(losses.squared(y, f), w),
+    "absolute": lambda y, f, w: _mean(losses.absolute(y, f), w),
+    "binary": lambda y, f, w: 2 * _mean(losses.log_loss(y, f), w),
+    "multinomial": lambda y, f, w: _mean(losses.softmax_cross_entropy(y, f), w),
+}
+
 
 _GB_DOC_PARAMS = """learning_rate : float > 0, default=0.1
     n_estimators : int >= 1, default=100
@@ -231,7 +294,14 @@ _GB_DOC_PARAMS = """learning_rate : float > 0, default=0.1
     init : None or "zero", default=None
         None: the loss's constant minimiser; ``"zero"``: raw scores start at 0.
     random_state : int, RandomState or None, default=None
-    n_bins : int in 2..256, default=255"""
+    n_bins : int in 2..256, default=255
+    n_iter_no_change : int >= 1 or None, default=None
+        Early stopping, as scikit-learn: hold out ``validation_fraction`` of the rows
+        (stratified for the classifier; scikit-learn's ``train_test_split`` with
+        ``random_state``) and stop at the first round whose validation score does not beat
+        one of the last ``n_iter_no_change`` ones by more than ``tol`` (that round is kept).
+    validation_fraction : float in (0, 1), default=0.1
+    tol : float >= 0, default=1e-4"""
 
 
 class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
@@ -263,7 +333,11 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100, subsample=1.0,
                  criterion="friedman_mse", min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0, init=None,
-                 random_state=None, n_bins=255):
+                 random_state=None, n_bins=255, n_iter_no_change=None, validation_fraction=0.1,
+                 tol=1e-4):
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_fraction = validation_fraction
+        self.tol = tol
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -284,9 +358,13 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         loss = _GB_LOSSES[_check_choice(self.loss, "loss", _GB_LOSSES)]
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, allow_nan=True)
         kwargs = self._core_kwargs(n)
-        params = E.fit_gradient_boosting(Xj, yj, loss=loss, sample_weight=swj, **kwargs)
+        held_out = self._validation_rows(yj, n, classifier=False)
+        fit_weight = swj if held_out is None else jnp.where(jnp.asarray(held_out), 0, swj)
+        params = E.fit_gradient_boosting(Xj, yj, loss=loss, sample_weight=fit_weight, **kwargs)
+        if held_out is not None:
+            params = self._stop_early(params, Xj, yj, swj, held_out, _VALIDATION_SCORES[loss])
         self.params_ = to_host(params)
-        self.n_estimators_ = kwargs["n_estimators"]
+        self.n_estimators_ = int(params.trees.feature.shape[0])
         self.init_ = float(params.init[0])
         # the core's mean loss: 1/2 squared error (scikit-learn reports the squared error)
         self.train_score_ = np.asarray(params.train_loss) * (2 if loss == "squared" else 1)
@@ -333,7 +411,11 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, subsample=1.0,
                  criterion="friedman_mse", min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0, init=None,
-                 random_state=None, n_bins=255):
+                 random_state=None, n_bins=255, n_iter_no_change=None, validation_fraction=0.1,
+                 tol=1e-4):
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_fraction = validation_fraction
+        self.tol = tol
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -355,10 +437,15 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=True, allow_nan=True)
         kwargs = self._core_kwargs(n)
         self.n_classes_ = len(self.classes_)
+        held_out = self._validation_rows(yj, n, classifier=True)
+        fit_weight = swj if held_out is None else jnp.where(jnp.asarray(held_out), 0, swj)
         params = E.fit_gradient_boosting(Xj, yj, loss="log_loss", n_classes=self.n_classes_,
-                                         sample_weight=swj, **kwargs)
+                                         sample_weight=fit_weight, **kwargs)
+        if held_out is not None:
+            score = _VALIDATION_SCORES["binary" if self.n_classes_ == 2 else "multinomial"]
+            params = self._stop_early(params, Xj, yj, swj, held_out, score)
         self.params_ = to_host(params)
-        self.n_estimators_ = kwargs["n_estimators"]
+        self.n_estimators_ = int(params.trees.feature.shape[0])
         # scikit-learn's train_score_: the deviance (2 x mean log-loss) for two classes, the
         # mean cross-entropy for more
         self.train_score_ = np.asarray(params.train_loss) * (2 if self.n_classes_ == 2 else 1)

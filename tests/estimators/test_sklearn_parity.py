@@ -9,6 +9,7 @@ fitted with the same parameter.
 import importlib
 import inspect
 
+import jax
 import numpy as np
 import pytest
 
@@ -347,3 +348,58 @@ def test_lda_svd_solver_refuses_shrinkage(data):
     X, _, y, _ = data
     with pytest.raises(ValueError, match="shrinkage is not supported with solver='svd'"):
         est.LinearDiscriminantAnalysis(solver="svd", shrinkage=0.2).fit(X, y)
+
+
+def _sklearn_early_stopping_rounds(scores, n_iter_no_change, tol):
+    """scikit-learn's rule (ensemble/_gb.py, _fit_stages): keep round i while its validation
+    score beats one of the last n_iter_no_change scores by more than tol; the first round that
+    does not is the last one kept."""
+    history = np.full(n_iter_no_change, np.inf)
+    for i, value in enumerate(scores):
+        if np.any(value + tol < history):
+            history[i % n_iter_no_change] = value
+        else:
+            return i + 1
+    return len(scores)
+
+
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_gradient_boosting_early_stopping_is_sklearns_rule_on_sklearns_split(data, kind):
+    from sklearn.ensemble import GradientBoostingClassifier as SkGBC
+    from sklearn.ensemble import GradientBoostingRegressor as SkGBR
+    from sklearn.metrics import log_loss, mean_squared_error
+    from sklearn.model_selection import train_test_split
+
+    from jaxclassic.ensemble.gradient_boosting import staged_decision_function
+
+    X, y_bin, _, y_reg = data
+    classifier = kind == "classifier"
+    y = y_bin if classifier else y_reg
+    ours_cls, sk_cls = (est.GradientBoostingClassifier, SkGBC) if classifier else (est.GradientBoostingRegressor, SkGBR)
+    common = dict(n_estimators=40, max_depth=3, learning_rate=0.3)
+    stopping = dict(n_iter_no_change=3, validation_fraction=0.25, random_state=0)
+    ours = ours_cls(**common, **stopping).fit(X, y)
+    # scikit-learn's held-out rows: its fit calls train_test_split(X, y, sample_weight,
+    # random_state, test_size=validation_fraction, stratify=y for a classifier)
+    train, held_out = train_test_split(np.arange(_N), random_state=0, test_size=0.25,
+                                       stratify=y if classifier else None)
+    w = np.ones(_N)
+    w[held_out] = 0.0
+    full = ours_cls(**common).fit(X, y, w)  # every round, the held-out rows at weight 0
+    with jax.enable_x64(True):
+        stages = np.asarray(staged_decision_function(full.params_, X))[:, held_out]
+    if classifier:  # scikit-learn's validation score: 2 x mean log-loss (its deviance)
+        scores = [2 * log_loss(y[held_out], 1 / (1 + np.exp(-f)), labels=[0, 1]) for f in stages]
+    else:  # the mean squared error
+        scores = [mean_squared_error(y[held_out], f) for f in stages]
+    rounds = _sklearn_early_stopping_rounds(scores, 3, 1e-4)
+    assert 1 < rounds < 40  # the rule did stop early on this data
+    assert ours.n_estimators_ == rounds
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(ours.params_.trees.value, full.params_.trees.value[:rounds], atol=0)
+    # the kept rounds are scikit-learn's trees on its training rows (exact bins: same splits)
+    ref = sk_cls(**common).fit(X[train], y[train])
+    np.testing.assert_allclose(ours.train_score_, ref.train_score_[:rounds], rtol=1e-10)
+    # (scikit-learn's own early-stopped fit may stop a round apart: its thresholds are node
+    # midpoints, ours midpoints of the whole training set, so held-out rows between two
+    # training values can be routed differently and their scores differ slightly)
