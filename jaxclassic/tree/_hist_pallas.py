@@ -55,8 +55,9 @@ PTX, the run on a GPU, and its speed (no GPU on the development machine).
 
 References
 ----------
-Mitchell & Frank, "Accelerating the XGBoost algorithm using GPU computing", PeerJ CS 2017
-(GPU histograms with atomic adds); Ke et al., "LightGBM", NeurIPS 2017 (histograms); Tillet et al., "Triton", MAPL 2019.
+Mitchell, Adinets, Rao & Frank, "XGBoost: Scalable GPU Accelerated Learning",
+arXiv:1806.11248, 2018 (GPU histogram trees); Ke et al., "LightGBM", NeurIPS 2017
+(histograms); Tillet, Kung & Cox, "Triton", MAPL 2019.
 """
 
 from __future__ import annotations
@@ -245,7 +246,7 @@ def hist(codes_T, stats_count, slot, n_slots, n_codes, *, interpret=False, block
 
     References
     ----------
-    Mitchell & Frank 2017; Ke et al. 2017 (see the module docstring).
+    Mitchell et al. 2018; Ke et al. 2017 (see the module docstring).
     """
     n_features, n = codes_T.shape
 
@@ -296,7 +297,7 @@ def hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, *, int
 
     References
     ----------
-    Mitchell & Frank 2017; Ke et al. 2017 (see the module docstring).
+    Mitchell et al. 2018; Ke et al. 2017 (see the module docstring).
     """
     n_features = codes_T.shape[0]
 

@@ -174,7 +174,7 @@ def _fit(kernel):
     sw = rng.integers(0, 3, 60).astype(np.float32)
     P.HIST_KERNEL = kernel
     xgboost._program.clear_cache()
-    return jax.device_get(xgboost.fit_xgboost(X, y, n_estimators=3, max_depth=3, max_bin=16, sample_weight=sw))
+    return jax.device_get(xgboost.fit_xgboost(X, y, n_estimators=2, max_depth=2, max_bin=16, sample_weight=sw))
 
 
 def test_a_fit_with_the_pallas_kernel_equals_the_default(forced_pallas):
