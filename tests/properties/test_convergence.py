@@ -176,3 +176,37 @@ def test_lasso_duality_gap(seed, alpha):
         assert primal - dual >= -1e-12 * (y @ y / n), (tol, primal, dual)
         assert float(p.dual_gap) >= 0.0
     assert primal - dual <= 1e-10 * (y @ y / n), (primal, dual)
+
+
+@FAST
+@given(seed=seeds, C=st.sampled_from([0.1, 1.0, 10.0]),
+       w=st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=N_SAMPLES, max_size=N_SAMPLES))
+def test_linear_svm_dual_gap_and_kkt(seed, C, w):
+    """Linear SVM, hinge loss, dual coordinate descent (liblinear's: the bias is the weight of
+    a constant column ``intercept_scaling = 1``, penalised, so no equality constraint):
+    ``w~ = sum_i alpha_i t_i x~_i``; the primal ``1/2 |w~|^2 + sum_i C s_i hinge_i`` >= the dual
+    ``sum alpha - 1/2 |w~|^2``, their gap <= 1e-6 (1 + primal) at ``tol=1e-10``, and KKT:
+    ``0 <= alpha_i <= C s_i``, margins >= 1 at ``alpha = 0``, <= 1 at the bound, = 1 between
+    (slack 1e-6)."""
+    X, y, _ = make_data(seed, "binary")
+    w = np.asarray(w)
+    p = svm.fit_linear_svm(jnp.asarray(X), jnp.asarray(y), C=C, loss="hinge", tol=1e-10, max_iter=20_000,
+                           sample_weight=jnp.asarray(w))
+    t = 2.0 * y - 1.0
+    beta = np.asarray(p.dual_coef)
+    alpha = beta * t
+    Xa = np.concatenate([X, np.ones((N_SAMPLES, 1))], axis=1)
+    w_aug = Xa.T @ beta
+    np.testing.assert_allclose(w_aug, np.append(np.asarray(p.coef), float(p.intercept)), rtol=1e-8, atol=1e-10)
+    margins = t * (Xa @ w_aug)
+    quad = w_aug @ w_aug
+    primal = 0.5 * quad + np.sum(C * w * np.maximum(0.0, 1.0 - margins))
+    dual = alpha.sum() - 0.5 * quad
+    assert -1e-9 * (1 + primal) <= primal - dual <= 1e-6 * (1 + primal), (primal, dual)
+    bound = C * w
+    assert np.all(alpha >= -1e-12) and np.all(alpha <= bound * (1 + 1e-12))
+    at_zero, at_bound = alpha <= 1e-10 * bound, alpha >= bound * (1 - 1e-10)
+    free = ~at_zero & ~at_bound
+    assert np.all(margins[at_zero] >= 1 - 1e-6)
+    assert np.all(margins[at_bound] <= 1 + 1e-6)
+    np.testing.assert_allclose(margins[free], 1.0, atol=1e-6)
