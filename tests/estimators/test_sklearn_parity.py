@@ -137,11 +137,36 @@ def test_lasso_positive_equals_sklearn(data):
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-7)
     np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-7)
     assert (ours.coef_ >= 0).all() and ours.coef_[1] == 0.0  # the negative coefficient is cut
+    # a second fit in the same bucket reuses the compiled program (no retrace)
+    from jaxclassic.linear.lasso import _fit_lasso
+
+    before = _fit_lasso._cache_size()
+    est.Lasso(alpha=0.07, positive=True, tol=1e-12, max_iter=10000).fit(X[:-3], y[:-3])
+    assert _fit_lasso._cache_size() == before
     # weight-0 rows have no influence on the constrained fit either
     w = np.r_[np.ones(_N - 10), np.zeros(10)]
     weighted = est.Lasso(alpha=0.05, positive=True, tol=1e-12, max_iter=10000).fit(X, y, w)
     head = SkLasso(alpha=0.05, positive=True, tol=1e-12, max_iter=5000).fit(X[:-10], y[:-10])
     np.testing.assert_allclose(weighted.coef_, head.coef_, atol=1e-7)
+
+
+def test_positive_lasso_derivative_in_alpha_is_the_hand_derivation(data):
+    # on the active set A (all coefficients > 0), beta_A solves G_AA beta_A = c_A - alpha 1, so
+    # d beta_A / d alpha = -G_AA^{-1} 1 (G, c: the centred Gram form / n); 0 off the support
+    from jaxclassic.linear import fit_lasso
+
+    X, _, _, y = data
+    with jax.enable_x64(True):
+        fit = lambda a: fit_lasso(X, y, alpha=a, positive=True, tol=1e-14, max_iter=10000).coef  # noqa: E731
+        coef = np.asarray(fit(0.05))
+        grad = np.asarray(jax.jacfwd(fit)(0.05))
+    active = coef > 0
+    Xc = X - X.mean(0)
+    G = Xc.T @ Xc / _N
+    expected = np.zeros(_D)
+    expected[active] = -np.linalg.solve(G[np.ix_(active, active)], np.ones(active.sum()))
+    assert active.sum() == 2 and not active[1]  # features 0 and 3
+    np.testing.assert_allclose(grad, expected, atol=1e-8)  # float64, converged to 1e-14
 
 
 def test_lasso_warm_start_reuses_the_previous_coefficients(data):
@@ -392,6 +417,10 @@ def test_gradient_boosting_early_stopping_is_sklearns_rule_on_sklearns_split(dat
         scores = [2 * log_loss(y[held_out], 1 / (1 + np.exp(-f)), labels=[0, 1]) for f in stages]
     else:  # the mean squared error
         scores = [mean_squared_error(y[held_out], f) for f in stages]
+    with jax.enable_x64(True):  # the last stage is the model's decision function
+        last = np.asarray(staged_decision_function(full.params_, X))[-1]
+    np.testing.assert_allclose(last, full.decision_function(X) if classifier else full.predict(X),
+                               rtol=1e-12, atol=1e-12)
     rounds = _sklearn_early_stopping_rounds(scores, 3, 1e-4)
     assert 1 < rounds < 40  # the rule did stop early on this data
     assert ours.n_estimators_ == rounds
