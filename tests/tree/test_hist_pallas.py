@@ -1,8 +1,9 @@
 """The Pallas histogram kernel (interpret mode on the CPU) against the plain-JAX kernels and
 numpy, and the engine's choice of kernel.
 
-The kernel's index, mask and gather logic runs unchanged in interpret mode; its GPU lowering
-(Triton) is not exercised here (no GPU). Integer-valued statistics are summed exactly by both
+The kernel's index, mask and gather logic runs unchanged in interpret mode; its Triton
+lowering is checked by lowering for CUDA on the CPU; Triton's compilation and a run on a GPU
+are not exercised here (no GPU). Integer-valued statistics are summed exactly by both
 kernels (float32 holds the integers below 2^24 exactly, in any order of addition), so they
 must agree bit for bit; float statistics agree to float rounding: on a GPU the atomic adds
 come in any order, so the tolerance is the bound on reordering a float32 sum of ``k`` terms,
