@@ -138,6 +138,8 @@ pd.DataFrame({"log-likelihood": [float(hmm.log_likelihood(fitted, returns)), ref
 # CoNLL-2000 chunking from part-of-speech features (B-/I- noun, verb, prepositional phrases).
 
 # %%
+import tempfile
+
 import pycrfsuite
 
 from jaxclassic.datasets import load_conll2000_chunking
@@ -164,10 +166,12 @@ trainer = pycrfsuite.Trainer(verbose=False)
 for f, c in zip(train_f, train_c):
     trainer.append(pycrfsuite.ItemSequence(f), c)
 trainer.set_params({"c1": 0.0, "c2": 1.0})
-trainer.train("/tmp/jaxclassic_nb08.crfsuite")
-tagger = pycrfsuite.Tagger()
-tagger.open("/tmp/jaxclassic_nb08.crfsuite")
-tagged = [tagger.tag(pycrfsuite.ItemSequence(f)) for f in test_f]
+with tempfile.TemporaryDirectory() as tmp:
+    trainer.train(os.path.join(tmp, "chunker.crfsuite"))
+    tagger = pycrfsuite.Tagger()
+    tagger.open(os.path.join(tmp, "chunker.crfsuite"))
+    tagged = [tagger.tag(pycrfsuite.ItemSequence(f)) for f in test_f]
+    tagger.close()
 ref = np.mean([a == b for p, c in zip(tagged, test_c) for a, b in zip(p, c)])
 pd.DataFrame({"test token accuracy (last 200 sentences)": [ours, ref]},
              index=[f"jaxclassic fit_crf ({n_train} sentences)", "python-crfsuite (same features)"])
