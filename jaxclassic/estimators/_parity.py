@@ -101,7 +101,6 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("LogisticRegression", "l1_ratio"): "elastic-net is not implemented: the core's penalty is L2 (Newton/L-BFGS on a smooth objective)",
     ("LogisticRegression", "dual"): "liblinear's dual formulation; the core solves the primal (Newton or L-BFGS)",
     ("LogisticRegression", "intercept_scaling"): "liblinear's synthetic-feature trick; the core fits an unpenalised intercept directly",
-    ("LogisticRegression", "solver"): "the solver is chosen by `method` ('newton', 'lbfgs', 'gd', 'sgd'); liblinear/sag/saga are not implemented",
     ("LogisticRegression", "verbose"): _VERBOSE,
     ("LogisticRegression", "warm_start"): "the core's solvers start from zero (no coefficient initialisation argument)",
     ("LogisticRegression", "n_jobs"): _N_JOBS,

@@ -8,8 +8,10 @@ Differences from scikit-learn, documented on the classes:
 
 * ``LogisticRegression``: L2 penalty only (``penalty="l2"`` or ``None``; ``C=np.inf`` also
   means no penalty; ``"l1"`` / ``"elasticnet"`` need a non-smooth solver the core does not
-  have); ``class_weight`` as scikit-learn's (a per-row weight, weighted class counts); ``method`` picks the solver of :func:`jaxclassic.linear.fit_logistic`
-  (default ``"newton"``: exact Newton with a Cholesky solve). More than two classes use the
+  have); ``class_weight`` as scikit-learn's (a per-row weight, weighted class counts);
+  ``method`` picks the solver of :func:`jaxclassic.linear.fit_logistic` (default
+  ``"newton"``: exact Newton with a Cholesky solve), or ``solver`` by scikit-learn's names
+  ``"lbfgs"`` / ``"newton-cholesky"`` / ``"newton-cg"``. More than two classes use the
   multinomial (softmax) model, as scikit-learn does. ``tol`` is on the gradient norm of the
   weight-averaged objective (default 1e-8 in float64, 1e-6 in float32).
 * ``SoftmaxRegression``: the multinomial model for any number of classes (two included).
@@ -128,6 +130,11 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         Weight of each class: row ``i``'s loss is scaled by ``class_weight[y_i]`` (times its
         ``sample_weight``), scikit-learn's meaning;
         :func:`jaxclassic.estimators._parity.apply_class_weight`.
+    solver : {"lbfgs", "newton-cholesky", "newton-cg"} or None, default=None
+        scikit-learn's name of the solver, when given in place of ``method``: ``"lbfgs"`` runs
+        ``method="lbfgs"``, the Newton solvers ``method="newton"`` (exact Newton, Cholesky).
+        ``"liblinear"`` (which penalises the intercept), ``"sag"`` and ``"saga"`` are not
+        implemented. None: ``method`` decides.
 
     Attributes
     ----------
@@ -138,7 +145,7 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
     _warning_vocabulary = C_VOCABULARY
 
     def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="newton", max_iter=100,
-                 tol=None, random_state=None, class_weight=None):
+                 tol=None, random_state=None, class_weight=None, solver=None):
         self.C = C
         self.penalty = penalty
         self.fit_intercept = fit_intercept
@@ -147,10 +154,21 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
         self.class_weight = class_weight
+        self.solver = solver
+
+    def _method(self):
+        if self.solver is None:
+            return self.method
+        solvers = {"lbfgs": "lbfgs", "newton-cholesky": "newton", "newton-cg": "newton"}
+        if self.solver not in solvers:
+            raise ValueError(f"solver must be one of {list(solvers)} or None, got {self.solver!r} "
+                             "(liblinear, sag and saga are not implemented; see method)")
+        return solvers[self.solver]
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         l2 = _l2_from(self.C, self.penalty)
+        method = self._method()
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         if self.class_weight is not None:
             sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))
@@ -158,16 +176,16 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         if n_classes == 2:
             key = jax.random.key(0 if self.random_state is None else int(self.random_state))
             params = fit_logistic(X, y, l2=l2, fit_intercept=bool(self.fit_intercept),
-                                  method=self.method, max_iter=int(self.max_iter),
+                                  method=method, max_iter=int(self.max_iter),
                                   tol=_tol(self.tol), sample_weight=sw, key=key)
             return _store_linear(self, params, np.asarray(params.coef)[None, :],
                                  np.asarray(params.intercept).reshape(1))
-        if self.method not in ("newton", "lbfgs"):
-            raise ValueError(f"method={self.method!r} supports two classes only; with "
+        if method not in ("newton", "lbfgs"):
+            raise ValueError(f"method={method!r} supports two classes only; with "
                              f"{n_classes} classes use 'newton' or 'lbfgs'")
         params = fit_softmax(X, y, n_classes=n_classes, l2=l2,
                              fit_intercept=bool(self.fit_intercept),
-                             method="auto" if self.method == "newton" else "lbfgs",
+                             method="auto" if method == "newton" else "lbfgs",
                              max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)
         return _store_linear(self, params, np.asarray(params.coef), np.asarray(params.intercept))
 

@@ -432,3 +432,18 @@ def test_gradient_boosting_early_stopping_is_sklearns_rule_on_sklearns_split(dat
     # (scikit-learn's own early-stopped fit may stop a round apart: its thresholds are node
     # midpoints, ours midpoints of the whole training set, so held-out rows between two
     # training values can be routed differently and their scores differ slightly)
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton-cholesky"])
+def test_logistic_accepts_sklearn_solver_names(data, solver):
+    from sklearn.linear_model import LogisticRegression as SkLogistic
+
+    X, y, _, _ = data
+    ours = est.LogisticRegression(C=0.5, solver=solver, tol=1e-10, max_iter=200).fit(X, y)
+    ref = SkLogistic(C=0.5, solver="newton-cholesky", tol=1e-12).fit(X, y)
+    # the same strictly convex problem: lbfgs to a gradient norm of 1e-10 lands within ~1e-6
+    # of the optimum in the coefficients, Newton within rounding
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
+    with pytest.raises(ValueError, match=r"solver must be one of \['lbfgs', 'newton-cholesky', "
+                                         r"'newton-cg'\] or None, got 'liblinear'"):
+        est.LogisticRegression(solver="liblinear").fit(X, y)
