@@ -108,7 +108,6 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("BayesianRidge", "copy_X"): _COPY,
     ("BayesianRidge", "verbose"): _VERBOSE,
     ("LinearRegression", "copy_X"): _COPY,
-    ("LinearRegression", "tol"): "the solution is the closed form (Cholesky, or the minimum-norm solution when singular); scikit-learn's tol is for its sparse lsqr path",
     ("LinearRegression", "n_jobs"): _N_JOBS,
     ("Ridge", "copy_X"): _COPY,
     ("Ridge", "max_iter"): "the closed form (Cholesky of the Gram matrix) has no iterations; no iterative solvers",

@@ -95,6 +95,9 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         projected gradient, relative to :math:`\lVert y - \bar y\rVert_W^2/\sum w`, is at most
         ``POSITIVE_TOL`` (1e-14; in float32 10 eps, 1.2e-6) or ``POSITIVE_MAX_ITER`` sweeps (a
         ``ConvergenceWarning`` then). scikit-learn solves it by ``scipy.optimize.nnls``.
+    tol : float, default=1e-6
+        No effect, as in scikit-learn on dense data (its ``tol`` is the tolerance of the
+        sparse ``lsqr`` solver; input here is dense and the solution a closed form).
 
     Attributes
     ----------
@@ -105,8 +108,9 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         The functional core's params.
     """
 
-    def __init__(self, *, fit_intercept=True, positive=False):
+    def __init__(self, *, fit_intercept=True, tol=1e-6, positive=False):
         self.fit_intercept = fit_intercept
+        self.tol = tol
         self.positive = positive
 
     @dtype_scope
