@@ -38,6 +38,8 @@ FLOAT32_TOLERANCE = {
                                   "broken by rounding and could differ, seeds 0 and 1 have none"),
     "cart_regression": (1e-5, "the same splits, leaf means summed in float32; measured 5e-7"),
     "gradient_boosting": (1e-5, "3 trees of leaf means and a learning rate; measured 1e-7"),
+    "adaboost": (1e-6, "the same stumps (bins exact), alphas from float32 error rates; measured 3e-8"),
+    "random_forest": (1e-6, "the same bootstrap draws (one key) and splits, leaf fractions; measured 1e-8"),
     "kernel_svm": (1e-4, "SMO's tol=1e-8 is below float32's floor: it stops at the rounding floor "
                          "of the gradient (~1e-6 x kernel scale); measured 1.6e-5"),
     "knn": (1e-6, "the same neighbours (no near-ties in these distances), weighted class fractions; "

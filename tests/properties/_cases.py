@@ -117,6 +117,13 @@ def _cases():
         Case("gradient_boosting", lambda X, y, w: ensemble.fit_gradient_boosting(
             X, y, n_estimators=3, max_depth=2, learning_rate=0.5, sample_weight=w), pred, "regression",
              1e-10, 1e-12, on_train=True),
+        Case("adaboost", lambda X, y, w: ensemble.fit_adaboost(X, y, n_estimators=3, n_classes=2,
+                                                               sample_weight=w),
+             proba, "binary", 1e-10, 1e-12, on_train=True),
+        # a fixed key: bootstrap draws are per row index, so not order-free
+        Case("random_forest", lambda X, y, w: ensemble.fit_random_forest(
+            X, y, n_estimators=4, max_depth=3, n_classes=N_CLASSES, sample_weight=w, key=jax.random.key(0)),
+             proba, "multiclass", 1e-10, 1e-12, order_free=False, on_train=True),
         # SMO to tol 1e-8: the decision function to ~1e-6
         Case("kernel_svm", lambda X, y, w: svm.fit_kernel_svm(X, y, C=0.7, gamma=0.3, tol=1e-8,
                                                               sample_weight=w),
