@@ -26,6 +26,7 @@ from sklearn.utils.metaestimators import available_if
 from jaxclassic.estimators._base import (
     ClassifierMixin,
     RegressorMixin,
+    SaveLoadMixin,
     check_is_fitted,
     encode_labels,
     validate_data,
@@ -41,7 +42,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- members
-class _BaseMembers(_BaseHeterogeneousEnsemble):
+class _BaseMembers(SaveLoadMixin, _BaseHeterogeneousEnsemble):
     """Named members fitted on the host through their own ``fit`` (module docstring)."""
 
     def _members(self):
