@@ -182,7 +182,7 @@ def _xgboost_gaps(name: str) -> dict[tuple[str, str], str]:
         "max_cat_to_onehot": "numeric features only (no native categorical splits)",
         "max_cat_threshold": "numeric features only (no native categorical splits)",
         "multi_strategy": "one tree per class per round (xgboost's default 'one_output_per_tree')",
-        "eval_metric": "the monitored metric is the training loss of the objective (log-loss / squared error)",
+        "eval_metric": "the monitored metric is the objective's own loss on eval_set (log-loss / squared error); no other metrics",
         "callbacks": "the rounds are one compiled lax.scan: no Python callbacks between rounds",
     }
     return {(name, param): reason for param, reason in reasons.items()}
@@ -196,7 +196,7 @@ def _hmm_gaps() -> dict[tuple[str, str], str]:
         gaps[(name, "transmat_prior")] = priors
         gaps[(name, "algorithm")] = "decode / predict use Viterbi only (hmmlearn's default); posteriors come from predict_proba"
         gaps[(name, "verbose")] = _VERBOSE
-        gaps[(name, "implementation")] = "one implementation: scaled forward-backward in a lax.scan (hmmlearn's 'scaling' / 'log' give the same results)"
+        gaps[(name, "implementation")] = "one implementation: forward-backward in log space in a lax.scan (hmmlearn's 'log' / 'scaling' give the same results)"
     gaps[("CategoricalHMM", "emissionprob_prior")] = priors
     for param in ("means_prior", "means_weight", "covars_prior", "covars_weight"):
         gaps[("GaussianHMM", param)] = priors + " (reg_covar adds a ridge to the covariances instead)"
