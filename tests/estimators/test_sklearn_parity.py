@@ -447,3 +447,14 @@ def test_logistic_accepts_sklearn_solver_names(data, solver):
     with pytest.raises(ValueError, match=r"solver must be one of \['lbfgs', 'newton-cholesky', "
                                          r"'newton-cg'\] or None, got 'liblinear'"):
         est.LogisticRegression(solver="liblinear").fit(X, y)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(n_iter_no_change=0), "n_iter_no_change must be an int >= 1, got 0"),
+    (dict(n_iter_no_change=3, validation_fraction=1.0), r"validation_fraction must be in \(0, 1\), got 1.0"),
+    (dict(n_iter_no_change=3, tol=-1.0), "tol must be >= 0, got -1.0"),
+])
+def test_gradient_boosting_early_stopping_bad_parameters(data, params, message):
+    X, _, _, y = data  # raised before any boosting (nothing compiles)
+    with pytest.raises(ValueError, match=message):
+        est.GradientBoostingRegressor(**params).fit(X, y)
