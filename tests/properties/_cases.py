@@ -63,7 +63,7 @@ class Case(NamedTuple):
     name: str
     fit: Callable
     response: Callable
-    kind: str  # "regression", "binary" or "multiclass"
+    kind: str  # "regression", "binary", "multiclass" or "clustering" (blobs of 3, y unused)
     rtol: float = 1e-8
     atol: float = 1e-10
     order_free: bool = True  # the fit does not depend on the rows' order
@@ -124,6 +124,19 @@ def _cases():
         Case("random_forest", lambda X, y, w: ensemble.fit_random_forest(
             X, y, n_estimators=4, max_depth=3, n_classes=N_CLASSES, sample_weight=w, key=jax.random.key(0)),
              proba, "multiclass", 1e-10, 1e-12, order_free=False, on_train=True),
+        Case("xgboost", lambda X, y, w: ensemble.fit_xgboost(X, y, n_estimators=3, max_depth=2, learning_rate=0.5,
+                                                             reg_lambda=1.0, sample_weight=w),
+             pred, "regression", 1e-10, 1e-12, on_train=True),
+        # dual coordinate descent visits rows in order, but the primal is strictly convex: the
+        # solution (to tol 1e-10) is order-free
+        Case("linear_svm", lambda X, y, w: svm.fit_linear_svm(X, y, C=0.5, tol=1e-10, max_iter=20_000,
+                                                              sample_weight=w),
+             decision, "binary", 1e-6, 1e-7),
+        # the perceptron visits rows in order, k-means++ draws rows by index: not order-free
+        Case("perceptron", lambda X, y, w: linear.fit_perceptron(X, y, max_epochs=50, sample_weight=w),
+             decision, "binary", 1e-10, 1e-12, order_free=False),
+        Case("kmeans", lambda X, y, w: cluster.fit_kmeans(X, N_CLASSES, key=jax.random.key(0), sample_weight=w),
+             pred, "clustering", 0, 0, order_free=False),
         # SMO to tol 1e-8: the decision function to ~1e-6
         Case("kernel_svm", lambda X, y, w: svm.fit_kernel_svm(X, y, C=0.7, gamma=0.3, tol=1e-8,
                                                               sample_weight=w),

@@ -73,6 +73,10 @@ def test_zero_weight_rows_have_no_influence(case, seed, w, other):
 #: fits where a weight is not a count of copies, with the reason
 NOT_COUNTS = {
     "knn": "a repeated row takes several of the k neighbour slots; a weighted row takes one",
+    "perceptron": "a row of weight c updates by c on a mistake, c copies update once each and "
+                  "change the scores between them",
+    "kmeans": "k-means++ draws rows by index with the key: c copies and a row of weight c "
+              "are drawn alike only in distribution",
     "random_forest": "the bootstrap draws rows by index with the key: c copies of a row are drawn "
                      "independently, a row of weight c is one draw; equal in distribution only",
 }
