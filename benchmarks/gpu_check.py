@@ -118,6 +118,13 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], tuple], Callable, float]]
     return out + tree_cases(quick) + family_cases(quick)
 
 
+def _pallas_hist(codes_T, stats, node, *, n_nodes, n_bins):
+    """hist_kernels' ``(L, F, B, S)`` layout from the engine's Pallas kernel."""
+    from jaxclassic.tree import _hist_pallas
+
+    return _hist_pallas.hist(codes_T, stats, node, n_nodes, n_bins).transpose(3, 2, 0, 1)
+
+
 def tree_cases(quick: bool):
     """Histogram kernel variants (one tree level) and a CART fit, device vs CPU."""
     from benchmarks import hist_kernels as hk
@@ -132,6 +139,10 @@ def tree_cases(quick: bool):
                 continue  # its L*F*B target is the measured slow one; one size is enough
             out.append((f"hist {name} L={n_nodes} {n}x{n_features}x{n_bins}", make,
                         functools.partial(fn, n_nodes=n_nodes, n_bins=n_bins), 1e-4))
+        # the engine's Pallas kernel (jaxclassic/tree/_hist_pallas.py): on the device the
+        # Triton kernel (atomic adds), on the CPU side the XLA kernel (lax.platform_dependent)
+        out.append((f"hist pallas_atomic L={n_nodes} {n}x{n_features}x{n_bins}", make,
+                    functools.partial(_pallas_hist, n_nodes=n_nodes, n_bins=n_bins), 1e-4))
     try:
         from jaxclassic import tree
     except ImportError:
