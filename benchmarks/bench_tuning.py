@@ -18,10 +18,15 @@ Cases (full size; ``--quick`` uses 300 × 5, 3 folds, 8 grid values, 6 steps):
   log-loss is flat between l2 = 1 and the grid's best 268 (0.2% apart, gradient 1e-5), its
   line search spent its evaluations on float32 rounding (3 s a step); Adam's normalised steps
   reached the grid's best in 20 steps (2.2 s, the grid 6.6 s).
-* the same two on ridge (``fit_ridge``, closed form, ``-MSE``) on a 5,000 × 50
-  ``make_regression``, as the differentiable baseline; at full size its tuning uses Adam:
-  ``optax.lbfgs()`` (the default) did not complete one step in 6 minutes there in float32
-  (2026-11-26; the same program with Adam takes 3 s with compile): an open defect.
+* ``--quick`` only: the same two on ridge (``fit_ridge``, closed form, ``-MSE``) as the
+  differentiable baseline. At full size (5,000 × 50, 10 folds) its programs hang on this 2-core
+  CPU: two batched LAPACK kernels (Cholesky, eigh) run at once and each waits for XLA's 2-thread
+  pool that the other holds (jaxlib 0.10.2; gdb backtraces in the issue-14 note, reproducer
+  ``benchmarks/repro_lapack_hang.py``).
+* full size only: a kernel SVC's ``(C, gamma)`` tuned by the 5-fold validation hinge loss
+  (``neg_hinge_scorer``; accuracy has no gradient) from ``(1, 0.01)``, 20 L-BFGS steps, against
+  a 9 × 9 log grid (C 0.1 .. 1e3, gamma 1e-4 .. 1) on 300 rows of breast_cancer
+  (standardised); the CV accuracy at both points is reported beside.
 
 Both sides run in this process on the same data. The machine these figures come from may be
 shared: compare the ratios, not the seconds.
@@ -119,28 +124,34 @@ def _tuning_case(kind: str, quick: bool, adam: bool = False) -> Result:
     values = np.logspace(lo, hi, g)
     repeats = 3 if quick else 1  # full size: a 30-step L-BFGS path is ~90 s a run
 
-    def grid():
-        return grid_search(fit, score, X, y, {name: values}, folds, refit=False)
+    last = {}  # the latest result of each timed call (no extra run just to read it)
 
-    grid_res, grid_compile, grid_s = time_jax(lambda: grid().scores, repeats=repeats)
-    grid_res = grid()
+    def grid():
+        last["grid"] = grid_search(fit, score, X, y, {name: values}, folds, refit=False)
+        return last["grid"].scores
+
+    _, grid_compile, grid_s = time_jax(grid, repeats=repeats)
+    grid_res = last["grid"]
     target = grid_res.best_score - 1e-4 * abs(grid_res.best_score)
 
     optimizer = _adam() if adam else optax.lbfgs()
     label = "Adam(0.3, b2=0.9)" if adam else "L-BFGS"
 
     def tune(n_steps):
-        return tune_hyperparameters(fit, score, X, y, folds, {name: 1.0}, n_steps=n_steps,
-                                    optimizer=optimizer, refit=False)
+        last["tune"] = tune_hyperparameters(fit, score, X, y, folds, {name: 1.0},
+                                            n_steps=n_steps, optimizer=optimizer, refit=False)
+        return last["tune"].scores
 
-    _, tune_compile, tune_s = time_jax(lambda: tune(max_steps).scores, repeats=repeats)
-    res = tune(max_steps)
-    steps = _first_reaching(np.asarray(res.scores), target)
+    if quick:  # time the whole path, wherever the grid's best was reached
+        _, tune_compile, tune_s = time_jax(lambda: tune(max_steps), repeats=repeats)
+        steps = _first_reaching(np.asarray(last["tune"].scores), target)
+    else:  # one untimed path to find the step that reaches the grid's best; time that run
+        tune(max_steps)
+        steps = _first_reaching(np.asarray(last["tune"].scores), target)
+        _, tune_compile, tune_s = time_jax(lambda: tune(max(steps if steps is not None else max_steps, 1)), repeats=1)
+    res = last["tune"]
     reached = steps is not None
     steps = max(steps if reached else max_steps, 1)
-    if not quick and steps < max_steps:  # time the run that stops where the grid's best is reached
-        _, tune_compile, tune_s = time_jax(lambda: tune(steps).scores, repeats=repeats)
-        res = tune(steps)
     return Result(
         "tuning", f"{kind}: tune {name} ({steps} {label} steps) vs grid {g} x {k}-fold, {n}x{d}",
         tune_s, grid_s, tune_compile, metric="best CV score", ours_quality=res.best_score,
@@ -151,13 +162,75 @@ def _tuning_case(kind: str, quick: bool, adam: bool = False) -> Result:
     )
 
 
+def _svm_case() -> Result:
+    """Kernel SVC: (C, gamma) tuned by the 5-fold validation hinge loss vs a 9 x 9 grid."""
+    import jax
+    import jax.numpy as jnp
+    from sklearn.datasets import load_breast_cancer
+
+    from jaxclassic import svm
+    from jaxclassic.model_selection import (
+        accuracy_scorer,
+        cross_validate,
+        grid_search,
+        kfold_weights,
+        neg_hinge_scorer,
+        tune_hyperparameters,
+    )
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rows = np.random.default_rng(0).choice(len(y), 300, replace=False)
+    X, y = X[rows], y[rows].astype(np.int32)
+    dtype = jnp.float64 if jax.config.read("jax_enable_x64") else jnp.float32
+    X = jnp.asarray((X - X.mean(0)) / X.std(0), dtype)
+    folds = kfold_weights(300, 5, jax.random.key(0))
+    tol = 1e-8 if dtype == jnp.float64 else 1e-4
+
+    def fit(X, y, *, C, gamma, sample_weight=None):
+        return svm.fit_kernel_svm(X, y, C=C, gamma=gamma, tol=tol, sample_weight=sample_weight)
+
+    score = neg_hinge_scorer(svm.decision_function)
+    C, gamma = np.meshgrid(np.logspace(-1, 3, 9), np.logspace(-4, 0, 9), indexing="ij")
+    last = {}
+
+    def grid():
+        last["grid"] = grid_search(fit, score, X, y, {"C": C.ravel(), "gamma": gamma.ravel()},
+                                   folds, refit=False)
+        return last["grid"].scores
+
+    def tune():
+        last["tune"] = tune_hyperparameters(fit, score, X, y, folds, {"C": 1.0, "gamma": 0.01},
+                                            n_steps=20, refit=False)
+        return last["tune"].scores
+
+    _, grid_compile, grid_s = time_jax(grid, repeats=1)
+    _, tune_compile, tune_s = time_jax(tune, repeats=1)
+    g, r = last["grid"], last["tune"]
+    acc = accuracy_scorer(svm.predict)
+
+    def cv_accuracy(point):
+        return float(cross_validate(fit, acc, X, y, folds, hyperparameters=point).mean)
+
+    return Result(
+        "tuning", "kernel SVC: tune (C, gamma) (20 L-BFGS steps) vs grid 9 x 9, 5-fold hinge, 300x30",
+        tune_s, grid_s, tune_compile, metric="best CV -hinge loss", ours_quality=r.best_score,
+        ref_quality=g.best_score, reference="grid_search (81 points)",
+        agreement=f"CV accuracy tuned {cv_accuracy(r.best_point):.4f} vs grid {cv_accuracy(g.best_point):.4f}",
+        extra={"grid_compile_s": grid_compile, "tuned": {k: float(v) for k, v in r.best_point.items()},
+               "grid_best": {k: float(v) for k, v in g.best_point.items()}},
+    )
+
+
 def run(quick: bool) -> list[Result]:
     out = []
-    for kind in ("logistic", "ridge"):
-        # full-size ridge tunes with Adam: the default L-BFGS did not finish ONE step in 6
-        # minutes on this 5,000 x 50 float32 problem (an open defect of issue 14, under study)
-        out += [_gradient_case(kind, quick), _tuning_case(kind, quick, adam=(kind == "ridge" and not quick))]
+    # full-size ridge is left out: on this 2-core CPU its 10-fold programs (a vmapped Cholesky
+    # beside a vmapped eigh) deadlock inside jaxlib 0.10.2's LAPACK kernels, in float32 and
+    # float64 (benchmarks/repro_lapack_hang.py); its --quick miniature runs
+    for kind in ("logistic", "ridge") if quick else ("logistic",):
+        out += [_gradient_case(kind, quick), _tuning_case(kind, quick)]
     # float32 on the flat logistic CV curve: L-BFGS stalls at l2 = 1 (see the module), Adam's
     # normalised steps do not
     out.append(_tuning_case("logistic", quick, adam=True))
+    if not quick:  # its miniature is tests/model_selection/test_tuning.py (80 rows, 5 x 5 grid)
+        out.append(_svm_case())
     return out
