@@ -15,6 +15,13 @@
   kernel bound is exactly 0) in float64. Agreement: the largest absolute difference of the log
   densities (float32 vs float64).
 
+* memory (issue 15): a 2,000,000 x 32 float32 index (256 MB of data), 1,000 queries, k = 5, each
+  side in a fresh process: the peak resident memory (``ru_maxrss``) of the whole process beside
+  the time of the search after a warm-up call. Ours tiles the query x index distances under
+  ``jaxclassic._tiling.MEMORY_BUDGET`` (a running top-k), so no 1,000 x 2,000,000 block exists;
+  scikit-learn's brute search chunks by ``working_memory``. The data's own 256 MB is in both
+  figures. Full size only (not in ``--quick``).
+
 The machine is shared: figures are ratios measured in one process (ours and the reference
 alternately on the same data), not absolute speeds.
 """
@@ -97,8 +104,57 @@ def _kde(quick: bool) -> Result:
                   "sklearn KernelDensity exact (f64)", f"max|d log p|={diff:.1e}")
 
 
+_LARGE = """
+import sys, time, resource, numpy as np
+n, q, d, k, side = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+rng = np.random.default_rng(0)
+Xtr = rng.normal(size=(n, d)).astype(np.float32)
+Xq = rng.normal(size=(q, d)).astype(np.float32)
+if side == "ours":
+    import jax, jax.numpy as jnp
+    from jaxclassic import neighbors
+    Xtr, Xq = jnp.asarray(Xtr), jnp.asarray(Xq)
+    run = lambda: jax.block_until_ready(neighbors.kneighbors(Xtr, Xq, k))
+else:
+    from sklearn.neighbors import NearestNeighbors
+    nn = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(Xtr)
+    run = lambda: nn.kneighbors(Xq)
+run()
+t = time.perf_counter(); dist, idx = run(); t = time.perf_counter() - t
+np.save(sys.argv[6], np.asarray(idx))
+print(t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def _large_index(quick: bool) -> Result:
+    """k-NN against a large index, each side in a fresh process: time and peak memory."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    n, q, d, k = (20_000, 200, 32, 5) if quick else (2_000_000, 1_000, 32, 5)
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for side in ("ours", "sklearn"):
+            path = os.path.join(tmp, f"{side}.npy")
+            proc = subprocess.run([sys.executable, "-c", _LARGE, str(n), str(q), str(d), str(k), side, path],
+                                  capture_output=True, text=True, check=True)
+            seconds, peak = map(float, proc.stdout.split()[-2:])
+            out[side] = (seconds, peak, np.load(path))
+    same = float(np.mean(out["ours"][2] == out["sklearn"][2]))
+    return Result("neighbors", f"kneighbors {n:,}x{d} index, {q} queries, k={k}, fresh processes",
+                  out["ours"][0], out["sklearn"][0], None, "same indices", same, 1.0,
+                  "sklearn NearestNeighbors brute", f"peak MB: ours {out['ours'][1]:.0f}, "
+                  f"sklearn {out['sklearn'][1]:.0f}", peak_rss_mb=out["ours"][1],
+                  extra={"sklearn_peak_rss_mb": out["sklearn"][1]})
+
+
 def run(quick: bool) -> list[Result]:
-    return [_knn_search(quick), _knn_cv(quick), _kde(quick)]
+    out = [_knn_search(quick), _knn_cv(quick), _kde(quick)]
+    if not quick:  # two fresh processes (imports + a 256 MB index): full size only
+        out.append(_large_index(quick))
+    return out
 
 
 if __name__ == "__main__":
