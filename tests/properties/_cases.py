@@ -153,10 +153,11 @@ CASES = _cases()
 CASE_IDS = [c.name for c in CASES]
 
 
-def compare_fits(case: Case, params_a, params_b, X, X_test, weight, what: str):
-    """Assert two fits of ``case`` respond alike: on ``X_test``, or (``case.on_train``) on the
-    rows of ``X`` of positive ``weight`` (``X`` in full, so the predict program's shape is fixed)."""
-    if case.on_train:
+def compare_fits(case: Case, params_a, params_b, X, X_test, weight, what: str, *, on_test=False):
+    """Assert two fits of ``case`` respond alike: on ``X_test``, or (``case.on_train`` and not
+    ``on_test``) on the rows of ``X`` of positive ``weight`` (``X`` in full, so the predict
+    program's shape is fixed)."""
+    if case.on_train and not on_test:
         keep = np.asarray(weight) > 0
         a = np.asarray(case.response(params_a, X))[keep]
         b = np.asarray(case.response(params_b, X))[keep]
