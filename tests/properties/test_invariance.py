@@ -8,11 +8,14 @@ values or predictions) on a fixed test grid are compared, within the case's tole
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from jaxclassic import graphical
 from tests.properties._cases import (CASE_IDS, CASES, FAST, N_CLASSES, N_SAMPLES, as_jnp, compare_fits,
                                      make_data, permutations, seeds)
 
@@ -100,3 +103,24 @@ def test_integer_weights_equal_repeated_rows(case, seed, idx):
     a = case.fit(*as_jnp(X, y, counts))
     b = case.fit(*as_jnp(X[idx], y[idx], np.ones(N_SAMPLES)))
     compare_fits(case, a, b, X, X_test, counts, "counts vs repeated rows")
+
+
+@pytest.mark.filterwarnings("ignore::jaxclassic.exceptions.ConvergenceWarning")  # tol=0: runs max_iter
+@FAST
+@given(symbols=st.lists(st.integers(0, 3), min_size=N_SAMPLES, max_size=N_SAMPLES),
+       other=st.lists(st.integers(0, 3), min_size=N_SAMPLES // 2, max_size=N_SAMPLES // 2),
+       seed=seeds)
+def test_hmm_zero_weight_sequence_has_no_influence(symbols, other, seed):
+    """Baum-Welch weighs whole sequences: of two sequences of 12 symbols, the second at
+    weight 0 may hold any symbols, the fitted HMM is the same (bit for bit here: the same
+    operations on the same first sequence; compared to 1e-12)."""
+    X = np.asarray(symbols, np.int32)
+    X[:4] = np.arange(4)  # every symbol present: n_symbols = 4 (one compile)
+    X2 = X.copy()
+    X2[N_SAMPLES // 2:] = other
+    weight = jnp.asarray([1.0, 0.0])
+    fits = [graphical.fit_hmm(jnp.asarray(x), [12, 12], 2, n_symbols=4, tol=0.0, max_iter=30,
+                              sample_weight=weight, key=jax.random.key(seed % 1000)) for x in (X, X2)]
+    for field in ("startprob", "transmat", "emissionprob", "log_likelihood"):
+        np.testing.assert_allclose(np.asarray(getattr(fits[1], field)), np.asarray(getattr(fits[0], field)),
+                                   rtol=1e-12, atol=1e-12, err_msg=field)
