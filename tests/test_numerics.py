@@ -9,8 +9,6 @@ core keeps the input's float dtype). Data are the property tests' fixed 24 x 3 s
 
 from __future__ import annotations
 
-import warnings
-
 import jax
 import jax.numpy as jnp
 import numpy as np
