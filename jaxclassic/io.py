@@ -288,6 +288,8 @@ def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: di
               "content": content, "kind": kind, "tree": tree, "metadata": metadata}
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     path = Path(path)
+    if not (path.parent if str(path.parent) else Path(".")).is_dir():
+        raise FileNotFoundError(f"cannot save to {path}: no folder {path.parent}")
     # written beside the target and renamed: a failed save never leaves half a file
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
@@ -301,6 +303,21 @@ def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: di
     return path
 
 
+def _check_declared_sizes(archive: zipfile.ZipFile, path) -> None:
+    """``ValueError`` if an entry's ``.npy`` header declares more bytes than the entry holds
+    (an edited or corrupt file claiming a huge shape), checked before numpy allocates."""
+    for info in archive.infolist():
+        with archive.open(info) as fh:
+            version = np.lib.format.read_magic(fh)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            shape, _, dtype = read_header(fh)
+        declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if declared > info.file_size:
+            raise ValueError(f"{path}: corrupt jaxclassic model file: entry {info.filename} declares shape "
+                             f"{shape} of {dtype} ({declared} bytes) but holds {info.file_size} bytes")
+
+
 def _read(path, *, arrays: bool = True) -> tuple[dict, dict]:
     """The header and (if ``arrays``) the arrays of a model file, or a ``ValueError`` naming
     what is wrong with it."""
@@ -311,6 +328,7 @@ def _read(path, *, arrays: bool = True) -> tuple[dict, dict]:
         with np.load(path, allow_pickle=False) as archive:
             if HEADER_KEY not in archive.files:
                 raise ValueError(f"{path} is not a jaxclassic model file (no {HEADER_KEY} entry)")
+            _check_declared_sizes(archive.zip, path)
             header = json.loads(archive[HEADER_KEY].tobytes().decode("utf-8"))
             loaded = {k: archive[k] for k in archive.files if k != HEADER_KEY} if arrays else {}
     except ValueError as exc:

@@ -346,6 +346,42 @@ def test_missing_array_entry_is_a_value_error(saved, tmp_path):
         io.load(path)
 
 
+def test_huge_declared_shape_is_a_value_error_before_allocating(saved, tmp_path):
+    """An entry whose .npy header is edited to claim 10**12 float64 (8 TB) is refused by
+    comparing the declared size with the entry's size, not by a MemoryError."""
+    path = tmp_path / "huge.jc"
+    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(path, "w") as dst:
+        for info in src.infolist():
+            raw = src.read(info)
+            if info.filename == "a0.npy":
+                header = np.lib.format.header_data_from_array_1_0(np.zeros(1))
+                header["shape"] = (10**12,)
+                buf = __import__("io").BytesIO()
+                np.lib.format.write_array_header_1_0(buf, header)
+                raw = buf.getvalue() + b"\0" * 8
+            dst.writestr(info.filename, raw)
+    with pytest.raises(ValueError, match=r"huge.jc: corrupt jaxclassic model file: entry a0.npy declares "
+                                         r"shape \(1000000000000,\) of float64"):
+        io.load(path)
+
+
+def test_save_to_a_missing_folder_names_the_folder(saved, tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"cannot save to .*absent.m.jc: no folder .*absent$"):
+        io.save(tmp_path / "absent" / "m.jc", io.load(saved))
+
+
+def test_path_without_suffix_is_kept_and_overwritten(saved, tmp_path):
+    """numpy.savez would append .npz to a str path; the file is written where asked, and a
+    second save replaces the first (no leftover temporary file)."""
+    params = io.load(saved)
+    path = str(tmp_path / "model")
+    io.save(path, params, note="first")
+    io.save(path, params, note="second")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+    assert io.read_metadata(path)["note"] == "second"
+    assert_identical(params, io.load(path))
+
+
 def test_missing_file_is_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="no model file at .*absent.jc"):
         io.load(tmp_path / "absent.jc")
