@@ -268,3 +268,30 @@ def test_logistic_stops_on_separable_data():
     with pytest.warns(PerfectSeparationWarning):
         reference = linear.fit_logistic(X, y, max_iter=50)
     assert bool(reference.separated) and not bool(reference.converged)
+
+
+# ----------------------------------------------------------------------------- review (issue 15)
+def test_pandas_input_equals_numpy_input():
+    # a DataFrame used to be taken for an iterable of blocks (its column names); a Series with
+    # a non-positional index must be read by position. Same shapes as above: no new compile.
+    pd = pytest.importorskip("pandas")
+    index = np.arange(N)[::-1] + 7
+    fitted = streaming.fit_ridge(pd.DataFrame(X, index=index), pd.Series(Y, index=index), alpha=2.0,
+                                 sample_weight=pd.Series(W, index=index), chunk_rows=CHUNK)
+    _close(fitted, linear.fit_ridge(X, Y, alpha=2.0, sample_weight=W))
+
+
+def test_gaussian_nb_from_blocks_of_one_class_each():
+    # each block holds one class (rows sorted by class), all classes overall: the empty groups
+    # of a block merge as neutral, and the fit equals the in-memory one
+    order = np.argsort(C3, kind="stable")
+    blocks = [(X[order][C3[order] == k], C3[order][C3[order] == k], W[order][C3[order] == k]) for k in range(3)]
+    _close(streaming.fit_gaussian_nb(blocks, n_classes=3, chunk_rows=CHUNK),
+           discriminant.fit_gaussian_nb(X, C3, n_classes=3, sample_weight=W))
+
+
+def test_logistic_from_blocks_of_one_class_raises():
+    # the in-memory fit refuses one class; from blocks the labels are only seen in the first
+    # pass (it used to "converge" with the intercept run off to -14)
+    with pytest.raises(ValueError, match=r"y must contain at least 2 classes, got 1 \(labels present: \[0\]\)"):
+        streaming.fit_logistic([(X, np.zeros(N, np.int32), W)], chunk_rows=CHUNK)

@@ -81,6 +81,9 @@ class Source:
         self.target, self.n_classes = target, n_classes
         self.progress, self.desc = bool(progress), desc
         self.n_rows_total = None
+        # pandas objects are in memory already: their numpy values (a DataFrame is iterable
+        # over its column names, and a Series slices by label for some indexes)
+        data, y, sample_weight = (_from_pandas(a) for a in (data, y, sample_weight))
         if _is_array(data):
             X = data
             if getattr(X, "ndim", None) != 2:
@@ -232,6 +235,10 @@ class Source:
                 if yp is not None:
                     yp = np.concatenate([yp, np.zeros(pad, yp.dtype)])
             yield Piece(Xp, yp, wp, m)
+
+
+def _from_pandas(a):
+    return a.to_numpy() if hasattr(a, "to_numpy") and hasattr(a, "iloc") else a
 
 
 def _is_array(data) -> bool:

@@ -252,7 +252,16 @@ def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: 
     if y is not None:  # in-memory labels: both classes, as the in-memory fit asks, before any pass
         sw = check_sample_weight(sample_weight, len(y))
         check_classification_targets(y, "y", n_classes=2, sample_weight=sw)
-    moments = accumulate_moments(source, lambda p: (p.X, np.zeros(p.X.shape[0], np.int32)), 1, False)
+    class_weight = np.zeros(2)  # per class, over the rows of positive weight of the first pass
+
+    def rows(piece):
+        class_weight[:] += np.bincount(piece.y, weights=piece.w, minlength=2)
+        return piece.X, np.zeros(piece.X.shape[0], np.int32)
+
+    moments = accumulate_moments(source, rows, 1, False)
+    if not (class_weight > 0).all():  # blocks of one class only: no finite MLE (the intercept runs off)
+        raise ValueError("y must contain at least 2 classes, got 1 (labels present: "
+                         f"{np.flatnonzero(class_weight > 0).tolist()})")
     total = moments.count[0]
     dtype = moments.mean.dtype
     tol = default_tol(dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
