@@ -137,6 +137,11 @@ def read_csv(path) -> tuple[list[str], list[list[str]]]:
         raise CommandLineError(f"{path} is empty: expected a header row and data rows")
     header = [name.strip() for name in rows[0]]
     body = [row for row in rows[1:] if row]
+    if len(header) == 1:
+        for delimiter, what in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):
+            if all(delimiter in row[0] for row in rows[:2] if row):
+                raise CommandLineError(f"{path} looks {what}-separated (its header is {rows[0][0]!r}): "
+                                       "jaxclassic reads comma-separated files")
     if not body:
         raise CommandLineError(f"{path} has a header but no data rows")
     for i, row in enumerate(body, start=2):
@@ -175,6 +180,10 @@ def _labels(rows, column, header, path, *, numeric: bool):
     cells = [row[column].strip() for row in rows]
     if numeric:
         return _numeric(rows, [column], header, path)[:, 0]
+    missing = [i for i, c in enumerate(cells) if c in _NAN]
+    if missing:  # not a class of its own (scikit-learn refuses a NaN label too)
+        raise CommandLineError(f"{path}: the target column {header[column]!r} has {len(missing)} missing "
+                               f"value(s) (line {missing[0] + 2}: {cells[missing[0]]!r}): drop those rows")
     for convert in (int, float):
         try:
             return np.array([convert(c) for c in cells])

@@ -300,3 +300,21 @@ def test_error_fit_rejects_the_data(tmp_path, capsys):
     path.write_text("a,b,y\n1,,0\n1,1,1\n2,2,0\n3,1,1\n")
     err = _error(capsys, ["fit", "GaussianNB", str(path), "--target", "y", "--out", str(tmp_path / "m.jc")])
     assert "GaussianNB could not fit" in err and "NaN" in err
+
+
+@pytest.mark.parametrize("cell", ["", "NA"])
+def test_error_missing_class_label_is_not_a_class(tmp_path, capsys, cell):
+    """An empty or NA target cell of a classifier is an error, not a class '' / 'NA'
+    (scikit-learn refuses a NaN label as well)."""
+    path = tmp_path / "na.csv"
+    path.write_text(f"a,b,y\n1,2,yes\n2,1,{cell}\n3,4,no\n")
+    err = _error(capsys, ["fit", "GaussianNB", str(path), "--target", "y", "--out", str(tmp_path / "m.jc")])
+    assert f"the target column 'y' has 1 missing value(s) (line 3: {cell!r}): drop those rows" in err
+    assert not (tmp_path / "m.jc").exists()
+
+
+def test_error_semicolon_separated_file_says_so(tmp_path, capsys):
+    path = tmp_path / "semi.csv"
+    path.write_text("a;b;y\n1;2;0\n2;1;1\n")
+    err = _error(capsys, ["fit", "GaussianNB", str(path), "--target", "y", "--out", str(tmp_path / "m.jc")])
+    assert "semi.csv looks semicolon-separated (its header is 'a;b;y'): jaxclassic reads comma-separated" in err
