@@ -122,6 +122,24 @@ def test_decision_regions_of_a_rule_and_of_params(iris, ax):
     plt.close(fig2)
 
 
+def test_decision_regions_of_a_dataframe_names_its_axes_and_predicts_on_named_columns(ax):
+    """scikit-learn's DecisionBoundaryDisplay labels the axes with the DataFrame's columns and
+    predicts on a DataFrame grid (no "X does not have valid feature names" warning)."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import LogisticRegression
+
+    df = pd.DataFrame({"height": [0.0, 1.0, 2.0, 3.0], "weight": [0.0, 1.0, 0.0, 1.0]})
+    y = pd.Series(["no", "no", "yes", "yes"])
+    est = LogisticRegression().fit(df, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot.decision_regions(est, df, y, ax=ax, grid_resolution=5)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("height", "weight")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["no", "yes"]
+
+
 def test_decision_regions_needs_two_features(ax):
     with pytest.raises(ValueError, match="X must have 2 features \\(columns\\) to draw decision regions, got 3"):
         plot.decision_regions(lambda G: G[:, 0], np.zeros((4, 3)), ax=ax)

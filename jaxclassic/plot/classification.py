@@ -92,7 +92,7 @@ def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, e
     cmap : str
         A matplotlib colormap name; class ``c`` gets its ``c``-th colour.
     feature_names : sequence of 2 str, optional
-        Axis labels (default ``x0``, ``x1``).
+        Axis labels (default: the columns of a DataFrame ``X``, else ``x0``, ``x1``).
 
     Returns
     -------
@@ -112,9 +112,12 @@ def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, e
     ----------
     ESL §4.1, Figure 4.1; scikit-learn's ``DecisionBoundaryDisplay.from_estimator``.
     """
+    columns = getattr(X, "columns", None)  # a pandas DataFrame: its column names
     X = as_numpy(X, "X", ndim=2)
     if X.shape[1] != 2:
         raise ValueError(f"X must have 2 features (columns) to draw decision regions, got {X.shape[1]}")
+    if feature_names is None and columns is not None:
+        feature_names = [str(c) for c in columns]
     grid_resolution = check_int(grid_resolution, "grid_resolution", low=2)
     check_scalar(eps, "eps", low=0.0)
     check_scalar(alpha, "alpha", low=0.0, high=1.0)
@@ -131,7 +134,12 @@ def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, e
         np.linspace(X[:, 1].min() - eps, X[:, 1].max() + eps, grid_resolution),
     )
     grid = np.c_[xx0.ravel(), xx1.ravel()].astype(X.dtype)
-    pred = np.asarray(predict(grid)).reshape(-1)
+    if columns is not None and hasattr(model, "feature_names_in_"):
+        import pandas as pd  # X was a DataFrame: the model was fitted on named columns
+
+        pred = np.asarray(predict(pd.DataFrame(grid, columns=columns))).reshape(-1)
+    else:
+        pred = np.asarray(predict(grid)).reshape(-1)
     if pred.shape[0] != grid.shape[0]:
         raise ValueError(f"model predicted {pred.shape[0]} labels for {grid.shape[0]} grid points")
     classes = getattr(model, "classes_", None)
