@@ -151,7 +151,35 @@ def _builders():
             lambda params, _: graphical.viterbi(params, X))
            for name, cov in (("Full", "full"), ("Tied", "tied"), ("Diag", "diag"), ("Spherical", "spherical"))},
     }
+    for name, estimator in _FROM_ESTIMATORS.items():  # the same type, fitted once for both files
+        b[name] = ((lambda e=estimator: _estimator_params(e)), pred)
     return {f"jaxclassic.{name}": value for name, value in b.items()}
+
+
+#: params types whose round trip uses the ``params_`` of the estimator that
+#: tests/estimators/test_save_load.py fitted (cached there), not a second fit of their own
+_FROM_ESTIMATORS = {
+    "ensemble.gradient_boosting.GradientBoostingClassifierParams": "GradientBoostingClassifier",
+    "ensemble.gradient_boosting.GradientBoostingParams": "GradientBoostingRegressor",
+    "ensemble.forest.ClassificationForest": "RandomForestClassifier",
+    "ensemble.forest.RegressionForest": "RandomForestRegressor",
+    "ensemble.xgboost.XGBoostParams": "XGBoostRegressor",
+    "ensemble.xgboost.XGBoostClassifierParams": "XGBoostClassifier",
+    "ensemble.adaboost.AdaBoostParams": "AdaBoostClassifier",
+    "tree._params.ClassificationTree": "DecisionTreeClassifier",
+    "tree._params.RegressionTree": "DecisionTreeRegressor",
+    "linear.softmax.SoftmaxParams": "SoftmaxRegression",
+}
+
+
+def _estimator_params(name):
+    """The core params of a cached fitted estimator, its numpy leaves (``to_host``) back as
+    jax arrays as a ``fit_<model>`` returns them (bits unchanged; the suite runs with x64 on)."""
+    pytest.importorskip("sklearn")
+    from tests.estimators import test_save_load
+
+    params = test_save_load._fit(name)[0].params_
+    return jax.tree.map(lambda a: jnp.asarray(a) if isinstance(a, np.ndarray) else a, params)
 
 
 #: params types that no fit returns (each fit returns one of their subclasses), with the subclasses

@@ -8,6 +8,8 @@ decision_function, transform, score_samples, whichever it has) and hold the same
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -63,7 +65,10 @@ _CRF_X = [[{"w": "the"}, {"w": "dog"}], [{"w": "a"}, {"w": "cat"}, {"w": "runs"}
 _CRF_Y = [["D", "N"], ["D", "N", "V"]]
 
 
+@functools.lru_cache(maxsize=None)
 def _fit(name):
+    """The fitted estimator ``name`` and the X it predicts on, fitted once per session: the
+    round trip only reads it, and tests/test_io.py reuses its ``params_`` (one fit, not two)."""
     from sklearn.base import is_classifier, is_regressor
 
     model = getattr(est, name)(**PARAMS.get(name, {}))
