@@ -8,6 +8,15 @@ When an argument is a JAX tracer (the fit is being called inside ``jax.jit`` or
 ``jax.vmap``, e.g. by :func:`jaxclassic.model_selection.cross_validate`), its *values*
 cannot be inspected; shape and dtype checks still run, value checks are skipped.
 The caller validated the concrete data once, outside the transformation.
+
+A global ``jax.Array`` that is not fully addressable (``x.is_fully_addressable`` is False:
+rows sharded over the devices of several processes, see :mod:`jaxclassic.distributed`) is
+treated the same way, also in an eager (un-jitted) call: its values live partly on other
+hosts and cannot be read on this one without a collective, so shape and dtype checks run
+and value checks (NaN / inf, negative or all-zero weights, label ranges and counts) are
+skipped. Validate the data on each host before sharding it (``shard_rows`` checks its
+numpy blocks), and pass ``n_classes`` to classifiers: it cannot be inferred from labels
+this process cannot see.
 """
 
 from __future__ import annotations
@@ -42,8 +51,12 @@ def default_float_dtype():
 
 
 def is_traced(x: Any) -> bool:
-    """True when ``x`` is an abstract value inside a JAX transformation."""
-    return isinstance(x, jax.core.Tracer)
+    """True when the values of ``x`` cannot be read here: an abstract value inside a JAX
+    transformation, or a global ``jax.Array`` spanning devices of other processes (not
+    fully addressable; reading it would need a collective). Callers skip value checks."""
+    if isinstance(x, jax.core.Tracer):
+        return True
+    return isinstance(x, jax.Array) and not x.is_fully_addressable
 
 
 def _describe(x: Any) -> str:
@@ -117,6 +130,10 @@ def check_array(
     if is_traced(x):
         if x.ndim not in ndims:
             raise ValueError(f"{name} must be {_ndim_text(ndims)}, got an array of shape {x.shape}")
+        if not isinstance(x, jax.core.Tracer):  # a global array: its shape is concrete
+            _check_shape(x.shape, name, ndims, min_samples, min_features)
+            if jnp.issubdtype(x.dtype, jnp.complexfloating):
+                raise TypeError(f"{name} must be real-valued, got complex dtype {x.dtype}")
         if numeric == "float" and not jnp.issubdtype(x.dtype, jnp.floating):
             x = x.astype(_float_dtype_for(np.dtype(x.dtype), dtype))
         elif dtype is not None:
@@ -281,7 +298,8 @@ def check_classification_targets(
     """
     if is_traced(y):
         if n_classes is None:
-            raise ValueError(f"n_classes must be given when {name} is traced (inside jit/vmap)")
+            raise ValueError(f"n_classes must be given when {name} is traced (inside jit/vmap) "
+                             "or a global array spanning other processes")
         if y.ndim != 1:
             raise ValueError(f"{name} must be 1-d, got an array of shape {y.shape}")
         return y.astype(jnp.int32), int(n_classes)
