@@ -43,9 +43,9 @@ Several hosts. Start the same script on every host; call :func:`initialize` firs
 :func:`make_mesh` spans the devices of all processes and :func:`shard_rows` takes **this
 process's rows** and assembles the global arrays
 (:func:`jax.make_array_from_process_local_data`). Such arrays are not addressable from one
-process, so the fits must run under :func:`jax.jit` (the traced path of
-:mod:`jaxclassic.validation` checks shapes only; the eager path reads labels and weights in
-numpy). The fitted params are replicated and readable on every process, except fields with
+process without a collective, so :mod:`jaxclassic.validation` treats them like traced
+values, eagerly or under :func:`jax.jit`: shapes and dtypes are checked, values (NaN, weights,
+labels) are not, and classifiers need ``n_classes``. The fitted params are replicated and readable on every process, except fields with
 one entry a row (k-means ``labels``, a k-NN index), which stay sharded. The guide is
 ``docs/distributed.md``.
 
