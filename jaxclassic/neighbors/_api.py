@@ -11,9 +11,15 @@ __all__ = ["predict", "predict_proba"]
 predict = Dispatcher(
     "predict",
     "Predictions of fitted neighbours params: class codes (classifier) or values (regressor): "
-    "``predict(params, X)``.",
+    "``predict(params, X)``. With an index sharded by rows (``fit_knn`` on "
+    "``jaxclassic.distributed.shard_rows`` output) the result is correct, but XLA gathers the "
+    "whole (queries x index rows) distance matrix across the devices: for a large sharded index "
+    "call ``jaxclassic.distributed.kneighbors`` (a search per device, then a top-k merge) and "
+    "vote from its indices (docs/distributed.md).",
 )
 predict_proba = Dispatcher(
     "predict_proba",
-    "Class probabilities ``(n, n_classes)``: the normalised neighbour votes, ``predict_proba(params, X)``.",
+    "Class probabilities ``(n, n_classes)``: the normalised neighbour votes, ``predict_proba(params, X)``. "
+    "For a row-sharded index see ``predict``: ``jaxclassic.distributed.kneighbors`` avoids "
+    "gathering the distance matrix.",
 )

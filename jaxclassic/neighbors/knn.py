@@ -30,6 +30,12 @@ weights, so the vmap computes them once per tile and only the selection runs per
 fold scores equal ``model_selection.cross_validate`` of :func:`fit_knn` with ``predict`` at
 each :math:`k` (tested), at the cost of one search instead of one per :math:`k`.
 
+A row-sharded index (:func:`fit_knn` on :func:`jaxclassic.distributed.shard_rows` output):
+``predict`` / ``predict_proba`` are correct, but XLA all-gathers the whole (queries x index
+rows) distance matrix before the top-k. For a large sharded index call
+:func:`jaxclassic.distributed.kneighbors` (a search per device, then a merge of the devices'
+:math:`D k` candidates) and vote from the returned indices (``docs/distributed.md``).
+
 References
 ----------
 Cover & Hart, "Nearest neighbor pattern classification", IEEE Trans. Inf. Theory 13 (1967).
