@@ -204,6 +204,26 @@ def test_roc_curve_marks_a_threshold_result(ax):
     assert ax.lines[2].get_xydata().tolist() == [[chosen.fpr, chosen.tpr]]
 
 
+def test_roc_curve_of_string_labels_with_pos_label(ax):
+    """Reference: scikit-learn's roc_curve(pos_label="yes") on the same strings (exact: the
+    same points); without pos_label strings are a TypeError, a third label a ValueError."""
+    from sklearn.metrics import roc_curve as sk_roc
+
+    y = np.where(Y_ROC == 1, "yes", "no")
+    fpr, tpr, _ = sk_roc(y, S_ROC, pos_label="yes", drop_intermediate=False)
+    plot.roc_curve(y, S_ROC, pos_label="yes", ax=ax)
+    np.testing.assert_allclose(_xy(ax.lines[0])[0], fpr, atol=1e-12)
+    np.testing.assert_allclose(_xy(ax.lines[0])[1], tpr, atol=1e-12)
+    with pytest.raises(TypeError, match="y_true must be numeric, got dtype <U3 \\(strings: encode them first"):
+        plot.roc_curve(y, S_ROC, ax=ax)
+    with pytest.raises(ValueError, match="pos_label must be one of the .*labels of y_true, got 'maybe'"):
+        plot.roc_curve(y, S_ROC, pos_label="maybe", ax=ax)
+    y3 = y.copy()
+    y3[0] = "maybe"
+    with pytest.raises(ValueError, match="pos_label must be one of the .*labels of y_true, got 'yes'"):
+        plot.roc_curve(y3, S_ROC, pos_label="yes", ax=ax)
+
+
 def test_roc_curve_rejects_an_unknown_criterion(ax):
     with pytest.raises(ValueError, match=r"threshold must be one of \['youden', 'cost'\], got 'median'"):
         plot.roc_curve(Y_ROC, S_ROC, threshold="median", ax=ax)

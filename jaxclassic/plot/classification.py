@@ -174,7 +174,7 @@ def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, e
 
 # --------------------------------------------------------------------------- ROC
 def roc_curve(y_true, y_score, *, threshold="youden", sample_weight=None, ax=None, label=None,
-              cost_fp=1.0, cost_fn=1.0):
+              cost_fp=1.0, cost_fn=1.0, pos_label=None):
     r"""The ROC curve of binary scores, its area, and the chosen threshold marked on it.
 
     The curve is :func:`jaxclassic.metrics.roc_curve`: one point
@@ -199,6 +199,10 @@ def roc_curve(y_true, y_score, *, threshold="youden", sample_weight=None, ax=Non
         Name of the curve in the legend (default ``"ROC"``).
     cost_fp, cost_fn : float
         Costs of the ``"cost"`` criterion.
+    pos_label : label, optional
+        The positive class when ``y_true`` holds two labels other than {0, 1} (strings such as
+        ``"no"`` / ``"yes"``): ``y_true == pos_label`` is the positive class, as scikit-learn's
+        ``RocCurveDisplay.from_predictions(pos_label=...)``.
 
     Returns
     -------
@@ -217,6 +221,13 @@ def roc_curve(y_true, y_score, *, threshold="youden", sample_weight=None, ax=Non
     ----------
     Fawcett (2006); Youden, *Cancer* 3 (1950) 32-35.
     """
+    if pos_label is not None:
+        y_true = np.asarray(y_true)
+        present = np.unique(y_true)
+        if y_true.ndim != 1 or len(present) > 2 or pos_label not in present.tolist():
+            raise ValueError(f"pos_label must be one of the (at most two) labels of y_true, got "
+                             f"{pos_label!r}; y_true holds {present.tolist()[:5]}")
+        y_true = (y_true == pos_label).astype(np.int32)
     fpr, tpr, thresholds = (np.asarray(a) for a in
                             metrics.roc_curve(y_true, y_score, sample_weight=sample_weight))
     auc = float(metrics.roc_auc(y_true, y_score, sample_weight=sample_weight))
