@@ -295,3 +295,17 @@ def test_logistic_from_blocks_of_one_class_raises():
     # pass (it used to "converge" with the intercept run off to -14)
     with pytest.raises(ValueError, match=r"y must contain at least 2 classes, got 1 \(labels present: \[0\]\)"):
         streaming.fit_logistic([(X, np.zeros(N, np.int32), W)], chunk_rows=CHUNK)
+
+
+def test_zero_weight_rows_of_huge_values_have_no_influence():
+    # finite rows of weight 0 whose squares overflow (1e200 in float64, 1e20 in float32) made
+    # the diagonal scatter 0 * inf = NaN: naive Bayes raised "X contains NaN", logistic
+    # regression (its scaling pass) returned NaN coefficients silently
+    W0 = W.copy()
+    W0[::10] = 0.0
+    Xh = X.copy()
+    Xh[::10] = 1e200
+    _close(streaming.fit_gaussian_nb(Xh, C3, n_classes=3, sample_weight=W0, chunk_rows=CHUNK),
+           streaming.fit_gaussian_nb(X, C3, n_classes=3, sample_weight=W0, chunk_rows=CHUNK))
+    _close(streaming.fit_logistic(Xh, C2, l2=1.0, sample_weight=W0, chunk_rows=CHUNK)[:2],
+           streaming.fit_logistic(X, C2, l2=1.0, sample_weight=W0, chunk_rows=CHUNK)[:2])

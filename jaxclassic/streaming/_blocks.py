@@ -302,7 +302,9 @@ def block_moments(Z, groups, w, n_groups: int, full: bool) -> GroupMoments:
     count = jnp.sum(resp, axis=0)
     safe = jnp.where(count > 0, count, 1)
     mean = _precision.matmul(resp.T, Z) / safe[:, None]
-    D = Z - mean[groups]
+    # rows of weight 0 get D = 0: a finite row of weight 0 whose square overflows (1e20 in
+    # float32) would otherwise give 0 * inf = NaN in the diagonal scatter
+    D = jnp.where((w > 0)[:, None], Z - mean[groups], 0)
     if full:
         WD = resp.T[:, :, None] * D[None]  # (G, m, k)
         scatter = _precision.einsum("gmk,ml->gkl", WD, D)
