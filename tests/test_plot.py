@@ -549,6 +549,14 @@ def test_dendrogram_rejects_three_columns(ax):
         plot.dendrogram(np.zeros((2, 3)), ax=ax)
 
 
+def test_dendrogram_of_an_estimator_asks_for_the_linkage_matrix(ax):
+    class Fitted:  # stands for a fitted AgglomerativeClustering (children_, distances_)
+        children_ = np.array([[0, 1]])
+
+    with pytest.raises(TypeError, match=r"Z must be a linkage matrix .*got the estimator Fitted"):
+        plot.dendrogram(Fitted(), ax=ax)
+
+
 def test_dendrogram_rejects_a_cluster_merged_twice(ax):
     Z = np.array([[0.0, 1.0, 1.0, 2.0], [0.0, 3.0, 2.0, 2.0], [4.0, 5.0, 3.0, 4.0]])
     with pytest.raises(ValueError, match="Z merges a cluster twice"):

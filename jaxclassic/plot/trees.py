@@ -26,6 +26,9 @@ __all__ = ["dendrogram", "tree"]
 
 # --------------------------------------------------------------------------- dendrogram
 def _check_linkage(Z) -> np.ndarray:
+    if hasattr(Z, "children_") or hasattr(Z, "fit"):  # an estimator, not its linkage matrix
+        raise TypeError(f"Z must be a linkage matrix ((n - 1, 4) array: jaxclassic.cluster.agglomerative "
+                        f"or scipy.cluster.hierarchy.linkage), got the estimator {type(Z).__name__}")
     Z = as_numpy(Z, "Z", ndim=2)
     if Z.shape[1] != 4:
         raise ValueError(f"Z must have 4 columns (a linkage matrix), got shape {Z.shape}")
