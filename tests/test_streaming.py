@@ -309,3 +309,17 @@ def test_zero_weight_rows_of_huge_values_have_no_influence():
            streaming.fit_gaussian_nb(X, C3, n_classes=3, sample_weight=W0, chunk_rows=CHUNK))
     _close(streaming.fit_logistic(Xh, C2, l2=1.0, sample_weight=W0, chunk_rows=CHUNK)[:2],
            streaming.fit_logistic(X, C2, l2=1.0, sample_weight=W0, chunk_rows=CHUNK)[:2])
+
+
+@pytest.mark.parametrize("fit", [streaming.fit_kmeans, streaming.fit_gmm])
+def test_kmeans_plus_plus_without_key_raises_before_reading_the_data(fit):
+    # the key used to be checked after a whole pass over the data (the mean pass)
+    calls = []
+
+    def source():
+        calls.append(1)
+        return [XB]
+
+    with pytest.raises(ValueError, match="key must be a jax.random key"):
+        fit(source, 3, chunk_rows=CHUNK)
+    assert calls == []

@@ -181,6 +181,8 @@ def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 
     source = Source(data, None, sample_weight, chunk_rows=chunk_rows, target="none", passes=2,
                     progress=progress, desc="k-means pass")
     _check_count(source, n_clusters, "n_clusters")
+    if isinstance(init, str):  # k-means++ needs the key: said before a pass reads the data
+        check_key(key)
     mean, variance, _ = _mean_pass(source)
     dtype = mean.dtype
     scaled_tol = float(tol) * float(jnp.mean(variance))
@@ -295,6 +297,8 @@ def fit_gmm(data, n_components, *, key=None, covariance_type: str = "full", max_
     source = Source(data, None, sample_weight, chunk_rows=chunk_rows, target="none", passes=2,
                     progress=progress, desc="EM pass")
     _check_count(source, n_components, "n_components")
+    if isinstance(means_init, str):  # k-means++ needs the key: said before a pass reads the data
+        check_key(key)
     center, _, total_weight = _mean_pass(source)
     dtype = center.dtype
     seeds = _seeds(source, n_components, means_init, key, dtype, "means_init")
