@@ -22,12 +22,17 @@ from jaxclassic.validation import check_array, check_consistent_length, is_trace
 __all__ = ["roc_curve", "roc_auc", "hinge_loss"]
 
 
-@_eager
-def _check_roc_input(y_true, y_score, sample_weight):
+def _check_score_input(y_true, y_score, sample_weight):
+    """Binary labels, 1-d scores of the same length, weights: the checks of every score metric."""
     y_true = _check_labels(y_true, "y_true", None, binary=True)
     y_score = check_array(y_score, "y_score", ndim=1)
     n_samples = check_consistent_length(y_true=y_true, y_score=y_score)
-    w = _check_weight(sample_weight, n_samples, y_score.dtype)
+    return y_true, y_score, _check_weight(sample_weight, n_samples, y_score.dtype)
+
+
+@_eager
+def _check_roc_input(y_true, y_score, sample_weight):
+    y_true, y_score, w = _check_score_input(y_true, y_score, sample_weight)
     if not is_traced(y_true):
         labels = np.asarray(y_true)
         if not is_traced(w):
@@ -169,19 +174,13 @@ def roc_curve(y_true, y_score, *, sample_weight=None, drop_intermediate=False):
 
 
 # =========================================================================== hinge loss
+_check_hinge_input = _eager(_check_score_input)
+
+
 @jax.jit
 def _hinge_loss(y_true, y_score, w):
     signed = jnp.where(y_true == 1, y_score, -y_score)
     return jnp.sum(w * jnp.maximum(0.0, 1.0 - signed)) / jnp.sum(w)
-
-
-@_eager
-def _check_hinge_input(y_true, y_score, sample_weight):
-    y_true = _check_labels(y_true, "y_true", None, binary=True)
-    y_score = check_array(y_score, "y_score", ndim=1)
-    n_samples = check_consistent_length(y_true=y_true, y_score=y_score)
-    w = _check_weight(sample_weight, n_samples, y_score.dtype)
-    return y_true, y_score, w
 
 
 def hinge_loss(y_true, y_score, *, sample_weight=None) -> jax.Array:
