@@ -304,9 +304,13 @@ def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: di
 
 
 def _check_declared_sizes(archive: zipfile.ZipFile, path) -> None:
-    """``ValueError`` if an entry's ``.npy`` header declares more bytes than the entry holds
-    (an edited or corrupt file claiming a huge shape), checked before numpy allocates."""
+    """``ValueError`` if an entry is compressed (a stored entry's size is bounded by the file's)
+    or its ``.npy`` header declares more bytes than the entry holds (an edited or corrupt file
+    claiming a huge shape), checked before numpy allocates."""
     for info in archive.infolist():
+        if info.compress_type != zipfile.ZIP_STORED:  # save writes stored entries; no zip bombs
+            raise ValueError(f"{path}: corrupt jaxclassic model file: entry {info.filename} is compressed "
+                             "(model files store their arrays uncompressed)")
         with archive.open(info) as fh:
             version = np.lib.format.read_magic(fh)
             read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)

@@ -393,6 +393,17 @@ def test_huge_declared_shape_is_a_value_error_before_allocating(saved, tmp_path)
         io.load(path)
 
 
+def test_compressed_entries_are_refused(saved, tmp_path):
+    """save writes stored entries; a deflated one (a zip bomb's vehicle: its declared size is
+    not bounded by the file's) is refused before it is inflated."""
+    path = tmp_path / "deflated.jc"
+    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info))
+    with pytest.raises(ValueError, match=r"deflated.jc: corrupt jaxclassic model file: entry .* is compressed"):
+        io.load(path)
+
+
 def test_save_to_a_missing_folder_names_the_folder(saved, tmp_path):
     with pytest.raises(FileNotFoundError, match=r"cannot save to .*absent.m.jc: no folder .*absent$"):
         io.save(tmp_path / "absent" / "m.jc", io.load(saved))
