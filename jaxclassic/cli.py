@@ -129,7 +129,7 @@ def parse_param(text: str) -> tuple[str, object]:
 def read_csv(path) -> tuple[list[str], list[list[str]]]:
     """The header and the rows (strings) of a CSV file; ``CommandLineError`` if unreadable."""
     try:
-        with open(path, newline="") as fh:
+        with open(path, newline="", encoding="utf-8-sig") as fh:  # -sig: a spreadsheet's BOM
             rows = list(csv.reader(fh))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise CommandLineError(f"cannot read {path}: {exc}") from None

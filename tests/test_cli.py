@@ -318,3 +318,10 @@ def test_error_semicolon_separated_file_says_so(tmp_path, capsys):
     path.write_text("a;b;y\n1;2;0\n2;1;1\n")
     err = _error(capsys, ["fit", "GaussianNB", str(path), "--target", "y", "--out", str(tmp_path / "m.jc")])
     assert "semi.csv looks semicolon-separated (its header is 'a;b;y'): jaxclassic reads comma-separated" in err
+
+
+def test_utf8_bom_of_a_spreadsheet_export_is_not_part_of_the_first_name(tmp_path):
+    """Excel's "CSV UTF-8" starts with a byte-order mark; the first column is still 'y'."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbfy,a,b\nyes,1,2\nno,2,1\n")
+    assert cli.read_csv(path)[0] == ["y", "a", "b"]
