@@ -24,7 +24,7 @@ nbclient = pytest.importorskip("nbclient")
 ROOT = Path(__file__).resolve().parents[1]
 NB_DIR = ROOT / "notebooks"
 SCRIPTS = sorted(NB_DIR.glob("[0-9][0-9]_*.py"))
-CELL_TIMEOUT = 600  # seconds per cell: the shared 2-core machine can be very slow
+CELL_TIMEOUT = 300  # seconds per cell (a cell takes < 90 s even on the loaded shared 2-core machine)
 RESET = (
     "%reset -f\n"
     "import jax, matplotlib.pyplot as plt\n"
