@@ -323,3 +323,15 @@ def test_kmeans_plus_plus_without_key_raises_before_reading_the_data(fit):
     with pytest.raises(ValueError, match="key must be a jax.random key"):
         fit(source, 3, chunk_rows=CHUNK)
     assert calls == []
+
+
+def test_float32_ols_on_collinear_integer_columns():
+    # x1 - x0 = 4i + 1 for x0 = (2i)^2, x1 = (2i+1)^2, so y = i = -x0/4 + x1/4 - 1/4 exactly
+    # (closed form). Condition number ~1e5: float32 in-memory OLS is off by ~4e-5 relative;
+    # the pseudo-sample's float32 eigendecomposition made the streaming fit 3.4e-4 off, its
+    # float64 factor 5e-5. Tolerance 1.5e-4: three times the float32 error observed.
+    i = np.arange(10)
+    Xi = np.c_[(2 * i) ** 2, (2 * i + 1) ** 2].astype(np.float32)
+    fitted = streaming.fit_ols(Xi, i.astype(np.float32), chunk_rows=4)
+    assert fitted.coef.dtype == jnp.float32
+    np.testing.assert_allclose(fitted.coef, [-0.25, 0.25], rtol=1.5e-4)
