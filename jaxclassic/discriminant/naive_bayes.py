@@ -127,6 +127,9 @@ class MixedNBParams(NamedTuple):
 # --------------------------------------------------------------------------- statistics
 def _gaussian_stats(X, y, resp, class_count, sample_weight, var_smoothing):
     """Weighted class means and (biased) variances plus the smoothing ``epsilon``."""
+    # rows of weight 0 are zeroed first: their squares may overflow (1e20 in float32), and
+    # 0 * inf is NaN, not 0 -- they must have no influence whatever their values
+    X = jnp.where(sample_weight[:, None] > 0, X, 0)
     theta = class_means(X, resp, class_count)
     # two-pass variance: centre each row on its own class mean, then weighted mean of squares
     centred = X - theta[y]

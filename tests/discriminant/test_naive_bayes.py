@@ -94,6 +94,16 @@ def test_gaussian_zero_weight_rows_have_no_influence():
                                 D.fit_gaussian_nb(X_IRIS, Y_IRIS, sample_weight=W_IRIS), rtol=1e-12)
 
 
+def test_gaussian_zero_weight_rows_of_overflowing_values_have_no_influence():
+    # 1e20 squared overflows float32 (and 1e200 float64): 0 * inf would be NaN in the variances
+    huge = np.full((10, 4), 1e200)
+    X = np.vstack([X_IRIS, huge])
+    y = np.concatenate([Y_IRIS, np.zeros(10, int)])
+    w = np.concatenate([W_IRIS, np.zeros(10)])
+    chex.assert_trees_all_close(D.fit_gaussian_nb(X, y, sample_weight=w),
+                                D.fit_gaussian_nb(X_IRIS, Y_IRIS, sample_weight=W_IRIS), rtol=1e-12)
+
+
 def _gaussian_weighted_loglik(theta, log_var, X, y, w):
     """The model's own per-sample log p(x | y) (from the predict path), weighted and summed."""
     ll = nb._gaussian_log_likelihood(theta, jnp.exp(log_var), X)
