@@ -23,7 +23,7 @@ from jaxclassic.discriminant.lda_qda import fit_lda as _fit_lda_memory
 from jaxclassic.discriminant.naive_bayes import GaussianNBParams
 from jaxclassic.discriminant.naive_bayes import fit_gaussian_nb as _fit_gaussian_nb_memory
 from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments, pseudo_sample
-from jaxclassic.validation import check_int
+from jaxclassic.validation import check_int, check_scalar
 
 __all__ = ["class_moments", "fit_gaussian_nb", "fit_lda"]
 
@@ -89,6 +89,7 @@ def fit_gaussian_nb(data, y=None, *, n_classes: int, priors=None, var_smoothing=
     ----------
     Mitchell, *Machine Learning* (1997), §6.9; Chan, Golub & LeVeque (1983).
     """
+    check_scalar(var_smoothing, "var_smoothing", low=0.0)  # before the pass over the data
     moments = class_moments(data, y, n_classes=n_classes, full=False, sample_weight=sample_weight,
                             chunk_rows=chunk_rows, progress=progress)
     X, yp, w = pseudo_sample(moments)
