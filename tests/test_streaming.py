@@ -335,3 +335,33 @@ def test_float32_ols_on_collinear_integer_columns():
     fitted = streaming.fit_ols(Xi, i.astype(np.float32), chunk_rows=4)
     assert fitted.coef.dtype == jnp.float32
     np.testing.assert_allclose(fitted.coef, [-0.25, 0.25], rtol=1.5e-4)
+
+
+def test_cross_validation_by_fold_weights_equals_cross_validate_of_the_in_memory_fits():
+    # The streaming fits are host loops over pieces (a lax.while_loop cannot re-read a file), so
+    # they cannot be vmapped over fold weights and are not in tests/model_selection/_fits.py's
+    # FIT_CASES; their cross-validation is a loop over the folds' weight vectors. Each fold's
+    # streaming fit (training weights = fold * W) must give the validation score that
+    # cross_validate computes, in one vmapped program, for the in-memory fit (in FIT_CASES).
+    from jaxclassic.model_selection import (
+        accuracy_scorer,
+        cross_validate,
+        kfold_weights,
+        neg_mse_scorer,
+    )
+
+    folds = np.asarray(kfold_weights(N, 3, jax.random.key(0)))
+    cases = [
+        (streaming.fit_ridge, linear.fit_ridge, Y, {"alpha": 2.0}, neg_mse_scorer(linear.predict)),
+        (streaming.fit_gaussian_nb, discriminant.fit_gaussian_nb, C3, {"n_classes": 3},
+         accuracy_scorer(discriminant.predict)),
+    ]
+    for stream_fit, memory_fit, y, kwargs, score in cases:
+        static = {k: v for k, v in kwargs.items() if k == "n_classes"}
+        traced = {k: v for k, v in kwargs.items() if k != "n_classes"}
+        ref = cross_validate(memory_fit, score, X, y, folds, hyperparameters=traced,
+                             fit_kwargs=static, sample_weight=W)
+        for k, fold in enumerate(folds):
+            params = stream_fit(X, y, sample_weight=fold * W, chunk_rows=CHUNK, **kwargs)
+            val = score(params, X, y, sample_weight=(1 - fold) * W)
+            np.testing.assert_allclose(val, ref.fold_scores[k], rtol=RTOL, atol=RTOL)

@@ -4,6 +4,11 @@ registry of the package's functional fits that ``cross_validate`` must handle.
 The private fit is independent of ``jaxclassic.linear`` so the machinery is tested on its own;
 the registry (``FIT_CASES``) lists the package's fits. A later family registers by adding one
 ``FitCase`` (fit, response, scorer maker, traced and static hyperparameters, data kind).
+
+Not here: the fits of :mod:`jaxclassic.streaming`. They are host loops over pieces of data on
+disk (a ``lax.while_loop`` cannot re-read a file), so ``cross_validate`` cannot vmap them over
+fold weights; tests/test_streaming.py checks that their per-fold fits give ``cross_validate``'s
+fold scores of the in-memory fits registered here.
 """
 
 from __future__ import annotations
