@@ -128,6 +128,17 @@ def _local_array(x: Any, name: str) -> np.ndarray:
                        min_samples=1, _numpy=True)
 
 
+def _row_mesh(mesh) -> Mesh:
+    """``mesh``, or a mesh over every device when None; checked to be a 1-axis ``Mesh``."""
+    if mesh is None:
+        return make_mesh()
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"mesh must be a jax.sharding.Mesh, got {type(mesh).__name__}")
+    if len(mesh.axis_names) != 1:
+        raise ValueError(f"mesh must have one axis (the rows), got axes {mesh.axis_names}")
+    return mesh
+
+
 def shard_rows(X: Any, y: Any = None, sample_weight: Any = None, mesh: Mesh | None = None):
     r"""Place rows (axis 0) across the devices of a mesh, padded with weight-0 rows.
 
@@ -180,12 +191,7 @@ def shard_rows(X: Any, y: Any = None, sample_weight: Any = None, mesh: Mesh | No
     ----------
     JAX documentation, ``jax.make_array_from_process_local_data``.
     """
-    if mesh is None:
-        mesh = make_mesh()
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"mesh must be a jax.sharding.Mesh, got {type(mesh).__name__}")
-    if len(mesh.axis_names) != 1:
-        raise ValueError(f"mesh must have one axis (the rows), got axes {mesh.axis_names}")
+    mesh = _row_mesh(mesh)
     X = _local_array(X, "X")
     n = X.shape[0]
     if y is not None:
@@ -332,12 +338,7 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, mesh: Mesh | None = None,
     """
     from jaxclassic.neighbors.search import check_metric
 
-    if mesh is None:
-        mesh = make_mesh()
-    if not isinstance(mesh, Mesh):
-        raise TypeError(f"mesh must be a jax.sharding.Mesh, got {type(mesh).__name__}")
-    if len(mesh.axis_names) != 1:
-        raise ValueError(f"mesh must have one axis (the rows), got axes {mesh.axis_names}")
+    mesh = _row_mesh(mesh)
     if np.ndim(X_train) != 2:
         raise ValueError(f"X_train must be 2-d, got an array of shape {np.shape(X_train)}")
     m = np.shape(X_train)[0]
