@@ -105,6 +105,19 @@ def peak_rss_mb() -> float:
     return r / 2**20 if sys.platform == "darwin" else r / 2**10  # bytes on macOS, KiB on Linux
 
 
+def fresh_process(code: str, *args) -> str:
+    """Run ``python -c code args...`` in a fresh interpreter (from the repository root) and
+    return the last line it printed: a per-case figure such as :func:`peak_rss_mb` needs a
+    process of its own. Raises ``CalledProcessError`` (with its stderr) when the child fails."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                         text=True, check=True, cwd=Path(__file__).resolve().parents[1])
+    return out.stdout.strip().splitlines()[-1]
+
+
 def matmul_rate(n: int = 2000, dtype="float32") -> float:
     """This machine's measured matrix-multiply rate in FLOP/s (jax, ``n x n @ n x n``)."""
     a = jax.random.normal(jax.random.key(0), (n, n), dtype=dtype)

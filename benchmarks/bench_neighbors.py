@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._harness import Result, time_host, time_jax
+from benchmarks._harness import Result, fresh_process, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -129,8 +129,6 @@ print(t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 def _large_index(quick: bool) -> Result:
     """k-NN against a large index, each side in a fresh process: time and peak memory."""
     import os
-    import subprocess
-    import sys
     import tempfile
 
     n, q, d, k = (20_000, 200, 32, 5) if quick else (2_000_000, 1_000, 32, 5)
@@ -138,9 +136,7 @@ def _large_index(quick: bool) -> Result:
     with tempfile.TemporaryDirectory() as tmp:
         for side in ("ours", "sklearn"):
             path = os.path.join(tmp, f"{side}.npy")
-            proc = subprocess.run([sys.executable, "-c", _LARGE, str(n), str(q), str(d), str(k), side, path],
-                                  capture_output=True, text=True, check=True)
-            seconds, peak = map(float, proc.stdout.split()[-2:])
+            seconds, peak = map(float, fresh_process(_LARGE, n, q, d, k, side, path).split())
             out[side] = (seconds, peak, np.load(path))
     same = float(np.mean(out["ours"][2] == out["sklearn"][2]))
     return Result("neighbors", f"kneighbors {n:,}x{d} index, {q} queries, k={k}, fresh processes",

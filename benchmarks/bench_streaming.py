@@ -20,14 +20,12 @@ XLA, the compiled programs), to subtract from both.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks._harness import Result, time_host
+from benchmarks._harness import Result, fresh_process, time_host
 
 __all__ = ["run"]
 
@@ -79,9 +77,7 @@ def _write_data(folder: Path, n: int, d: int):
 
 
 def _peak(x_path, y_path, mode: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", _PEAK_SCRIPT, str(x_path), str(y_path), mode],
-                         capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(fresh_process(_PEAK_SCRIPT, x_path, y_path, mode))
 
 
 def _r2(X, y, coef, intercept) -> float:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._harness import Result, time_host, time_jax
+from benchmarks._harness import Result, fresh_process, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -102,14 +102,8 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 
 def _fresh_process_memory(n_train: int) -> Result:
     """The fit in a fresh process per side: wall time (compile included) and peak RSS."""
-    import subprocess
-    import sys
-
-    out = {}
-    for side in ("ours", "sklearn"):
-        proc = subprocess.run([sys.executable, "-c", _FRESH, str(n_train), side],
-                              capture_output=True, text=True, check=True)
-        out[side] = tuple(map(float, proc.stdout.split()[-2:]))
+    out = {side: tuple(map(float, fresh_process(_FRESH, n_train, side).split()))
+           for side in ("ours", "sklearn")}
     return Result("svm", f"SVC rbf fit {n_train}x20, fresh process (compile included): peak memory",
                   out["ours"][0], out["sklearn"][0], None, "peak RSS MB", out["ours"][1],
                   out["sklearn"][1], "sklearn SVC (LIBSVM)",
