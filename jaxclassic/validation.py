@@ -40,6 +40,7 @@ __all__ = [
     "check_predict_X",
     "check_scalar",
     "check_int",
+    "check_bool",
     "check_choice",
     "check_key",
 ]
@@ -456,6 +457,19 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
     if high is not None and value > high:
         raise ValueError(f"{name} must be <= {high}, got {value}")
     return value
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Check a boolean flag (``fit_intercept``, ``shuffle``, ``bootstrap``...); return a ``bool``.
+
+    A Python ``bool`` or a numpy ``bool_`` (scikit-learn's ``"boolean"`` constraint); anything
+    else, ``"yes"``, ``1``, ``None`` included, is a ``TypeError`` naming the flag (``bool()``
+    would read ``"no"`` as True). Flags fix the program's structure (static arguments), so a
+    tracer is refused too.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {_describe(value)} {value!r}")
+    return bool(value)
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:

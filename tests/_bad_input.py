@@ -282,6 +282,33 @@ def spec(name: str) -> FitSpec:
     return next(s for s in specs() if s.name == name)
 
 
+#: the value every boolean flag is given in the ``non_bool_flag`` case (``bool("no")`` is True too)
+NON_BOOL = "yes"
+
+
+def _public_fit(name: str):
+    """The public function a spec calls: ``jaxclassic.streaming.fit_x`` for ``streaming.fit_x``,
+    else the family package's ``fit_x``."""
+    import importlib
+
+    if name.startswith("streaming."):
+        return getattr(importlib.import_module("jaxclassic.streaming"), name.split(".", 1)[1])
+    for family in ("linear", "svm", "discriminant", "neighbors", "gaussian_process", "tree",
+                   "ensemble", "cluster", "graphical"):
+        module = importlib.import_module(f"jaxclassic.{family}")
+        if hasattr(module, name):
+            return getattr(module, name)
+    raise LookupError(name)
+
+
+def bool_flags(fn) -> list[str]:
+    """The boolean flags of a fit or an estimator's ``__init__``: the keyword arguments whose
+    default is a bool (found, not listed: a new flag joins the matrix by itself)."""
+    import inspect
+
+    return [p.name for p in inspect.signature(fn).parameters.values() if isinstance(p.default, bool)]
+
+
 #: public fits deliberately outside the matrix, with the reason
 EXCLUDED_FITS = {
     "fit_cart_binned": "takes the codes and edges of tree.bin_features (whose X is validated "
@@ -377,6 +404,7 @@ CASES: dict[str, Callable] = {
     "zero_weights": lambda d, k: Data(d.X, d.y, np.zeros(_n_weights(d, k))),
     "k_gt_n": None,  # the spec's k
     "invalid_hyper": None,  # one case per entry of the spec's bad_hyper
+    "non_bool_flag": None,  # one case per boolean flag of the fit, given NON_BOOL (issue 23.5)
     "constant_features": _case_constant,
     "scale_1e30": _case_scale,
     "duplicated_rows": _case_duplicated,
@@ -494,6 +522,9 @@ def all_cases() -> list[tuple[str, str, str | None]]:
             if case == "invalid_hyper":
                 out.extend((s.name, case, h) for h in s.bad_hyper)
                 continue
+            if case == "non_bool_flag":
+                out.extend((s.name, case, f) for f in bool_flags(_public_fit(s.name)))
+                continue
             out.append((s.name, case, None))
     return out
 
@@ -506,6 +537,8 @@ def build(s: FitSpec, case: str, detail):
     if case == "invalid_hyper":
         name, value = s.bad_hyper[detail]
         return data, {name: value}
+    if case == "non_bool_flag":
+        return data, {detail: NON_BOOL}
     return CASES[case](data, s.kind), {}
 
 
@@ -516,8 +549,7 @@ ESTIMATOR_BAD_HYPER: dict[str, dict] = {
     "PerceptronClassifier": {"max_epochs": 0, "learning_rate": -1.0},
     "SoftmaxRegression": {"C": -1.0},
     "BayesianRidge": {"max_iter": 0, "alpha_1": -1.0},
-    # its one hyperparameter, fit_intercept, is read with bool() (so "yes" is True): no invalid
-    # value to test (scikit-learn's own LinearRegression rejects non-bools: a known difference)
+    # its hyperparameters are flags: fit_intercept="yes" is a TypeError (the non_bool_flag case)
     "LinearRegression": {},
     "Ridge": {"alpha": -1.0},
     "SGDRegressor": {"learning_rate": -1.0, "n_epochs": 0},
@@ -577,7 +609,21 @@ EXCLUDED_ESTIMATORS = {
 #: tests/estimators/test_sklearn_checks.py, and their maths is the functional fits' above)
 ESTIMATOR_CASES = ("nan", "+inf", "-inf", "empty", "one_class", "mismatched_lengths", "wrong_ndim",
                    "strings", "object_dtype", "complex", "negative_weights", "zero_weights",
-                   "k_gt_n", "invalid_hyper")
+                   "k_gt_n", "invalid_hyper", "non_bool_flag")
+
+#: (estimator, flag) -> why a bool-defaulted parameter is not a plain flag (left out of the
+#: non_bool_flag case)
+NOT_FLAGS = {
+    ("LinearSVC", "dual"): "True, False or 'auto', as scikit-learn's: dual='yes' is a ValueError "
+                           "naming dual (tests/estimators/test_linear_svm.py)",
+}
+
+
+def estimator_flags(name: str) -> list[str]:
+    """The boolean flags of an estimator class (``bool_flags`` of its ``__init__``)."""
+    import jaxclassic.estimators as est
+
+    return [f for f in bool_flags(getattr(est, name).__init__) if (name, f) not in NOT_FLAGS]
 
 def estimator_kind(name: str) -> str:
     from sklearn.base import is_classifier, is_regressor
@@ -627,6 +673,8 @@ def run_estimator(name: str, case: str, detail) -> Outcome:
         params[ESTIMATOR_K[name][0]] = ESTIMATOR_K[name][1]
     elif case == "invalid_hyper":
         params[detail] = ESTIMATOR_BAD_HYPER[name][detail]
+    elif case == "non_bool_flag":
+        params[detail] = NON_BOOL
     elif case == "strings":  # scikit-learn converts numeric strings given a float dtype, as the
         # estimators ask: words are the strings no estimator can read
         data = Data(np.full(np.shape(data.X), "word"), data.y, None)

@@ -3,7 +3,7 @@
 Cases: NaN, +inf, -inf, an empty array, one sample, one feature, one class, mismatched lengths,
 the wrong number of dimensions, strings, object dtype, complex, negative and all-zero weights, a
 count larger than the data allows (``k``, ``n_clusters``...), each invalid hyperparameter,
-constant features, values of 1e30 scale and duplicated rows.
+each boolean flag given a non-bool (``fit_intercept="yes"``), constant features, values of 1e30 scale and duplicated rows.
 
 Each cell expects either the default of its case (``RAISES``: a ``ValueError`` / ``TypeError``
 whose message names the argument, raised before any program of the package was traced or
@@ -40,6 +40,7 @@ from tests._bad_input import (
     Outcome,
     all_cases,
     build,
+    estimator_flags,
     estimator_kind,
     estimator_names,
     nan_leaves,
@@ -67,6 +68,12 @@ RAISES = {
     "negative_weights": (ValueError, r"\bsample_weight\b"),
     "zero_weights": (ValueError, r"\bsample_weight\b"),
 }
+
+
+#: a boolean flag given "yes" (issue 23.5): a TypeError naming the flag (validation.check_bool),
+#: before any compile, in the fits and in the estimators' fit (scikit-learn validates there too);
+#: the regex is the flag's name
+NON_BOOL_FLAG = ("raises", TypeError, None)
 
 
 #: what the estimators' messages say (scikit-learn's validation words some of them: its empty
@@ -113,6 +120,9 @@ def estimator_cases(everything: bool = False) -> list[tuple[str, str, str | None
                 continue
             if case == "invalid_hyper":
                 out.extend((name, case, h) for h in ESTIMATOR_BAD_HYPER.get(name, {}))
+                continue
+            if case == "non_bool_flag":
+                out.extend((name, case, f) for f in estimator_flags(name))
                 continue
             if (DOCUMENTED_RESULTS.get((name, case), ("",))[0] == "fits" and not everything
                     and os.environ.get("JAXCLASSIC_FULL_MATRIX") != "1"):
@@ -244,6 +254,8 @@ def expectation(fit: str, case: str):
         return doc[0]
     if case in ("k_gt_n", "invalid_hyper"):
         return ("raises", (ValueError, TypeError), None)  # the regex is the hyperparameter's name
+    if case == "non_bool_flag":
+        return NON_BOOL_FLAG
     exc, pattern = RAISES[case]
     return ("raises", exc, pattern)
 
@@ -278,6 +290,8 @@ def _assert_fitted_finite(fit: str, params, X) -> None:
 
 def _named(s: FitSpec, case: str, detail) -> str:
     """The argument a hyperparameter case's message must name."""
+    if case == "non_bool_flag":
+        return detail
     return s.k[0] if case == "k_gt_n" else s.bad_hyper[detail][0]
 
 
@@ -309,7 +323,7 @@ def test_fit_bad_input(fit, case, detail):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         outcome = run(s, data, **hyper)
-    named = _named(s, case, detail) if case in ("k_gt_n", "invalid_hyper") else None
+    named = _named(s, case, detail) if case in ("k_gt_n", "invalid_hyper", "non_bool_flag") else None
     _check(f"{fit}/{case}", expectation(fit, case), outcome, caught, data.X, named)
 
 
@@ -319,6 +333,8 @@ def _estimator_expectation(name: str, case: str):
         return doc[0]
     if case in ("k_gt_n", "invalid_hyper"):
         return ("raises", (ValueError, TypeError), None)
+    if case == "non_bool_flag":
+        return NON_BOOL_FLAG
     exc, pattern = ESTIMATOR_RAISES[case]
     return ("raises", exc, pattern)
 

@@ -123,6 +123,30 @@ def test_scalar_int_choice_key():
         v.check_key(None)
 
 
+@pytest.mark.parametrize("flag", [True, False, np.True_, np.False_])
+def test_check_bool_accepts_python_and_numpy_bools(flag):
+    out = v.check_bool(flag, "fit_intercept")
+    assert type(out) is bool and out == bool(flag)
+
+
+@pytest.mark.parametrize("bad, shown", [("yes", "str 'yes'"), ("no", "str 'no'"), (1, "int 1"),
+                                        (0.0, "float 0.0"), (None, "NoneType None"),
+                                        (np.array([True]), "ndarray")])
+def test_check_bool_rejects_everything_else(bad, shown):
+    # bool("no") is True: a string flag silently meant its opposite before (issue 23.5)
+    with pytest.raises(TypeError, match=rf"fit_intercept must be a bool, got {shown}"):
+        v.check_bool(bad, "fit_intercept")
+
+
+def test_a_fit_takes_a_numpy_bool_flag():
+    from jaxclassic.linear import fit_ridge
+
+    X = np.arange(12.0).reshape(6, 2); y = X @ np.array([1.0, -1.0]) + 3.0
+    ours = fit_ridge(X, y, alpha=1.0, fit_intercept=np.True_)
+    want = fit_ridge(X, y, alpha=1.0, fit_intercept=True)
+    np.testing.assert_array_equal(ours.coef, want.coef)
+
+
 def test_value_checks_skipped_under_tracing_but_shapes_checked():
     @jax.jit
     def f(x, w, a):

@@ -48,7 +48,13 @@ from jaxclassic.discriminant._common import (
     safe_divide,
     weighted_one_hot,
 )
-from jaxclassic.validation import check_classifier_data, check_predict_X, check_scalar, is_traced
+from jaxclassic.validation import (
+    check_bool,
+    check_classifier_data,
+    check_predict_X,
+    check_scalar,
+    is_traced,
+)
 
 __all__ = [
     "GaussianNBParams",
@@ -454,8 +460,7 @@ def fit_categorical_nb(
     """
     X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes, numeric="int")
     X = X.astype(jnp.int32)
-    if not isinstance(fit_prior, (bool, np.bool_)):
-        raise TypeError(f"fit_prior must be a bool, got {type(fit_prior).__name__} {fit_prior!r}")
+    fit_prior = check_bool(fit_prior, "fit_prior")
     check_scalar(alpha, "alpha", low=0.0)
     dtype = sample_weight.dtype
     priors = check_priors(priors, n_classes, dtype)
@@ -524,8 +529,7 @@ def fit_mixed_nb(
     n_features = X.shape[1]
     categorical = _resolve_feature_indices(categorical_features, n_features)
     continuous = tuple(j for j in range(n_features) if j not in set(categorical))
-    if not isinstance(fit_prior, (bool, np.bool_)):
-        raise TypeError(f"fit_prior must be a bool, got {type(fit_prior).__name__} {fit_prior!r}")
+    fit_prior = check_bool(fit_prior, "fit_prior")
     check_scalar(alpha, "alpha", low=0.0)
     check_scalar(var_smoothing, "var_smoothing", low=0.0)
     priors = check_priors(priors, n_classes, X.dtype)

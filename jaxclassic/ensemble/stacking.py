@@ -55,6 +55,7 @@ from jaxclassic.ensemble._api import decision_function, predict, predict_proba
 from jaxclassic.ensemble.voting import check_data, check_fits, check_proba_columns
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_int,
     check_key,
@@ -313,8 +314,7 @@ def fit_stacking(
     classification = task == "classification"
     if not classification and stack_method not in ("auto", "predict"):
         raise ValueError(f"stack_method must be 'auto' or 'predict' for regression, got {stack_method!r}")
-    if not isinstance(passthrough, (bool, np.bool_)):
-        raise TypeError(f"passthrough must be a bool, got {type(passthrough).__name__} {passthrough!r}")
+    passthrough = check_bool(passthrough, "passthrough")
     n_samples, dtype, y, sw, n_classes = check_data(X, y, sample_weight, classification=classification,
                                                     n_classes=n_classes)
     Xc = X if is_traced(X) else check_array(X, "X", allow_nan=True)

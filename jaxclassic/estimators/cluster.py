@@ -41,6 +41,7 @@ from jaxclassic.estimators._base import (
     to_host,
     validate_data,
 )
+from jaxclassic.validation import check_bool
 
 __all__ = ["KMeans", "AgglomerativeClustering"]
 
@@ -237,6 +238,7 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y=None):
         """Build the tree of ``X`` and cut it (``y`` ignored); returns ``self``."""
+        check_bool(self.compute_distances, "compute_distances")
         if (self.n_clusters is None) == (self.distance_threshold is None):
             raise ValueError("Exactly one of n_clusters and distance_threshold has to be set, and "
                              "the other needs to be None.")

@@ -61,6 +61,7 @@ from jaxclassic.estimators._base import (
     prepare_predict,
     validate_data,
 )
+from jaxclassic.validation import check_bool
 
 __all__ = [
     "GaussianNB",
@@ -176,6 +177,8 @@ class CategoricalNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
+        check_bool(self.force_alpha, "force_alpha")
+        check_bool(self.fit_prior, "fit_prior")
         try:
             X, y = validate_data(self, X, y, dtype="int", reset=True)
         except ValueError as exc:  # numpy's int() of a word names the word, not X
@@ -292,6 +295,7 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
+        check_bool(self.store_covariance, "store_covariance")
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         max_components = min(X.shape[1], len(self.classes_) - 1)
         if self.n_components is None:
@@ -371,6 +375,7 @@ class QuadraticDiscriminantAnalysis(_ProbaClassifierMixin, ClassifierMixin, Base
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
+        check_bool(self.store_covariance, "store_covariance")
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         params = _lq.fit_qda(X, y, n_classes=len(self.classes_), priors=_priors(self.priors, X.dtype),
                              reg_param=float(self.reg_param), sample_weight=sw)

@@ -56,6 +56,7 @@ from jaxclassic.estimators.tree import (
     _check_max_depth,
     _count_or_fraction,
 )
+from jaxclassic.validation import check_bool
 
 __all__ = [
     "BaggingClassifier",
@@ -92,6 +93,8 @@ class _BaseBootstrap(BaseEstimator):
 
     def _fit(self, X, y, sample_weight, classifier):
         _check_int(self.n_estimators, "n_estimators", 1)
+        check_bool(self.bootstrap, "bootstrap")
+        check_bool(self.oob_score, "oob_score")
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
@@ -170,8 +173,6 @@ class _BaseForest(_BaseBootstrap):
     def _core_fit(self, Xj, yj, swj, n, classifier):
         n_positive = int((swj > 0).sum())
         kwargs = _forest_kwargs(self, n, n_positive, classifier)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be a bool, got {self.bootstrap!r}")
         params = E.fit_random_forest(
             Xj, yj, n_estimators=int(self.n_estimators), bootstrap=bool(self.bootstrap),
             max_samples=_max_samples(self.max_samples, n_positive) if self.bootstrap else None,
@@ -306,8 +307,6 @@ class _BaseBagging(_BaseBootstrap):
         tree_class = DecisionTreeClassifier if classifier else DecisionTreeRegressor
         if base is None:
             base = tree_class()
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise ValueError(f"bootstrap must be a bool, got {self.bootstrap!r}")
         max_samples = _max_samples(self.max_samples, n_positive)
         key = _key(self.random_state)
         if isinstance(base, tree_class):

@@ -41,6 +41,7 @@ from jaxclassic.estimators._base import (
     to_host,
 )
 from jaxclassic.gaussian_process.covariance import get_gp_kernel
+from jaxclassic.validation import check_bool
 
 __all__ = ["GaussianProcessRegressor"]
 
@@ -160,6 +161,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Optimise the hyperparameters (unless ``optimizer=None``) and fit the GP; returns ``self``."""
         bounds = self._checked_options()
+        check_bool(self.normalize_y, "normalize_y")
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight)
         alpha = self._alpha(n, Xj.shape[0], Xj.dtype)
         length_scale = np.asarray(self.length_scale, dtype=Xj.dtype)

@@ -29,6 +29,7 @@ from jaxclassic.estimators._base import (
 from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.linear.lasso import fit_lasso
 from jaxclassic.linear._params import predict_linear
+from jaxclassic.validation import check_bool
 
 __all__ = ["Lasso"]
 
@@ -77,6 +78,8 @@ class Lasso(RegressorMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the lasso; returns ``self``."""
+        for flag in ("fit_intercept", "warm_start", "positive"):
+            check_bool(getattr(self, flag), flag)
         previous = getattr(self, "coef_", None) if self.warm_start else None
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
         if previous is not None and np.shape(previous) != (X.shape[1],):

@@ -48,6 +48,7 @@ from jaxclassic.linear.logistic import fit_logistic
 from jaxclassic.linear.multiclass import fit_one_vs_rest
 from jaxclassic.linear.perceptron import fit_perceptron
 from jaxclassic.linear.softmax import fit_softmax
+from jaxclassic.validation import check_bool
 
 __all__ = ["LogisticRegression", "SoftmaxRegression", "PerceptronClassifier"]
 
@@ -167,6 +168,7 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
+        check_bool(self.fit_intercept, "fit_intercept")
         l2 = _l2_from(self.C, self.penalty)
         method = self._method()
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
@@ -233,6 +235,7 @@ class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
+        check_bool(self.fit_intercept, "fit_intercept")
         l2 = _l2_from(self.C, self.penalty)
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         params = fit_softmax(X, y, n_classes=len(self.classes_), l2=l2,
@@ -271,6 +274,8 @@ class PerceptronClassifier(_LinearClassifierMixin, ClassifierMixin, BaseEstimato
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_bool(self.shuffle, "shuffle")
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         key = None
         if self.shuffle:

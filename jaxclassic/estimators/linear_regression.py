@@ -50,7 +50,7 @@ from jaxclassic.linear.ols import fit_ols
 from jaxclassic.linear.ridge import fit_ridge
 from jaxclassic.linear.sgd import fit_sgd_regressor
 from jaxclassic.exceptions import ConvergenceWarning
-from jaxclassic.validation import check_int, check_scalar
+from jaxclassic.validation import check_bool, check_int, check_scalar
 
 __all__ = ["LinearRegression", "Ridge", "BayesianRidge", "SGDRegressor"]
 
@@ -116,6 +116,8 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit by least squares; returns ``self``."""
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_bool(self.positive, "positive")
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
         if not self.positive:
             self._store(fit_ols(X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw))
@@ -161,6 +163,8 @@ class Ridge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the closed form; returns ``self``."""
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_bool(self.standardize, "standardize")
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
         self._store(fit_ridge(X, y, alpha=float(self.alpha), fit_intercept=bool(self.fit_intercept),
                               standardize=bool(self.standardize), sample_weight=sw))
@@ -204,6 +208,7 @@ class BayesianRidge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Maximise the evidence; returns ``self``."""
+        check_bool(self.fit_intercept, "fit_intercept")
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
         params = fit_bayesian_ridge(
             X, y, alpha_init=self.alpha_init, lambda_init=self.lambda_init,
@@ -351,6 +356,8 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Run ``max_iter`` epochs of minibatch SGD; returns ``self``."""
+        check_bool(self.fit_intercept, "fit_intercept")
+        check_bool(self.early_stopping, "early_stopping")
         step, schedule, epochs, l2 = self._core_arguments()
         X, y, sw, n = prepare_fit(self, X, y, sample_weight)
         key = self._key()

@@ -47,6 +47,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.multiclass import fit_one_vs_rest
 from jaxclassic.svm.linear import LOSSES, fit_linear_svm, warn_if_unconverged
+from jaxclassic.validation import check_bool
 
 __all__ = ["LinearSVC"]
 
@@ -139,6 +140,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the model; returns ``self``."""
+        check_bool(self.fit_intercept, "fit_intercept")
         X, y, sw, n = prepare_fit(self, X, y, sample_weight, classifier=True)
         if self.class_weight is not None:
             sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))

@@ -59,6 +59,7 @@ from jaxclassic.svm import coupling, platt
 from jaxclassic.svm import kernel as _kernel
 from jaxclassic.svm.kernel import fit_kernel_svm
 from jaxclassic.svm.svr import fit_kernel_svr
+from jaxclassic.validation import check_bool
 
 __all__ = ["SVC", "SVR"]
 
@@ -175,6 +176,8 @@ class SVC(ClassifierMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the model; returns ``self``."""
+        check_bool(self.probability, "probability")
+        check_bool(self.break_ties, "break_ties")
         _check_kernel(self.kernel)
         if self.decision_function_shape not in ("ovr", "ovo"):
             raise ValueError("decision_function_shape must be 'ovr' or 'ovo', got "

@@ -59,6 +59,7 @@ from jaxclassic.tree.c45 import apply_c45, fit_c45, predict_proba_c45
 from jaxclassic.tree.cart import fit_cart
 from jaxclassic.tree.id3 import apply_id3, fit_id3, predict_proba_id3
 from jaxclassic.tree.pruning import cost_complexity_path, prune
+from jaxclassic.validation import check_bool
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "C45Classifier"]
 
@@ -544,6 +545,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Grow and prune the tree on ``(X, y)`` (rows weighted by ``sample_weight``)."""
+        check_bool(self.prune, "prune")
+        check_bool(self.collapse, "collapse")
         max_depth = _check_max_depth(self.max_depth, 0)
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True, allow_nan=True)
         self.categorical_ = _categorical_mask(self.categorical_features, self, X.shape[1])

@@ -32,6 +32,7 @@ from jaxclassic.estimators._base import (
     validate_data,
 )
 from jaxclassic.estimators.tree import _check_choice
+from jaxclassic.validation import check_bool
 
 __all__ = [
     "VotingClassifier",
@@ -204,8 +205,7 @@ class _BaseStacking(TransformerMixin, _BaseMembers):
 
         X, y = self._validate_fit(X, y, classifier=classifier)
         _check_choice(self.stack_method, "stack_method", _STACK_METHODS)
-        if not isinstance(self.passthrough, (bool, np.bool_)):
-            raise ValueError(f"passthrough must be a bool, got {self.passthrough!r}")
+        check_bool(self.passthrough, "passthrough")
         names, members = self._members()
         self.estimators_ = [self._fit_member(m, X, y, sample_weight) for m in members]
         self.named_estimators_ = Bunch(**{n: e for n, e in zip(names, self.estimators_)})

@@ -67,7 +67,7 @@ from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
 from jaxclassic.gaussian_process.covariance import GPKernel
 from jaxclassic.gaussian_process.regression import _lml, _prepare
-from jaxclassic.validation import check_int, check_key, check_scalar
+from jaxclassic.validation import check_bool, check_int, check_key, check_scalar
 
 __all__ = ["GPOptimization", "DEFAULT_BOUNDS", "optimize_hyperparameters"]
 
@@ -278,6 +278,8 @@ def optimize_hyperparameters(X, y, *, kernel="rbf", init: GPKernel | None = None
     n_restarts = check_int(n_restarts, "n_restarts", low=0)
     max_iter = check_int(max_iter, "max_iter", low=1)
     check_scalar(tol, "tol", low=0.0)
+    normalize_y = check_bool(normalize_y, "normalize_y")
+    batch_restarts = check_bool(batch_restarts, "batch_restarts")
     if n_restarts:
         key = check_key(key)
     else:

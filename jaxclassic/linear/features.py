@@ -20,6 +20,7 @@ from jaxclassic import _precision
 from jaxclassic.linear._gram import constant_columns, shift_of
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_int,
     check_sample_weight,
     is_traced,
@@ -103,8 +104,10 @@ def polynomial_features(X, degree: int = 2, *, interaction_only: bool = False,
     """
     X = check_array(X, "X")
     degree = check_int(degree, "degree", low=0)
-    n_out = len(polynomial_powers(X.shape[1], degree, interaction_only=bool(interaction_only),
-                                  include_bias=bool(include_bias)))
+    interaction_only = check_bool(interaction_only, "interaction_only")
+    include_bias = check_bool(include_bias, "include_bias")
+    n_out = len(polynomial_powers(X.shape[1], degree, interaction_only=interaction_only,
+                                  include_bias=include_bias))
     if n_out == 0:
         raise ValueError(
             f"polynomial_features would produce no columns (degree={degree}, "

@@ -74,6 +74,7 @@ from jaxclassic.linear._gram import weighted_gram
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_int,
     check_sample_weight,
@@ -359,8 +360,8 @@ def fit_lasso(
     coef_init = _check_coef_init(coef_init, X.shape[1], X.dtype)
     return _fit_lasso(
         X, y, w, jnp.asarray(alpha, X.dtype), jnp.asarray(tol, X.dtype), coef_init,
-        fit_intercept=bool(fit_intercept), max_iter=max_iter, stopping=stopping,
-        positive=bool(positive),
+        fit_intercept=check_bool(fit_intercept, "fit_intercept"), max_iter=max_iter, stopping=stopping,
+        positive=check_bool(positive, "positive"),
     )
 
 
@@ -465,7 +466,7 @@ def lasso_path(
         n_alphas = alphas_arr.shape[0]
     return _lasso_path(
         X, y, w, alphas_arr, jnp.asarray(eps, X.dtype), jnp.asarray(tol, X.dtype), coef_init,
-        fit_intercept=bool(fit_intercept), max_iter=max_iter, n_alphas=n_alphas,
+        fit_intercept=check_bool(fit_intercept, "fit_intercept"), max_iter=max_iter, n_alphas=n_alphas,
         stopping=stopping, auto=auto,
     )
 

@@ -52,6 +52,7 @@ from jaxclassic._solver import iterate
 from jaxclassic.linear._api import decision_function, predict
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
+    check_bool,
     check_choice,
     check_classifier_data,
     check_int,
@@ -254,8 +255,7 @@ def fit_perceptron(
         for a in (X, y, sample_weight))
     form = check_choice(form, "form", ("primal", "dual"))
     max_epochs = check_int(max_epochs, "max_epochs", low=1)
-    if not isinstance(fit_intercept, bool):
-        raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     if kernel is not None and form != "dual":
         raise ValueError("kernel is only used with form='dual'")
     if kernel is not None and not callable(kernel):

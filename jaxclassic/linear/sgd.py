@@ -75,6 +75,7 @@ from jaxclassic.linear._api import predict
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_int,
     check_key,
@@ -379,7 +380,8 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
     params = _fit_sgd(X, y, sw, key, as_array(learning_rate), as_array(l2), as_array(power_t),
                       as_array(momentum), vw, patience, optimizer=optimizer, batch_size=batch_size,
-                      n_epochs=n_epochs, schedule=schedule, fit_intercept=bool(fit_intercept))
+                      n_epochs=n_epochs, schedule=schedule,
+                      fit_intercept=check_bool(fit_intercept, "fit_intercept"))
     if not is_traced(params.coef) and not (
             np.isfinite(params.coef).all() and np.isfinite(params.intercept).all()):
         # a step too large for X's scale overflows (X of 1e30 scale: the intercept becomes NaN)

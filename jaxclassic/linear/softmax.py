@@ -92,6 +92,7 @@ from jaxclassic.linear._newton import (
     weighted_sum,
 )
 from jaxclassic.validation import (
+    check_bool,
     check_choice,
     check_classifier_data,
     check_int,
@@ -386,8 +387,7 @@ def fit_softmax(
     """
     method = check_choice(method, "method", METHODS)
     max_iter = check_int(max_iter, "max_iter", low=1)
-    if not isinstance(fit_intercept, bool):
-        raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     l2 = check_scalar(l2, "l2", low=0.0)
     tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)

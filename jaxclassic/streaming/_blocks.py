@@ -48,7 +48,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _precision
-from jaxclassic.validation import _float_dtype_for, check_int
+from jaxclassic.validation import _float_dtype_for, check_bool, check_int
 
 __all__ = []
 
@@ -79,7 +79,7 @@ class Source:
         if target not in ("none", "real", "class"):
             raise ValueError(f"target must be 'none', 'real' or 'class', got {target!r}")
         self.target, self.n_classes = target, n_classes
-        self.progress, self.desc = bool(progress), desc
+        self.progress, self.desc = check_bool(progress, "progress"), desc
         self.n_rows_total = None
         # pandas objects are in memory already: their numpy values (a DataFrame is iterable
         # over its column names, and a Series slices by label for some indexes)

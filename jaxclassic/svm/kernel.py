@@ -91,6 +91,7 @@ from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.svm import _optimality, _smo, platt
 from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
+    check_bool,
     check_choice,
     check_classifier_data,
     check_int,
@@ -499,9 +500,8 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     max_iter = DEFAULT_MAX_ITER if max_iter is None else check_int(max_iter, "max_iter", low=1)
     batch_size = check_int(batch_size, "batch_size", low=2)
     n_folds = check_int(n_folds, "n_folds", low=2)
-    for name, flag in (("check_kernel", check_kernel), ("probability", probability)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
+    check_kernel = check_bool(check_kernel, "check_kernel")
+    probability = check_bool(probability, "probability")
     shuffle = key is not None
     key = check_key(key) if shuffle else None
     X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)

@@ -127,6 +127,7 @@ from jaxclassic.svm import _optimality, platt
 from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_classifier_data,
     check_int,
@@ -501,10 +502,9 @@ def fit_linear_svm(
                          "differentiable; use method='dual' for it), got loss='hinge'")
     max_iter = check_int(max_iter, "max_iter", low=1)
     n_folds = check_int(n_folds, "n_folds", low=2)
-    for name, flag in (("fit_intercept", fit_intercept), ("shrinking", shrinking),
-                       ("probability", probability)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
+    shrinking = check_bool(shrinking, "shrinking")
+    probability = check_bool(probability, "probability")
     C = check_scalar(C, "C", low=0.0, include_low=False)
     intercept_scaling = check_scalar(intercept_scaling, "intercept_scaling", low=0.0, include_low=False)
     X = check_array(X, "X")

@@ -62,6 +62,7 @@ from jaxclassic.svm.kernel import (
 )
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_consistent_length,
     check_int,
@@ -180,8 +181,7 @@ def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coe
     tol = check_scalar(tol, "tol", low=0.0)
     max_iter = DEFAULT_MAX_ITER if max_iter is None else check_int(max_iter, "max_iter", low=1)
     batch_size = check_int(batch_size, "batch_size", low=2)
-    if not isinstance(check_kernel, bool):
-        raise TypeError(f"check_kernel must be a bool, got {type(check_kernel).__name__}")
+    check_kernel = check_bool(check_kernel, "check_kernel")
     X = check_array(X, "X")
     z = check_array(y, "y", ndim=1, dtype=X.dtype)
     check_consistent_length(X=X, y=z)

@@ -99,6 +99,7 @@ from jaxclassic.tree._multiway import (
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_classification_targets,
     check_consistent_length,
@@ -425,6 +426,7 @@ def fit_c45(X, y, *, categorical=None, confidence_factor=0.25, min_samples_leaf=
         nondifferentiable("fit_c45", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
         for a in (X, y, sample_weight))
     check_confidence_factor(confidence_factor)
+    prune, collapse = check_bool(prune, "prune"), check_bool(collapse, "collapse")
     min_samples_leaf = float(check_scalar(min_samples_leaf, "min_samples_leaf", low=0.0))
     if max_depth is not None:
         max_depth = check_int(max_depth, "max_depth", low=0)

@@ -25,6 +25,7 @@ from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.pruning import _check_params, _prune, cost_complexity_path, prune
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_classification_targets,
     check_consistent_length,
@@ -178,8 +179,7 @@ def choose_ccp_alpha(
     *ESL* 2nd ed., §7.10 and §9.2.2.
     """
     task = check_choice(task, "task", ("classification", "regression"))
-    if not isinstance(one_standard_error, (bool, np.bool_)):
-        raise TypeError(f"one_standard_error must be a bool, got {type(one_standard_error).__name__}")
+    one_standard_error = check_bool(one_standard_error, "one_standard_error")
     X = check_array(X, "X", allow_nan=True)
     n_samples = X.shape[0]
     n_folds = check_int(n_folds, "n_folds", low=2, high=n_samples)
