@@ -48,6 +48,22 @@ The Newton loop is the one of :func:`jaxclassic.linear._newton.newton_solve` (sh
 centring and scaling, mapped back exactly; the stopping rule is on the gradient in that
 basis) and flags complete and quasi-complete separation when ``l2 = 0``.
 
+A class without training rows. With ``n_classes`` larger than the classes present (or a
+class whose rows all have weight 0) and an intercept fitted, :math:`J` has no minimiser for
+any :math:`\lambda`: the class's probability on every training row is best 0, so its
+(unpenalised) intercept runs to :math:`-\infty` (the others to :math:`+\infty/(C-1)`, centred).
+The gradient vanishes along that direction all the same, so the loop meets ``tol`` at a finite
+intercept that depends on ``tol``, ``max_iter`` and the method (-9 to -20 on 30 rows, float32
+and float64, Newton and L-BFGS), and used to report ``converged=True``. That class is
+separated from the rest by every point, the degenerate case of separation, and is reported as
+separation is (:mod:`jaxclassic.linear.logistic`): ``separated=True``, ``converged=False``, and
+outside ``jit``/``vmap`` :func:`fit_softmax` warns with
+:class:`~jaxclassic.exceptions.PerfectSeparationWarning` naming the class codes. Under
+``jit``/``vmap`` (a batch of folds, say) nothing can be warned: read ``separated`` /
+``converged`` per fit. Without an intercept the class is not flagged: its weights then have a
+finite optimum whenever :math:`\lambda > 0` (the penalty holds them), and at
+:math:`\lambda = 0` the separation test above applies as for any data.
+
 ``method="auto"`` uses Newton while :math:`C(d+1) \le 200` (``NEWTON_MAX_PARAMS``, measured:
 the dense :math:`C(d+1)\times C(d+1)` Hessian stops paying beyond it) and ``optax.lbfgs``
 beyond.
@@ -70,6 +86,7 @@ its Hessian, eq. 4.110).
 from __future__ import annotations
 
 from functools import partial
+import warnings
 from typing import NamedTuple
 
 import jax
@@ -78,6 +95,7 @@ import numpy as np
 import optax
 
 from jaxclassic import _precision, losses
+from jaxclassic.exceptions import PerfectSeparationWarning
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
 from jaxclassic.linear._api import decision_function, predict, predict_proba
@@ -98,6 +116,7 @@ from jaxclassic.validation import (
     check_int,
     check_predict_X,
     check_scalar,
+    is_traced,
 )
 
 __all__ = ["SoftmaxParams", "fit_softmax", "softmax_objective", "softmax_grad_hess"]
@@ -128,7 +147,9 @@ class SoftmaxParams(NamedTuple):
         ``l2 == 0`` and every training row's own class has the strictly largest score
         (complete separation), or some rows' own-class probabilities are within
         :math:`\\sqrt{\\mathrm{eps}}` of 1 while Newton still moves the parameters by a
-        sizeable step (quasi-complete separation, Newton only).
+        sizeable step (quasi-complete separation, Newton only); or, for any ``l2``, a class
+        has no training row of positive weight while an intercept is fitted (its intercept's
+        optimum is :math:`-\\infty`; module docstring). ``converged`` is then False.
     """
 
     coef: jax.Array
@@ -303,10 +324,12 @@ def _solve_softmax(X, y, sw, l2, tol, max_iter, *, n_classes, method, fit_interc
     counts = jnp.zeros(n_classes, dtype).at[y].add(jnp.where(sw > 0, sw, 0))
     log_prior = jnp.log(jnp.clip(counts / jnp.sum(sw), 1e-3, 1.0))
     b0 = jnp.where(fit_intercept, log_prior - jnp.mean(log_prior), 0).astype(dtype)
+    # a class without rows of positive weight: its intercept's optimum is -inf (any l2)
+    absent = jnp.asarray(fit_intercept) & jnp.any(counts <= 0)
     if method == "newton":
         B, res = _fit_newton(X, y, sw, l2, tol, b0, max_iter, fit_intercept=fit_intercept)
-        return SoftmaxParams(B[:, :d], B[:, d], res.n_iter, res.converged, res.history,
-                             res.separated)
+        return SoftmaxParams(B[:, :d], B[:, d], res.n_iter, res.converged & ~absent, res.history,
+                             res.separated | absent)
     total = jnp.sum(sw)
     fi = jnp.asarray(fit_intercept, dtype)
     B0 = jnp.zeros((n_classes, d + 1), dtype).at[:, d].set(b0)
@@ -318,7 +341,7 @@ def _solve_softmax(X, y, sw, l2, tol, max_iter, *, n_classes, method, fit_interc
                          history_size=HISTORY_SIZE)
     B = res.carry[0].at[:, d].multiply(fi)
     scores = _precision.matmul(X, B[:, :d].T) + B[:, d]
-    separated = (l2 == 0) & jnp.all((_own_class_margins(scores, y) > 0) | (sw <= 0))
+    separated = ((l2 == 0) & jnp.all((_own_class_margins(scores, y) > 0) | (sw <= 0))) | absent
     return SoftmaxParams(B[:, :d], B[:, d], res.n_iter, res.converged & ~separated, res.history,
                          separated)
 
@@ -372,6 +395,17 @@ def fit_softmax(
     -------
     SoftmaxParams
 
+    Warns
+    -----
+    PerfectSeparationWarning
+        ``l2 == 0`` and the classes are completely or quasi-completely separated; or a class
+        of ``range(n_classes)`` has no training row of positive weight and an intercept is
+        fitted (any ``l2``; the message names the class codes). Either way ``separated`` is
+        True and ``converged`` False. Warnings are raised after the jitted fit returns, so
+        not inside ``jit``/``vmap``: there read the two fields.
+    ConvergenceWarning
+        ``tol`` not met within ``max_iter`` or a line-search step was refused.
+
     Examples
     --------
     >>> import jax.numpy as jnp
@@ -397,8 +431,39 @@ def fit_softmax(
     params = _fit_softmax(X, y, sw, jnp.asarray(l2, X.dtype), jnp.asarray(tol, X.dtype),
                           jnp.asarray(max_iter, jnp.int32), n_classes=n_classes, method=method,
                           fit_intercept=fit_intercept)
-    warn_after_fit(params, f"fit_softmax(method={method!r})", l2, max_iter)
+    model = f"fit_softmax(method={method!r})"
+    if not _warn_absent_classes(params, y, sw, model, fit_intercept):
+        warn_after_fit(params, model, l2, max_iter)
     return params
+
+
+def _warn_absent_classes(params: SoftmaxParams, y, sw, model: str, fit_intercept: bool) -> bool:
+    """Warn (``PerfectSeparationWarning``) naming the classes without a training row of positive
+    weight, when the fit flagged separation and such classes exist; return whether it warned.
+
+    Only outside ``jit``/``vmap`` (concrete params); the classes are counted only once the fit
+    reports ``separated``, so a fit without the flag pays nothing.
+    """
+    if not fit_intercept or is_traced(params.separated) or is_traced(y) or is_traced(sw):
+        return False
+    if not np.asarray(params.separated).any():
+        return False
+    n_classes = params.intercept.shape[-1]
+    present = np.asarray(jax.ops.segment_max(sw > 0, y, num_segments=n_classes))
+    absent = np.flatnonzero(~present).tolist()
+    if not absent:
+        return False
+    which = f"class {absent[0]} has" if len(absent) == 1 else f"classes {absent} have"
+    warnings.warn(
+        f"{model}: {which} no training row of positive weight (n_classes={n_classes}), so the "
+        "objective has no finite minimiser: the intercept of an absent class runs to -inf "
+        "whatever l2 (intercepts are not penalised), and the fit stopped at a finite "
+        "iterate that depends on tol and max_iter (separated=True, converged=False). Give the "
+        "class training rows, or fit only the classes present (n_classes and y re-encoded).",
+        PerfectSeparationWarning,
+        stacklevel=3,
+    )
+    return True
 
 
 def _decision(params: SoftmaxParams, X):

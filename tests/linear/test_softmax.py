@@ -132,14 +132,71 @@ def test_unpenalised_singular_hessian_is_handled(iris):
 
 def test_class_without_rows_is_flagged(iris):
     # n_classes=3 with class 0 absent: p_0 -> 0 has no finite MLE (b_0 -> -inf, a degenerate
-    # quasi-complete separation). Before issue 8.3's fix this reported converged=True.
+    # quasi-complete separation). Before issue 8.3's fix this reported converged=True; since
+    # issue 23.5 the warning names the absent class.
     X, y = iris
     binary_overlap = np.where(y == 0, 1, y).astype(np.int32)
-    with pytest.warns(PerfectSeparationWarning, match="quasi-perfectly separated"):
+    with pytest.warns(PerfectSeparationWarning, match="class 0 has no training row"):
         params = fit_softmax(X, binary_overlap, n_classes=3, l2=0.0)
     assert bool(params.separated) and not bool(params.converged)
     assert np.all(np.isfinite(params.coef))
     np.testing.assert_allclose(params.coef.sum(0), 0, atol=1e-8)
+
+
+@pytest.mark.parametrize("method", ["newton", "lbfgs"])
+def test_absent_class_is_flagged_and_named_whatever_l2(iris, method):
+    # issue 23.5: with l2 > 0 the weights are held by the penalty but the intercepts are not:
+    # an absent class's intercept runs to -inf (no finite optimum), and the fit used to report
+    # converged=True with that intercept at a finite value set by tol (-12 / -20 here)
+    X, y = iris
+    no_virginica = np.where(y == 2, 1, y).astype(np.int32)
+    with pytest.warns(PerfectSeparationWarning, match=r"class 2 has no training row of positive weight"):
+        params = fit_softmax(X, no_virginica, n_classes=3, l2=1.0, method=method)
+    assert bool(params.separated) and not bool(params.converged)
+    assert np.all(np.isfinite(params.coef)) and float(params.intercept[2]) < -5
+    # the classes present are fitted as without the empty class: same probabilities, to the
+    # weight the absent class still holds (exp(b_2 - b_c) ~ 1e-5 .. 1e-9)
+    two = fit_softmax(X, no_virginica, n_classes=2, l2=1.0, method=method)
+    np.testing.assert_allclose(predict_proba(params, X)[:, :2], predict_proba(two, X), atol=1e-4)
+
+
+def test_class_of_zero_weight_only_is_absent(iris):
+    # present in y but every row of it at sample_weight 0: no influence, so absent (DESIGN.md)
+    X, y = iris
+    sw = np.where(y == 1, 0.0, 1.0)
+    with pytest.warns(PerfectSeparationWarning, match=r"class 1 has no training row"):
+        params = fit_softmax(X, y, l2=1.0, sample_weight=sw)
+    assert bool(params.separated) and not bool(params.converged)
+
+
+def test_several_absent_classes_are_all_named(iris):
+    X, y = iris
+    with pytest.warns(PerfectSeparationWarning, match=r"classes \[1, 3\] have no training row"):
+        fit_softmax(X, np.where(y == 1, 0, y).astype(np.int32), n_classes=4, l2=1.0)
+
+
+def test_absent_class_without_intercept_or_present_classes_are_not_flagged(iris, iris_fit):
+    # without an intercept the penalty bounds the absent class's weights: a finite optimum
+    X, y = iris
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        params = fit_softmax(X, np.where(y == 2, 1, y).astype(np.int32), n_classes=3, l2=1.0,
+                             fit_intercept=False)
+    assert bool(params.converged) and not bool(params.separated)
+    assert bool(iris_fit.converged) and not bool(iris_fit.separated)
+
+
+def test_absent_class_under_jit_and_vmap_is_flagged_without_a_warning(iris):
+    # inside jit / vmap nothing can be warned (the params are tracers): the flags say it, per fit
+    X, y = iris
+    weights = jnp.stack([jnp.where(y == 1, 0.0, 1.0), jnp.ones(len(y))]).astype(X.dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        batched = jax.vmap(lambda w: fit_softmax(X, y, n_classes=3, l2=1.0, sample_weight=w))(weights)
+        jitted = jax.jit(lambda w: fit_softmax(X, y, n_classes=3, l2=1.0, sample_weight=w))(weights[0])
+    np.testing.assert_array_equal(batched.separated, [True, False])
+    np.testing.assert_array_equal(batched.converged, [False, True])
+    assert bool(jitted.separated) and not bool(jitted.converged)
 
 
 def test_quasi_complete_separation_warns():
