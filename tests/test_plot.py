@@ -668,6 +668,35 @@ def test_tree_of_c45_is_j48s_golf_tree(ax):
                                                     "= TRUE", "<= 75", "> 75"]
 
 
+def test_tree_of_a_fitted_estimator_draws_its_params_with_its_names(iris, ax):
+    # issue 23.5: plot.tree refused a fitted estimator (the other figures take one). Reference:
+    # the same drawing of the estimator's params_ given its column names and classes_ by hand
+    pd = pytest.importorskip("pandas")
+    from jaxclassic.estimators import DecisionTreeClassifier
+
+    names = ["sepal length", "sepal width", "petal length", "petal width"]
+    labels = np.array(["setosa", "versicolor", "virginica"])[iris[1]]
+    estimator = DecisionTreeClassifier(max_depth=2).fit(pd.DataFrame(iris[0], columns=names), labels)
+    plot.tree(estimator, ax=ax)
+    drawn = [t.get_text() for t in ax.texts]
+    fig, by_hand = plt.subplots()
+    try:
+        plot.tree(estimator.params_, feature_names=names, class_names=list(estimator.classes_), ax=by_hand)
+        assert drawn == [t.get_text() for t in by_hand.texts]
+    finally:
+        plt.close(fig)
+    assert drawn[0].startswith("petal ") and "class: setosa" in drawn[1]
+
+
+def test_tree_of_an_unfitted_estimator_says_so(ax):
+    from sklearn.exceptions import NotFittedError
+
+    from jaxclassic.estimators import DecisionTreeRegressor
+
+    with pytest.raises(NotFittedError, match="This DecisionTreeRegressor instance is not fitted yet"):
+        plot.tree(DecisionTreeRegressor(), ax=ax)
+
+
 def test_tree_rejects_other_params(ax):
     with pytest.raises(TypeError, match="params must be a fitted decision tree .* got tuple"):
         plot.tree((1, 2), ax=ax)

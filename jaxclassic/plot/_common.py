@@ -37,6 +37,22 @@ def axes(ax: Any):
     return ax
 
 
+def fitted_params(model: Any) -> tuple[Any, Any]:
+    """``(params, estimator)`` of what a figure was given: a fitted estimator of
+    :mod:`jaxclassic.estimators` gives its ``params_`` and itself, anything else is taken as
+    params (``(model, None)``). An estimator not fitted yet is scikit-learn's
+    ``NotFittedError`` (a ``ValueError``)."""
+    params = getattr(model, "params_", None)
+    if params is not None:
+        return params, model
+    if callable(getattr(model, "fit", None)) and callable(getattr(model, "get_params", None)):
+        from sklearn.exceptions import NotFittedError
+
+        raise NotFittedError(f"This {type(model).__name__} instance is not fitted yet: call fit "
+                             "before drawing it")
+    return model, None
+
+
 def colours(n: int, cmap: str = "tab10") -> list:
     """``n`` distinct RGBA colours of a named colormap (cycled for a qualitative map)."""
     import matplotlib

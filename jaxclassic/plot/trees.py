@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxclassic.plot._common import as_numpy, axes, colours, names
+from jaxclassic.plot._common import as_numpy, axes, colours, fitted_params, names
 from jaxclassic.tree._params import RegressionTree, TreeParams
 from jaxclassic.validation import check_choice, check_int, check_scalar
 
@@ -264,11 +264,14 @@ def tree(params, *, feature_names=None, class_names=None, category_names=None, a
 
     Parameters
     ----------
-    params : ClassificationTree, RegressionTree, ID3Params or C45Params
+    params : ClassificationTree, RegressionTree, ID3Params or C45Params, or a fitted estimator
+        The params of a fit, or a fitted ``DecisionTreeClassifier``, ``DecisionTreeRegressor``,
+        ``ID3Classifier`` or ``C45Classifier`` (its ``params_`` are drawn).
     feature_names : sequence of str, optional
-        Default ``feature_0, ...`` (CART) or ``x0, ...`` (ID3 / C4.5), as ``export_text``.
+        Default an estimator's ``feature_names_in_`` (fitted on a DataFrame), else
+        ``feature_0, ...`` (CART) or ``x0, ...`` (ID3 / C4.5), as ``export_text``.
     class_names : sequence of str, optional
-        Default the class codes.
+        Default an estimator's ``classes_``, else the class codes.
     category_names : dict or sequence, optional
         ID3 / C4.5: level names of the categorical features, as ``export_text``'s
         (``load_play_tennis(return_categories=True)`` gives them).
@@ -309,13 +312,20 @@ def tree(params, *, feature_names=None, class_names=None, category_names=None, a
     decimals = check_int(decimals, "decimals", low=0)
     if max_depth is not None:
         max_depth = check_int(max_depth, "max_depth", low=0)
+    params, estimator = fitted_params(params)
+    if estimator is not None:  # its own names of the columns and classes, unless given
+        if feature_names is None:
+            feature_names = getattr(estimator, "feature_names_in_", None)
+        if class_names is None:
+            class_names = getattr(estimator, "classes_", None)
     if isinstance(params, TreeParams):
         branches, split_text, edge_label = _cart_view(params, feature_names, decimals)
     elif isinstance(params, (ID3Params, C45Params)):
         branches, split_text, edge_label = _multiway_view(params, feature_names, category_names, decimals)
     else:
         raise TypeError("params must be a fitted decision tree (ClassificationTree or RegressionTree "
-                        f"of fit_cart, ID3Params, C45Params), got {type(params).__name__}")
+                        "of fit_cart, ID3Params, C45Params, or a fitted tree estimator), got "
+                        f"{type(params).__name__}")
     value = np.asarray(params.value)
     samples = np.asarray(params.n_node_samples)
     regression = isinstance(params, RegressionTree)
