@@ -6,7 +6,13 @@
 fit an estimator of :mod:`jaxclassic.estimators` and save it as a safe model file
 (:mod:`jaxclassic.io`: ``.npz`` arrays + JSON, no pickle); ``predict`` writes CSV to stdout.
 Errors in the input (a missing column, non-numeric data, an unknown model or parameter, an
-unreadable file) print one line on stderr naming the problem and exit with status 2.
+unreadable file, a missing value for a model that takes none) print one line on stderr naming
+the problem and exit with status 2.
+
+When the reader of stdout goes away before the output ends (``jaxclassic predict m.jc d.csv |
+head -5``), the command stops quietly, as Unix tools do, with status 141 (128 + SIGPIPE, what
+the shell reports for ``yes | head`` and what ``set -o pipefail`` expects): the output was cut,
+so not 0, and not 1 or 2, which report our own failures.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import argparse
 import ast
 import csv
 import inspect
+import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -192,6 +200,54 @@ def _labels(rows, column, header, path, *, numeric: bool):
     return np.array(cells)
 
 
+def _accepts_nan(model) -> bool:
+    """The estimator's scikit-learn tag ``allow_nan`` (NaN is a missing value)."""
+    return bool(model.__sklearn_tags__().input_tags.allow_nan)
+
+
+def _kind(model) -> str:
+    from sklearn.base import is_classifier, is_regressor
+
+    return "classifier" if is_classifier(model) else "regressor" if is_regressor(model) else "model"
+
+
+def _models_accepting_nan(model) -> list[str]:
+    """Our estimators of ``model``'s kind (classifier, regressor, other) that a CSV table can
+    feed and that accept missing values, by their ``allow_nan`` tag."""
+    return [name for name, cls in sorted(_estimator_classes().items())
+            if name not in NOT_FROM_CSV and _kind(cls()) == _kind(model) and _accepts_nan(cls())]
+
+
+def _check_missing(model, X, columns, header, path) -> None:
+    """A ``CommandLineError`` if ``X`` has missing values and ``model`` takes none, naming the
+    cells and the models of ours that take them (scikit-learn's own message recommends its
+    HistGradientBoosting, which is not one of ours)."""
+    import numpy as np
+
+    missing = np.isnan(X)
+    if not missing.any() or _accepts_nan(model):
+        return
+    rows, cols = np.nonzero(missing)
+    names = ", ".join(repr(header[columns[j]]) for j in sorted(set(cols.tolist())))
+    others = _models_accepting_nan(model)
+    advice = (f"the jaxclassic {_kind(model)}s that do: {', '.join(others)}; or drop or impute those "
+              "rows" if others else "no jaxclassic model of its kind does: drop or impute those rows")
+    raise CommandLineError(
+        f"{path} has {int(missing.sum())} missing value(s) (empty, NaN or NA cells) in column(s) "
+        f"{names} (first: line {int(rows[0]) + 2}), and {type(model).__name__} does not accept "
+        f"missing values; {advice}")
+
+
+def _naming_the_parameter(message: str, params: dict) -> str:
+    """The fit's error ``message``, led by the ``--param`` it is about when it quotes that
+    parameter's value without naming it (``could not convert string to float: 'abc'`` for
+    ``--param C=abc``)."""
+    blamed = [key for key, value in params.items() if isinstance(value, str) and repr(value) in message]
+    if len(blamed) != 1 or re.search(rf"\b{re.escape(blamed[0])}\b", message):
+        return message  # no one value quoted, or the estimator named its parameter
+    return f"parameter {blamed[0]}={params[blamed[0]]!r}: {message}"
+
+
 def _info(args, message: str) -> None:
     if not args.quiet:
         print(message, file=sys.stderr)
@@ -226,6 +282,7 @@ def _cmd_fit(args) -> int:
     if not features:
         raise CommandLineError(f"{args.data} has no feature column besides the target")
     X = _numeric(rows, features, header, args.data)
+    _check_missing(model, X, features, header, args.data)
     start = time.perf_counter()
     try:
         if supervised:
@@ -234,7 +291,8 @@ def _cmd_fit(args) -> int:
         else:
             model.fit(X)
     except (ValueError, TypeError) as exc:
-        raise CommandLineError(f"{args.model} could not fit {args.data}: {exc}") from None
+        raise CommandLineError(f"{args.model} could not fit {args.data}: "
+                               f"{_naming_the_parameter(str(exc), params)}") from None
     seconds = time.perf_counter() - start
     try:
         save_estimator(model, args.out, feature_names=[header[j] for j in features],
@@ -273,6 +331,7 @@ def _cmd_predict(args) -> int:
         raise CommandLineError(f"{args.model_file} names no feature columns (not saved by `jaxclassic fit`)")
     columns = [_column_index(header, name, args.data) for name in names]
     X = _numeric(rows, columns, header, args.data)
+    _check_missing(model, X, columns, header, args.data)
     method = "predict_proba" if args.proba else "predict"
     if not hasattr(model, method):
         raise CommandLineError(f"{type(model).__name__} has no {method}")
@@ -358,7 +417,30 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return args.func(args)
+    try:
+        status = args.func(args)
+        sys.stdout.flush()  # a reader gone away shows here, not in the interpreter's exit
+    except BrokenPipeError:
+        return _reader_gone()
+    return status
+
+
+#: the exit status of a command whose reader closed stdout: 128 + SIGPIPE (13), what the shell
+#: reports for a C tool killed by SIGPIPE (module docstring)
+EXIT_BROKEN_PIPE = 128 + 13
+
+
+def _reader_gone() -> int:
+    """Stop quietly when stdout's reader has gone (``| head``): point stdout at the null
+    device, so the interpreter's final flush of the unwritten rest cannot fail again (the
+    recipe of Python's ``signal`` documentation, "Note on SIGPIPE"), and return 141."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # stdout without a file descriptor
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":
