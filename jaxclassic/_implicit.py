@@ -93,6 +93,8 @@ import jax
 import jax.numpy as jnp
 from jax.flatten_util import ravel_pytree
 
+from jaxclassic import _linalg
+
 __all__ = ["LINEAR_SOLVES", "implicit_fit", "with_implicit_derivatives", "nondifferentiable"]
 
 LINEAR_SOLVES = ("dense", "cg")
@@ -107,7 +109,7 @@ def _dense_tangent_solve(g: Callable[[Any], Any], y: Any) -> Any:
         return ravel_pytree(g(unravel(x_flat)))[0]
 
     jac = jax.jacfwd(g_flat)(jnp.zeros_like(y_flat))
-    return unravel(jnp.linalg.solve(jac, y_flat))
+    return unravel(_linalg.solve(jac, y_flat))
 
 
 def _conjugate_gradients(matvec: Callable[[jax.Array], jax.Array], b: jax.Array) -> jax.Array:

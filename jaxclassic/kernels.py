@@ -41,6 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic import _tiling
 from jaxclassic import validation
@@ -299,7 +300,7 @@ def gram_diagonal(X: jax.Array, kernel: str | Callable[..., jax.Array] = "rbf", 
 
 def min_eigenvalue(K: jax.Array) -> jax.Array:
     """The smallest eigenvalue of the symmetric part of a square matrix ``(K + Kᵀ)/2``."""
-    return jnp.linalg.eigvalsh(0.5 * (K + K.T))[0]
+    return _linalg.eigvalsh(0.5 * (K + K.T))[0]
 
 
 def check_mercer(K, *, name: str = "kernel", rtol: float | None = None, symmetry_rtol: float | None = None):

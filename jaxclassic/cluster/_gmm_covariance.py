@@ -74,9 +74,9 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import jax.scipy.linalg as jsl
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision
 
 __all__ = [
@@ -176,9 +176,9 @@ def precision_cholesky(covariances, covariance_type):
     :math:`1/\\sqrt\\sigma^2` (``diag``, ``spherical``). A covariance that is not positive
     definite gives NaN (the fit reports it)."""
     if _full_like(covariance_type):
-        L = jnp.linalg.cholesky(covariances)
+        L = _linalg.cholesky(covariances)
         eye = jnp.broadcast_to(jnp.eye(L.shape[-1], dtype=L.dtype), L.shape)
-        return jnp.swapaxes(jsl.solve_triangular(L, eye, lower=True), -1, -2)
+        return jnp.swapaxes(_linalg.solve_triangular(L, eye, lower=True), -1, -2)
     return jnp.where(covariances > 0, jax.lax.rsqrt(jnp.abs(covariances)), jnp.nan)
 
 
@@ -186,7 +186,7 @@ def covariance_from_precision_cholesky(prec_chol, covariance_type):
     """:math:`\\Sigma = (PP^\\top)^{-1} = P^{-\\top}P^{-1}`, the inverse of :func:`precision_cholesky`."""
     if _full_like(covariance_type):
         eye = jnp.broadcast_to(jnp.eye(prec_chol.shape[-1], dtype=prec_chol.dtype), prec_chol.shape)
-        inv = jsl.solve_triangular(prec_chol, eye, lower=False)  # P^{-1}
+        inv = _linalg.solve_triangular(prec_chol, eye, lower=False)  # P^{-1}
         return _precision.matmul(jnp.swapaxes(inv, -1, -2), inv) if covariance_type == "tied" \
             else _precision.einsum("kji,kjl->kil", inv, inv)
     return 1.0 / jnp.square(prec_chol)

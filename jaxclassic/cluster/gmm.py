@@ -91,6 +91,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision, _tiling
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.cluster import _api
@@ -536,10 +537,10 @@ def _sample(params, key, n_samples):
     labels = jax.random.categorical(key_label, jnp.log(params.weights), shape=(n_samples,))
     noise = jax.random.normal(key_noise, (n_samples, d), dtype=params.means.dtype)
     if covariance_type == "full":
-        chol = jnp.linalg.cholesky(params.covariances)
+        chol = _linalg.cholesky(params.covariances)
         offset = _precision.einsum("nde,ne->nd", chol[labels], noise)
     elif covariance_type == "tied":
-        offset = _precision.matmul(noise, jnp.linalg.cholesky(params.covariances).T)
+        offset = _precision.matmul(noise, _linalg.cholesky(params.covariances).T)
     elif covariance_type == "diag":
         offset = noise * jnp.sqrt(params.covariances[labels])
     else:

@@ -65,9 +65,9 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import jax.scipy.linalg as jsl
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.discriminant._common import (
     any_traced,
@@ -145,10 +145,10 @@ def _ledoit_wolf_per_class(centred, y, resp, class_count):
     :math:`z` the rows standardised in their class and :math:`N_k = \sum_i r_{ik}`
     (scikit-learn's ``ledoit_wolf_shrinkage`` with ``n_samples`` = :math:`N_k`):
     :math:`t_{kj} = \sum_i r_{ik} z_{ij}^2 / N_k`, :math:`m_k = \sum_j t_{kj}/d`,
-    :math:`\delta'_k = \lVert \sum_i r_{ik} z_i z_i^	opVert_F^2 / N_k^2`,
-    :math:`eta_k = (\sum_i r_{ik}\lVert z_iVert^4 / N_k - \delta'_k)/(d N_k)`,
+    :math:`\delta'_k = \lVert \sum_i r_{ik} z_i z_i^\top\rVert_F^2 / N_k^2`,
+    :math:`\beta_k = (\sum_i r_{ik}\lVert z_i\rVert^4 / N_k - \delta'_k)/(d N_k)`,
     :math:`\delta_k = (\delta'_k - 2 m_k \sum_j t_{kj} + d m_k^2)/d` and
-    :math:`s_k = \min(eta_k, \delta_k)/\delta_k` (0 when the minimum is 0).
+    :math:`s_k = \min(\beta_k, \delta_k)/\delta_k` (0 when the minimum is 0).
     """
     n_features = centred.shape[1]
     var = safe_divide(_precision.matmul(resp.T, jnp.square(centred)), class_count[:, None])
@@ -210,8 +210,8 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver, auto_shr
     corr = cov / scale[:, None] / scale[None, :]
     scaled_means = offsets / scale[None, :]
     if solver == "cholesky":
-        chol, _ = jsl.cho_factor(corr, lower=True)
-        coef = jsl.cho_solve((chol, True), scaled_means.T).T
+        chol = _linalg.cholesky(corr)
+        coef = _linalg.cho_solve((chol, True), scaled_means.T).T
         # a pivot of the unit-diagonal corr at the rounding level (1 - R_j^2 <= d eps) means
         # Sigma is singular to working precision: NaN, which the public fit turns into an error
         # (a merely tiny pivot would give huge finite coefficients from rounding alone)
@@ -221,7 +221,7 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver, auto_shr
     else:
         # pseudo-inverse through eigh: a minimum-norm solution when Sigma is singular, like
         # the least-squares solve of scikit-learn's 'lsqr' solver
-        evals, evecs = jnp.linalg.eigh(corr)
+        evals, evecs = _linalg.eigh(corr)
         cutoff = jnp.finfo(dtype).eps * n_features * jnp.max(jnp.abs(evals))
         inv = jnp.where(evals > cutoff, 1.0 / jnp.where(evals > cutoff, evals, 1.0), 0.0)
         coef = _precision.matmul(_precision.matmul(scaled_means, evecs) * inv[None, :], evecs.T)
@@ -252,7 +252,7 @@ def _fit_qda(X, y, sample_weight, priors, reg_param, n_classes):
     # eigendecomposition of the correlation form D_k^{-1} Sigma_k D_k^{-1} (see _fit_lda)
     scale = _feature_scale(jnp.diagonal(cov, axis1=1, axis2=2))
     corr = cov / scale[:, :, None] / scale[:, None, :]
-    evals, evecs = jnp.linalg.eigh(corr)
+    evals, evecs = _linalg.eigh(corr)
     # decreasing order, as scikit-learn's scalings_ / rotations_
     return QDAParams(means, cov, evals[:, ::-1], evecs[:, :, ::-1], scale, prior, class_count)
 
@@ -366,11 +366,11 @@ def _lda_scalings(params: LDAParams):
     between = _precision.matmul((offsets * params.priors[:, None]).T, offsets)
     # whiten by the within-class covariance (pseudo-inverse square root when singular), then
     # the ordinary symmetric eigenproblem of the whitened between-class scatter
-    evals_w, evecs_w = jnp.linalg.eigh(params.covariance)
+    evals_w, evecs_w = _linalg.eigh(params.covariance)
     cutoff = jnp.finfo(dtype).eps * evals_w.shape[0] * jnp.max(jnp.abs(evals_w))
     inv_sqrt = jnp.where(evals_w > cutoff, 1.0 / jnp.sqrt(jnp.where(evals_w > cutoff, evals_w, 1.0)), 0.0)
     whiten = evecs_w * inv_sqrt[None, :]
-    evals, evecs = jnp.linalg.eigh(_precision.matmul(_precision.matmul(whiten.T, between), whiten))
+    evals, evecs = _linalg.eigh(_precision.matmul(_precision.matmul(whiten.T, between), whiten))
     order = jnp.argsort(-evals)
     return _precision.matmul(whiten, evecs[:, order]), evals[order], xbar
 
@@ -379,13 +379,13 @@ def lda_scalings(params: LDAParams):
     r"""The discriminant directions of a fitted LDA (Fisher's, scikit-learn's ``eigen`` solver).
 
     Solves the generalised eigenproblem :math:`S_b v = \lambda \Sigma v` with the between-class
-    scatter :math:`S_b = \sum_k \pi_k(\mu_k - ar x)(\mu_k - ar x)^	op` and the within-class
+    scatter :math:`S_b = \sum_k \pi_k(\mu_k - \bar x)(\mu_k - \bar x)^\top` and the within-class
     covariance :math:`\Sigma` of ``params`` (shrunk, if it was), by whitening with
     :math:`\Sigma^{-1/2}` (a pseudo-inverse square root when :math:`\Sigma` is singular), the
-    vectors normalised to :math:`v^	op\Sigma v = 1` as SciPy's ``eigh(S_b, Sigma)``. With the
+    vectors normalised to :math:`v^\top\Sigma v = 1` as SciPy's ``eigh(S_b, Sigma)``. With the
     fitted priors and no shrinkage, :math:`S_b` is scikit-learn's total minus within scatter.
     At most :math:`\min(d, C-1)` eigenvalues are nonzero. The projection of ``x`` on the first
-    ``m`` directions is :math:`(x - ar x)^	op V_{:, :m}` (scikit-learn's ``eigen`` solver
+    ``m`` directions is :math:`(x - \bar x)^\top V_{:, :m}` (scikit-learn's ``eigen`` solver
     omits the centring: a constant shift per component).
 
     Parameters
@@ -400,7 +400,7 @@ def lda_scalings(params: LDAParams):
         :math:`\lambda_j`, decreasing (``eigenvalues / eigenvalues.sum()`` is scikit-learn's
         ``explained_variance_ratio_``).
     xbar : (d,) array
-        :math:`ar x = \sum_k \pi_k \mu_k`, the centre of the projection.
+        :math:`\bar x = \sum_k \pi_k \mu_k`, the centre of the projection.
 
     Example
     -------

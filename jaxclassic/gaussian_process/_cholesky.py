@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jax.scipy.linalg import solve_triangular
 
+from jaxclassic import _linalg
+from jaxclassic._linalg import solve_triangular
 from jaxclassic import _precision
 
 __all__ = [
@@ -54,7 +55,7 @@ def _cholesky_search(C, rows):
     base = 10 * n_rows * jnp.finfo(C.dtype).eps * mean_diagonal
 
     def attempt(delta):
-        L = jnp.linalg.cholesky(C + jnp.diag(delta * rows))
+        L = _linalg.cholesky(C + jnp.diag(delta * rows))
         return L, jnp.all(jnp.isfinite(L))
 
     L0, ok0 = attempt(jnp.zeros((), C.dtype))

@@ -73,8 +73,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.scipy.linalg import solve_triangular
 
+from jaxclassic._linalg import solve_triangular
 from jaxclassic import _precision
 from jaxclassic import _tiling
 from jaxclassic.gaussian_process._api import predict
@@ -99,6 +99,7 @@ from jaxclassic.gaussian_process.covariance import (
 )
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_predict_X,
     check_sample_weight,
     check_scalar,
@@ -381,7 +382,8 @@ def fit_gp(X, y, *, kernel="rbf", amplitude=1.0, length_scale=1.0, noise=0.0, al
     X, y, sw, added_noise, kernel_fn = _prepare(X, y, sample_weight, alpha, amplitude, length_scale,
                                                 noise, kernel)
     hyper = _as_hyper(amplitude, length_scale, noise, X.dtype)
-    params = _fit_gp(X, y, sw, added_noise, hyper, kernel_fn=kernel_fn, normalize_y=bool(normalize_y))
+    params = _fit_gp(X, y, sw, added_noise, hyper, kernel_fn=kernel_fn,
+                     normalize_y=check_bool(normalize_y, "normalize_y"))
     _check_jitter(params.jitter, "fit_gp")
     return params
 
@@ -552,4 +554,4 @@ def log_marginal_likelihood(params_or_hyper, X, y, *, kernel="rbf", alpha=1e-10,
                                                 hyper.length_scale, hyper.noise, kernel_fn)
     hyper = GPKernel(*(jnp.asarray(h).astype(X.dtype) for h in hyper))
     return _log_marginal_likelihood(hyper, X, y, sw, added_noise, kernel_fn=kernel_fn,
-                                    normalize_y=bool(normalize_y))
+                                    normalize_y=check_bool(normalize_y, "normalize_y"))

@@ -56,6 +56,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.validation import check_array, check_choice, check_int, check_key, is_traced
@@ -884,10 +885,10 @@ def _sample(params, key, n_steps):
     z = jax.random.normal(k_emit, (n_steps, d), dtype=params.means.dtype)
     ct = params.covariance_type
     if ct == "full":
-        L = jnp.linalg.cholesky(params.covars)[states]
+        L = _linalg.cholesky(params.covars)[states]
         noise = _precision.einsum("tde,te->td", L, z)
     elif ct == "tied":
-        noise = _precision.matmul(z, jnp.linalg.cholesky(params.covars).T)
+        noise = _precision.matmul(z, _linalg.cholesky(params.covars).T)
     elif ct == "diag":
         noise = z * jnp.sqrt(params.covars)[states]
     else:

@@ -61,8 +61,9 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.scipy.linalg import cho_solve
 
+from jaxclassic import _linalg
+from jaxclassic._linalg import cho_solve
 from jaxclassic import _precision
 from jaxclassic._precision import PRECISION  # noqa: F401  (re-exported for older importers)
 
@@ -520,7 +521,7 @@ def min_norm_solve(gram, xty, rcond):
     """
     scale, gs = equilibrate(gram)
     rhs = xty / scale
-    evals, evecs = jnp.linalg.eigh(gs)
+    evals, evecs = _linalg.eigh(gs)
     keep = evals > rcond * jnp.maximum(evals[-1], 0)
     inv = jnp.where(keep, 1.0 / jnp.where(keep, evals, 1), 0)
     beta = _precision.matmul(evecs, inv * _precision.matmul(evecs.T, rhs)) / scale
@@ -535,7 +536,7 @@ def min_norm_solve(gram, xty, rcond):
     norms = jnp.sqrt(jnp.sum(jnp.square(null), axis=0))
     null = null / jnp.where(norms > 0, norms, 1)
     metric = _precision.matmul(null.T, null) + jnp.diag(keep.astype(gram.dtype))
-    beta = beta - _precision.matmul(null, jnp.linalg.solve(metric, _precision.matmul(null.T, beta)))
+    beta = beta - _precision.matmul(null, _linalg.solve(metric, _precision.matmul(null.T, beta)))
     return beta, jnp.sum(keep).astype(jnp.int32)
 
 
@@ -550,7 +551,7 @@ def solve_normal_equations(gram, xty, rcond):
     """
     d = gram.shape[0]
     scale, gs = equilibrate(gram)
-    chol = jnp.linalg.cholesky(gs)
+    chol = _linalg.cholesky(gs)
     pivots = jnp.square(jnp.diagonal(chol))
     well_posed = jnp.all(jnp.isfinite(chol)) & jnp.all(pivots > rcond)
 

@@ -55,8 +55,9 @@ from typing import Any, Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.scipy.linalg import cho_factor, cho_solve
 
+from jaxclassic import _linalg
+from jaxclassic._linalg import cho_solve
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
 from jaxclassic.linear._gram import blocked_sum, constant_columns
@@ -150,7 +151,7 @@ def weighted_sum(sample_weight: jax.Array, values: jax.Array) -> jax.Array:
 
 
 def newton_direction(hessian: jax.Array, grad: jax.Array) -> jax.Array:
-    r"""Solve :math:`H d = -g` by Cholesky (``jax.scipy.linalg.cho_factor`` / ``cho_solve``).
+    r"""Solve :math:`H d = -g` by Cholesky (``jaxclassic._linalg``: ``cholesky`` / ``cho_solve``).
 
     The system is first equilibrated, :math:`D H D\,(D^{-1}d) = -Dg` with
     :math:`D = \operatorname{diag}(H)^{-1/2}`, so the factorisation sees a unit-diagonal
@@ -166,7 +167,7 @@ def newton_direction(hessian: jax.Array, grad: jax.Array) -> jax.Array:
     diag = jnp.diagonal(hessian)
     scale = jax.lax.rsqrt(jnp.where(diag > 0, diag, jnp.ones_like(diag)))
     scaled = hessian * scale[:, None] * scale[None, :]
-    factor = cho_factor(scaled + (10 * eps) * jnp.eye(n, dtype=hessian.dtype), lower=True)
+    factor = (_linalg.cholesky(scaled + (10 * eps) * jnp.eye(n, dtype=hessian.dtype)), True)
     return -scale * cho_solve(factor, scale * grad)
 
 

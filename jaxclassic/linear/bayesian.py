@@ -74,8 +74,9 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-from jax.scipy.linalg import cho_factor, cho_solve
 
+from jaxclassic import _linalg
+from jaxclassic._linalg import cho_solve
 from jaxclassic import _precision
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import iterate
@@ -84,6 +85,7 @@ from jaxclassic.linear._gram import equilibrate, graded, weighted_gram
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_int,
     check_sample_weight,
     check_scalar,
@@ -137,7 +139,7 @@ def _evidence_fixed_point(precisions, gram, xty, yy, sw_sum, alpha_fixed, lambda
     smooth where an eigendecomposition's derivative is not (repeated eigenvalues)."""
     alpha, lam = precisions
     d = gram.shape[0]
-    a_inv = jnp.linalg.inv(alpha * gram + lam * jnp.eye(d, dtype=gram.dtype))
+    a_inv = _linalg.inv(alpha * gram + lam * jnp.eye(d, dtype=gram.dtype))
     coef = alpha * _precision.matmul(a_inv, xty)
     gamma = d - lam * jnp.trace(a_inv)
     sse = yy - 2 * _precision.dot(coef, xty) + _precision.dot(coef, _precision.matmul(gram, coef))
@@ -151,7 +153,7 @@ def _equilibrated_cholesky(gram_s, scale, xty_s, eye, alpha, lam):
     """``(coef, gamma, sigma)`` by Cholesky in the equilibrated basis ``G = S G_s S``."""
     # A = alpha G + lam I = S B S, B = alpha G_s + lam S^{-2}: beta = alpha S^{-1} B^{-1} S^{-1} g,
     # A^{-1} = S^{-1} B^{-1} S^{-1}, gamma = tr(alpha G A^{-1}) = alpha <G_s, B^{-1}>
-    factor = cho_factor(alpha * gram_s + jnp.diag(lam / jnp.square(scale)), lower=True)
+    factor = (_linalg.cholesky(alpha * gram_s + jnp.diag(lam / jnp.square(scale))), True)
     coef = alpha * cho_solve(factor, xty_s) / scale
     b_inv = cho_solve(factor, eye)
     gamma = alpha * jnp.sum(gram_s * b_inv)
@@ -190,7 +192,7 @@ def _posterior_of(gram, xty):
     scale, gram_s = equilibrate(gram)
     xty_s = xty / scale
     eye = jnp.eye(gram_s.shape[0], dtype=dtype)
-    evals, evecs = jnp.linalg.eigh(gram)
+    evals, evecs = _linalg.eigh(gram)
     evals = jnp.maximum(evals, 0)  # rounding can leave tiny negative eigenvalues
     proj = _precision.matmul(evecs.T, xty)
 
@@ -343,7 +345,7 @@ def fit_bayesian_ridge(X, y, *, alpha=None, lambda_=None, alpha_init=None, lambd
     as_array = lambda v: jnp.asarray(v, dtype)  # noqa: E731
     return _fit_bayesian_ridge(
         X, y, sw, alpha0, lambda0, as_array(tol), as_array(alpha_1), as_array(alpha_2),
-        as_array(lambda_1), as_array(lambda_2), fit_intercept=bool(fit_intercept),
+        as_array(lambda_1), as_array(lambda_2), fit_intercept=check_bool(fit_intercept, "fit_intercept"),
         max_iter=max_iter, estimate_alpha=alpha is None, estimate_lambda=lambda_ is None,
     )
 

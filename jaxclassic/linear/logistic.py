@@ -108,6 +108,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxclassic import _linalg
 from jaxclassic import _precision, losses
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import iterate, minimize_optax
@@ -125,6 +126,7 @@ from jaxclassic.linear._newton import (
 from jaxclassic.linear.sgd import n_batches_of, sgd_epoch
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_classification_targets,
     check_classifier_data,
@@ -530,8 +532,7 @@ def fit_logistic(
     method = check_choice(method, "method", METHODS)
     max_iter = check_int(max_iter, "max_iter", low=1)
     batch_size = check_int(batch_size, "batch_size", low=1)
-    if not isinstance(fit_intercept, bool):
-        raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
     l2 = check_scalar(l2, "l2", low=0.0)
     tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
@@ -578,8 +579,7 @@ def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=No
         ``std_err``, ``z``, ``p_value`` and its row and column of ``covariance`` are NaN
         (not estimated).
     """
-    if not isinstance(fit_intercept, bool):
-        raise TypeError(f"fit_intercept must be a bool, got {type(fit_intercept).__name__}")
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     X = check_array(X, "X")
     y, _ = check_classification_targets(y, "y", n_classes=2)
     check_consistent_length(X=X, y=y)
@@ -588,7 +588,7 @@ def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=No
     d = X.shape[1]
     _, hess = logistic_grad_hess(params.coef.astype(X.dtype), params.intercept.astype(X.dtype), X,
                                  y, l2=l2, sample_weight=sw, fit_intercept=fit_intercept)
-    cov = jnp.linalg.inv(hess)
+    cov = _linalg.inv(hess)
     if not fit_intercept:  # the unit diagonal _hessian puts on a fixed intercept: not a variance
         fixed = jnp.arange(d + 1) == d
         cov = jnp.where(fixed[:, None] | fixed[None, :], jnp.nan, cov)

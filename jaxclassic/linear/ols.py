@@ -53,15 +53,17 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.scipy.linalg import cho_solve
 from jax.scipy.special import betainc, ndtri
 
+from jaxclassic import _linalg
+from jaxclassic._linalg import cho_solve
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
 from jaxclassic.exceptions import RankDeficientWarning
 from jaxclassic.linear._gram import solve_normal_equations, weighted_gram
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.validation import (
+    check_bool,
     check_sample_weight,
     check_scalar,
     check_X_y,
@@ -131,7 +133,8 @@ def fit_ols(X, y, *, fit_intercept: bool = True, sample_weight=None, rcond=None)
         rcond = _default_rcond(n_features, X.dtype)
     else:
         check_scalar(rcond, "rcond", low=0.0, high=1.0)
-    params, rank = _fit_ols(X, y, sw, jnp.asarray(rcond, X.dtype), fit_intercept=bool(fit_intercept))
+    params, rank = _fit_ols(X, y, sw, jnp.asarray(rcond, X.dtype),
+                            fit_intercept=check_bool(fit_intercept, "fit_intercept"))
     if not is_traced(rank):
         rank = int(rank)
         if rank < n_features:
@@ -216,7 +219,7 @@ def _ols_inference(coef, intercept, X, y, sample_weight, alpha, *, fit_intercept
     n_eff = jnp.sum(sw > 0).astype(X.dtype)
     df_resid = n_eff - n_features - (1 if fit_intercept else 0)
     sigma2 = rss / df_resid
-    chol = jnp.linalg.cholesky(stats.gram)
+    chol = _linalg.cholesky(stats.gram)
     gram_inv = cho_solve((chol, True), jnp.eye(n_features, dtype=X.dtype))
     cov_coef = sigma2 * gram_inv
     if fit_intercept:
@@ -300,6 +303,7 @@ def ols_inference(params, X, y, *, fit_intercept: bool = True, sample_weight=Non
     X, y = check_X_y(X, y)
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     check_scalar(alpha, "alpha", low=0.0, high=1.0, include_low=False, include_high=False)
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     coef = jnp.asarray(params.coef, X.dtype)
     if coef.shape != (X.shape[1],):
         raise ValueError(f"params.coef has shape {coef.shape}, but X has {X.shape[1]} features")

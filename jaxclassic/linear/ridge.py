@@ -57,6 +57,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.exceptions import RankDeficientWarning
 from jaxclassic.linear._gram import graded, solve_normal_equations, weighted_gram
@@ -64,6 +65,7 @@ from jaxclassic.linear._params import LinearParams
 from jaxclassic.linear.features import weighted_mean_scale
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_sample_weight,
     check_scalar,
     check_X_y,
@@ -162,7 +164,8 @@ def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = Fa
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     check_scalar(alpha, "alpha", low=0.0)
     params, rank = _fit_ridge(X, y, sw, jnp.asarray(alpha, X.dtype),
-                              fit_intercept=bool(fit_intercept), standardize=bool(standardize))
+                              fit_intercept=check_bool(fit_intercept, "fit_intercept"),
+                              standardize=check_bool(standardize, "standardize"))
     if not is_traced(rank) and int(rank) < X.shape[1]:
         warnings.warn(
             f"X^T W X + alpha I has numerical rank {int(rank)} < n_features={X.shape[1]} "
@@ -179,7 +182,7 @@ def _ridge_path(X, y, sample_weight, alphas, *, fit_intercept, standardize):
     gram, xty, scale, stats = _scaled_system(X, y, sample_weight, fit_intercept, standardize)
 
     def by_eigendecomposition(_):
-        evals, evecs = jnp.linalg.eigh(gram)
+        evals, evecs = _linalg.eigh(gram)
         evals = jnp.maximum(evals, 0)  # rounding can leave tiny negative eigenvalues
         proj = _precision.matmul(evecs.T, xty)  # V^T g
         denom = evals[None, :] + alphas[:, None]
@@ -242,5 +245,5 @@ def ridge_path(X, y, alphas, *, fit_intercept: bool = True, standardize: bool = 
     alphas = check_array(alphas, "alphas", ndim=1, dtype=X.dtype)
     if not is_traced(alphas) and np.any(np.asarray(alphas) < 0):
         raise ValueError(f"alphas must be >= 0, got minimum {float(np.min(np.asarray(alphas)))}")
-    return _ridge_path(X, y, sw, alphas, fit_intercept=bool(fit_intercept),
-                       standardize=bool(standardize))
+    return _ridge_path(X, y, sw, alphas, fit_intercept=check_bool(fit_intercept, "fit_intercept"),
+                       standardize=check_bool(standardize, "standardize"))

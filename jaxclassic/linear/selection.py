@@ -61,10 +61,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.linear._gram import constant_columns, weighted_gram
 from jaxclassic.metrics import adjusted_r2
 from jaxclassic.validation import (
+    check_bool,
     check_int,
     check_sample_weight,
     check_X_y,
@@ -240,7 +242,7 @@ def _cholesky(A):
     predictor ``j`` regressed on the ones before it; below :math:`\sqrt{\varepsilon}` the
     subset is treated as rank-deficient (a NaN pivot too).
     """
-    L = jnp.linalg.cholesky(A)
+    L = _linalg.cholesky(A)
     pivots = jnp.square(jnp.diagonal(L))
     full_rank = jnp.all(pivots >= jnp.sqrt(jnp.finfo(A.dtype).eps))  # False on NaN
     return L, full_rank
@@ -250,7 +252,7 @@ def _subset_rss(g: _Gram, mask):
     """RSS of the least-squares fit on ``mask``: yy - ||L^{-1} c_m||^2 (one triangular solve)."""
     A, b = _masked_system(g, mask)
     L, full_rank = _cholesky(A)
-    z = jax.scipy.linalg.solve_triangular(L, b, lower=True)
+    z = _linalg.solve_triangular(L, b, lower=True)
     rss = g.yy - _precision.dot(z, z)
     return jnp.where(full_rank, jnp.maximum(rss, 0.0), jnp.inf)
 
@@ -262,7 +264,7 @@ def _subset_fit(g: _Gram, mask):
     """
     A, b = _masked_system(g, mask)
     L, full_rank = _cholesky(A)
-    beta = jax.scipy.linalg.cho_solve((L, True), b)
+    beta = _linalg.cho_solve((L, True), b)
     rss = jnp.where(full_rank, jnp.maximum(g.yy - _precision.dot(b, beta), 0.0), jnp.inf)
     coef = jnp.where(full_rank, jnp.where(mask, beta / g.scale, 0.0), jnp.nan)
     return coef, g.y_mean - _precision.dot(g.x_mean, coef), rss
@@ -403,8 +405,8 @@ def best_subset(
         )
     max_features = p if max_features is None else check_int(max_features, "max_features", low=0, high=p)
     chunk_size = check_int(chunk_size, "chunk_size", low=1)
-    return _best_subset(X, y, w, fit_intercept=bool(fit_intercept), max_features=max_features,
-                        chunk_size=chunk_size)
+    return _best_subset(X, y, w, fit_intercept=check_bool(fit_intercept, "fit_intercept"),
+                        max_features=max_features, chunk_size=chunk_size)
 
 
 # --------------------------------------------------------------------------- stepwise
@@ -494,7 +496,8 @@ def forward_stepwise(
                 f"max_features must be <= {limit} (rows with positive weight minus the "
                 f"intercept), got {max_features}: larger models are not identifiable"
             )
-    return _stepwise(X, y, w, fit_intercept=bool(fit_intercept), n_steps=max_features, forward=True)
+    return _stepwise(X, y, w, fit_intercept=check_bool(fit_intercept, "fit_intercept"),
+                     n_steps=max_features, forward=True)
 
 
 def backward_stepwise(
@@ -547,4 +550,5 @@ def backward_stepwise(
             f"fitted), got n_samples={n_rows} (rows with positive weight), n_features={p}; "
             "use forward_stepwise"
         )
-    return _stepwise(X, y, w, fit_intercept=bool(fit_intercept), n_steps=p, forward=False)
+    return _stepwise(X, y, w, fit_intercept=check_bool(fit_intercept, "fit_intercept"),
+                     n_steps=p, forward=False)

@@ -45,6 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import _precision, losses
 from jaxclassic.linear._gram import constant_columns
 from jaxclassic.linear._newton import at_rounding_floor, default_tol, warn_after_fit, weighted_sum
@@ -53,7 +54,13 @@ from jaxclassic.linear.logistic import LogisticParams, logistic_grad_hess
 from jaxclassic.linear.ols import fit_ols as _fit_ols_memory
 from jaxclassic.linear.ridge import fit_ridge as _fit_ridge_memory
 from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments, pseudo_sample
-from jaxclassic.validation import check_classification_targets, check_int, check_sample_weight, check_scalar
+from jaxclassic.validation import (
+    check_bool,
+    check_classification_targets,
+    check_int,
+    check_sample_weight,
+    check_scalar,
+)
 
 __all__ = ["least_squares_moments", "fit_ols", "fit_ridge", "fit_logistic"]
 
@@ -129,6 +136,7 @@ def fit_ols(data, y=None, *, fit_intercept: bool = True, sample_weight=None, rco
     """
     if rcond is not None:  # before the pass compiles anything
         check_scalar(rcond, "rcond", low=0.0)
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     moments = least_squares_moments(data, y, sample_weight=sample_weight, chunk_rows=chunk_rows,
                                     progress=progress)
     X, yp, w = _pseudo_xy(moments)
@@ -167,6 +175,8 @@ def fit_ridge(data, y=None, *, alpha, fit_intercept: bool = True, standardize: b
     Hoerl & Kennard, Technometrics 12 (1970); ESL §3.4.1.
     """
     check_scalar(alpha, "alpha", low=0.0)
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
+    standardize = check_bool(standardize, "standardize")
     moments = least_squares_moments(data, y, sample_weight=sample_weight, chunk_rows=chunk_rows,
                                     progress=progress)
     X, yp, w = _pseudo_xy(moments)
@@ -247,6 +257,7 @@ def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: 
     """
     check_scalar(l2, "l2", low=0.0)
     max_iter = check_int(max_iter, "max_iter", low=1)
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
     source = Source(data, y, sample_weight, chunk_rows=chunk_rows, target="class", n_classes=2,
                     passes=2, progress=progress, desc="logistic pass")
     if y is not None:  # in-memory labels: both classes, as the in-memory fit asks, before any pass
@@ -280,7 +291,7 @@ def fit_logistic(data, y=None, *, l2=0.0, fit_intercept: bool = True, max_iter: 
     grad_norm = float(jnp.linalg.norm(grad) / total)
     n_iter, converged = 0, grad_norm <= tol
     while not converged and n_iter < max_iter:
-        step = -jnp.linalg.solve(hess, grad)
+        step = -_linalg.solve(hess, grad)
         slope = float(grad @ step)
         t, accepted = 1.0, False
         for _ in range(30):

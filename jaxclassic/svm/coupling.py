@@ -30,6 +30,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _linalg
 from jaxclassic.svm import platt
 
 __all__ = ["pairwise_coupling", "ovo_probabilities"]
@@ -64,7 +65,7 @@ def pairwise_coupling(r):
         system = jnp.block([[Q, jnp.ones((k, 1), r.dtype)], [jnp.ones((1, k), r.dtype),
                                                              jnp.zeros((1, 1), r.dtype)]])
         rhs = jnp.concatenate([jnp.zeros(k, r.dtype), jnp.ones(1, r.dtype)])
-        return jnp.linalg.solve(system, rhs)[:k]
+        return _linalg.solve(system, rhs)[:k]
 
     return jax.vmap(one)(r)
 

@@ -53,6 +53,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _linalg
 from jaxclassic import losses
 from jaxclassic._solver import iterate
 from jaxclassic.linear._newton import backtracking
@@ -96,7 +97,7 @@ def _platt(f, positive, sw, *, max_iter: int = 100, tol=1e-5):
 
     def step(carry):
         theta, value, grad, hess = carry
-        direction = -jnp.linalg.solve(hess, grad)
+        direction = -_linalg.solve(hess, grad)
         t_step, new_value, accepted = backtracking(lambda a: objective(theta + a * direction), value,
                                                    jnp.dot(grad, direction))
         theta = jnp.where(accepted, theta + t_step * direction, theta)
