@@ -487,8 +487,11 @@ def read_metadata(path) -> dict:
 def _xgboost_tree(tree, k: int, tree_id: int, gain) -> dict:
     """One of our array trees as an XGBoost JSON tree (nodes renumbered breadth-first).
 
-    Ours sends ``x <= t`` left, XGBoost ``x < c``: for float32 ``x`` and ``t`` the two agree
-    exactly with ``c = nextafter(t, +inf)`` (XGBoost compares in float32)."""
+    Ours sends ``x <= t`` left, XGBoost ``float32(x) < c``: the two agree on every float32
+    ``x`` with ``c`` the float32 just above the largest float32 ``<= t`` (:func:`_split_condition`).
+    For the XGBoost family ``t`` is the largest value of the fit's dtype below xgboost's cut
+    (:func:`jaxclassic.ensemble._xgb_cuts.left_bounds`), so ``c`` is that cut exactly, and the
+    two agree on every ``x`` of the fit's dtype."""
     left_all = np.asarray(tree.children_left)
     right_all = np.asarray(tree.children_right)
     order, new_id = [0], {0: 0}
@@ -501,7 +504,7 @@ def _xgboost_tree(tree, k: int, tree_id: int, gain) -> dict:
                 order.append(int(child))
         i += 1
     value = np.asarray(tree.value, np.float32)[:, 0]
-    threshold = np.asarray(tree.threshold, np.float32)
+    threshold = _split_condition(np.asarray(tree.threshold))
     feature = np.asarray(tree.feature)
     cover = np.asarray(tree.weighted_n_node_samples, np.float32)
     gains = np.asarray(gain, np.float32)
@@ -517,7 +520,7 @@ def _xgboost_tree(tree, k: int, tree_id: int, gain) -> dict:
         out["right_children"].append(new_id[int(right_all[node])] if internal else -1)
         out["parents"].append(parents[node])
         out["split_indices"].append(int(feature[node]) if internal else 0)
-        condition = np.nextafter(threshold[node], np.float32(np.inf)) if internal else value[node]
+        condition = threshold[node] if internal else value[node]
         out["split_conditions"].append(float(condition))
         out["default_left"].append(int(bool(np.asarray(tree.missing_left)[node])) if internal else 0)
         out["base_weights"].append(float(value[node]))
@@ -529,6 +532,17 @@ def _xgboost_tree(tree, k: int, tree_id: int, gain) -> dict:
                tree_param={"num_deleted": "0", "num_feature": str(n_features), "num_nodes": str(len(order)),
                            "size_leaf_vector": "1"})
     return out
+
+
+def _split_condition(threshold: np.ndarray) -> np.ndarray:
+    """XGBoost's float32 ``c`` with ``float32(x) < c`` iff ``x <= threshold`` for every float32
+    ``x``: the float32 just above the largest float32 ``<= threshold`` (NaN stays NaN).
+
+    Rounding a float64 ``threshold`` to nearest could land above it; rounding down cannot."""
+    t32 = threshold.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        down = np.where(t32.astype(threshold.dtype) > threshold, np.nextafter(t32, np.float32(-np.inf)), t32)
+    return np.nextafter(down, np.float32(np.inf))
 
 
 def _leaf_tree(value: float, tree_id: int, n_features: int) -> dict:
@@ -546,14 +560,17 @@ def export_xgboost(params, path=None, *, objective: str | None = None) -> dict:
 
     Every used round becomes one XGBoost tree per output (``K`` per round for softmax), its
     nodes renumbered breadth-first, leaves holding the shrunk leaf weights; splits
-    ``x <= t`` become XGBoost's ``x < nextafter_{float32}(t, +\infty)``, the default
-    (missing-value) direction is ``missing_left``. Our margin is
+    ``x <= t`` become XGBoost's ``x < c`` with :math:`c` the float32 just above the largest
+    float32 :math:`\le t` (for a fit of :func:`~jaxclassic.ensemble.fit_xgboost`, whose
+    thresholds sit just below xgboost's own cut points, :math:`c` is the cut point itself), the
+    default (missing-value) direction is ``missing_left``. Our margin is
     :math:`(\sum_t f_t(x)) + b` (the trees summed first, the base score last) while XGBoost
     starts from its base score: so the file has base score 0 (margin 0; 0.5 for the logistic
     objective) and one last round of one-leaf trees holding :math:`b_k`, which reproduces our
     order of float32 additions. For a float32 fit, ``xgboost.Booster(model_file=path)
     .predict(DMatrix(X), output_margin=True)`` equals our ``decision_function`` bit for bit
-    (``tests/test_io.py``); a float64 fit is exported rounded to float32, as XGBoost stores it.
+    (``tests/test_io.py``); a float64 fit is exported rounded to float32, as XGBoost stores it
+    (its leaf values rounded; its splits route every row as ours do).
 
     Parameters
     ----------

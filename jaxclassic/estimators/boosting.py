@@ -487,6 +487,9 @@ _XGB_DOC_PARAMS = """n_estimators : int >= 1, default=100
     subsample, colsample_bytree : float in (0, 1], default=1.0
         Rows per round, features per tree (drawn from ``random_state``).
     max_bin : int in 2..256, default=256
+        xgboost's ``max_bin``: the features are binned at xgboost's own cut points (its
+        weighted quantile sketch, :mod:`jaxclassic.ensemble._xgb_cuts`), so splits and the
+        routing of new rows are xgboost's.
     base_score : float, optional
         Intercept (a probability for a binary classifier); None: estimated from the data.
     early_stopping_rounds : int >= 1, optional
@@ -590,8 +593,10 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
     __doc__ = """XGBoost regression (squared error, :func:`jaxclassic.ensemble.fit_xgboost`) with
     xgboost's scikit-learn API names (``XGBRegressor``).
 
-    Second-order boosting of level-wise histogram trees; NaN in ``X`` goes to the learned side
-    of each split.
+    Second-order boosting of level-wise histogram trees, binned at xgboost's cut points; NaN in
+    ``X`` goes to the learned side of each split. Predictions equal ``XGBRegressor``'s
+    (``tree_method="hist"``, same hyperparameters) to float32 rounding, new rows included,
+    except where two splits' gains tie within it (:mod:`jaxclassic.ensemble.xgboost`, "Parity").
 
     Parameters
     ----------
