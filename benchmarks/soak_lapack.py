@@ -222,6 +222,9 @@ def _child_env(source):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # the child runs this file as a script: only ``source`` (or this checkout) provides jaxclassic
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source or root, env.get("PYTHONPATH")) if p)
+    env.pop("SOAK_SOURCE", None)
+    if source:
+        env["SOAK_SOURCE"] = os.path.abspath(source)
     return env
 
 
@@ -274,6 +277,16 @@ def main(argv=None):
 
     if args.child:
         import faulthandler
+
+        source = os.environ.get("SOAK_SOURCE")
+        if source:
+            # an editable install's finder (pip install -e) would still import this checkout
+            sys.meta_path[:] = [f for f in sys.meta_path
+                                if "__editable__" not in getattr(f, "__module__", "")]
+            sys.path.insert(0, source)
+        import jaxclassic
+
+        print(f"jaxclassic from {os.path.dirname(jaxclassic.__file__)}", flush=True)
 
         faulthandler.register(signal.SIGUSR1, all_threads=True)
         t = time.perf_counter()
