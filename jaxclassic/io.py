@@ -37,7 +37,7 @@ import importlib
 import json
 import os
 import pkgutil
-import tempfile
+import secrets
 import zipfile
 from pathlib import Path
 from typing import Any, Callable
@@ -291,7 +291,7 @@ def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: di
     if not (path.parent if str(path.parent) else Path(".")).is_dir():
         raise FileNotFoundError(f"cannot save to {path}: no folder {path.parent}")
     # written beside the target and renamed: a failed save never leaves half a file
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    fd, tmp = _create_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **{HEADER_KEY: blob}, **arrays)
@@ -301,6 +301,27 @@ def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: di
             os.unlink(tmp)
         raise
     return path
+
+
+def _create_beside(path: Path) -> tuple[int, str]:
+    """A new, uniquely named temporary file in ``path``'s folder, opened for writing.
+
+    Created with mode ``0o666`` less the process's umask, as :func:`open` creates a file, so
+    the renamed model file has the permissions any file written there would have
+    (``tempfile.mkstemp`` creates ``0o600``: a model file only its owner could read).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), str(tmp)
+        except FileExistsError:  # pragma: no cover - 48 random bits
+            continue
+    raise FileExistsError(f"cannot create a temporary file beside {path}")  # pragma: no cover
+
+
+#: the first bytes of every zip archive (a local file header), so of every ``.npz``
+_ZIP_MAGIC = b"PK\x03\x04"
 
 
 def _check_declared_sizes(archive: zipfile.ZipFile, path) -> None:
@@ -329,6 +350,13 @@ def _read(path, *, arrays: bool = True) -> tuple[dict, dict]:
     if not path.is_file():
         raise FileNotFoundError(f"no model file at {path}")
     try:
+        # np.load reads a file that is neither a zip nor a .npy as a pickle and refuses it with
+        # advice to load it "unsafely": not a zip archive, not a model file, say so first
+        with open(path, "rb") as fh:
+            start = fh.read(16)
+        if not start.startswith(_ZIP_MAGIC):
+            raise ValueError(f"{path} is not a jaxclassic model file (model files are the zip "
+                             f"archives jaxclassic.io.save writes; this file starts with {start!r})")
         with np.load(path, allow_pickle=False) as archive:
             if HEADER_KEY not in archive.files:
                 raise ValueError(f"{path} is not a jaxclassic model file (no {HEADER_KEY} entry)")

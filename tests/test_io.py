@@ -11,6 +11,8 @@ payloads and signed zeros count), dtypes, Python types of static fields and pytr
 from __future__ import annotations
 
 import json
+import os
+import stat
 import zipfile
 
 import jax
@@ -313,8 +315,80 @@ def test_truncated_file_is_a_value_error(saved, tmp_path):
 def test_garbage_file_is_a_value_error(tmp_path):
     path = tmp_path / "junk.jc"
     path.write_bytes(b"not a zip at all" * 10)
-    with pytest.raises(ValueError, match="junk.jc is not a readable jaxclassic model file"):
+    with pytest.raises(ValueError, match=r"junk.jc is not a jaxclassic model file \(model files are the zip "
+                                         r"archives jaxclassic.io.save writes; this file starts with b'not a zip"):
         io.load(path)
+
+
+def _not_a_model(kind: str) -> bytes:
+    import io as stdlib_io
+    import pickle
+
+    if kind == "text":
+        return b"hello"  # issue 23.5: 5 bytes of text
+    if kind == "empty":
+        return b""
+    if kind == "npy":
+        buffer = stdlib_io.BytesIO()
+        np.save(buffer, np.zeros(3))
+        return buffer.getvalue()
+    return pickle.dumps({"coef": [1.0]})
+
+
+@pytest.mark.parametrize("kind", ["text", "empty", "npy", "pickle"])
+@pytest.mark.parametrize("read", [io.load, io.read_metadata], ids=["load", "read_metadata"])
+def test_a_file_that_is_not_a_model_says_so_without_numpy_pickle_advice(tmp_path, kind, read):
+    """A format sold as safe must not relay numpy's advice to load a file "unsafely using
+    allow_pickle=" (what np.load says of any file that is neither a zip nor a .npy)."""
+    path = tmp_path / "notes.jc"
+    path.write_bytes(_not_a_model(kind))
+    with pytest.raises(ValueError, match=r"notes.jc is not a jaxclassic model file") as info:
+        read(path)
+    assert "pickle" not in str(info.value) and "unsafe" not in str(info.value)
+
+
+def test_a_zip_truncated_anywhere_is_a_clear_value_error(saved, tmp_path):
+    data = saved.read_bytes()
+    path = tmp_path / "cut.jc"
+    for size in (2, 4, 30, len(data) // 2, len(data) - 22, len(data) - 1):
+        path.write_bytes(data[:size])
+        with pytest.raises(ValueError, match=r"cut.jc is not a (readable )?jaxclassic model file") as info:
+            io.load(path)
+        assert "unsafe" not in str(info.value), size
+
+
+def test_a_corrupt_entry_is_a_clear_value_error(saved, tmp_path):
+    """A flipped byte inside an array entry: the zip's CRC check names the entry."""
+    data = bytearray(saved.read_bytes())
+    with zipfile.ZipFile(saved) as archive:
+        info = archive.getinfo("a0.npy")
+    data[info.header_offset + 30 + len(info.filename) + 100] ^= 0xFF  # in a0.npy's data
+    path = tmp_path / "flipped.jc"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"flipped.jc is not a readable jaxclassic model file \(corrupt or "
+                                         r"truncated: BadZipFile: Bad CRC-32 for file 'a0.npy'"):
+        io.load(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "umask") or os.name != "posix", reason="POSIX file modes")
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_saved_files_follow_the_umask_as_open_does(tmp_path, umask, mode):
+    """Issue 23.5: model files were 0600 whatever the umask (tempfile.mkstemp's mode): they get
+    0666 less the umask, as ``open(path, "w")`` gives a new file."""
+    from jaxclassic.estimators import Ridge
+
+    old = os.umask(umask)
+    try:
+        with open(tmp_path / "plain.txt", "w"):
+            pass
+        io.save(tmp_path / "params.jc", _linear().fit_ridge(X, Y_REG, alpha=1.0))
+        Ridge().fit(X, Y_REG).save(tmp_path / "estimator.jc")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "plain.txt").st_mode) == mode  # the reference: open
+    for name in ("params.jc", "estimator.jc"):
+        assert stat.S_IMODE(os.stat(tmp_path / name).st_mode) == mode, name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["estimator.jc", "params.jc", "plain.txt"]
 
 
 def test_npz_without_header_is_a_value_error(tmp_path):
