@@ -6,6 +6,14 @@
   ``NearestNeighbors(algorithm="brute").kneighbors`` on the same float32 numpy arrays
   (its own chunked GEMM + heap, all cores). Agreement: the fraction of identical neighbour
   indices and the largest relative difference of the distances.
+* k-NN search with ties everywhere (issue 23.2): an integer grid, {0, 1, 2}^8 float32,
+  50,000 training rows x 10,000 queries, k = 10 (quick: 2,000 x 500). Every query has more
+  tied rows than candidates, so the candidate stage cannot settle it and the exact-difference
+  pass runs (the manhattan path's cost): the price of the tie rule where it bites. Quality:
+  the fraction of 200 checked queries whose indices equal ``np.argsort(d, kind="stable")`` of
+  the float64 distances (the rule: equal distances in increasing row index), for each side;
+  scikit-learn's brute force returns a valid k-nearest set but does not order ties by index.
+  Agreement: the largest relative difference of the distances.
 * k by 5-fold CV, k = 1..30: ``neighbors.knn_cv_scores`` (one search per fold) vs
   ``GridSearchCV(KNeighborsClassifier(algorithm="brute"))`` on the same folds; 5,000 x 16
   (quick: 600 x 8 and k in 1, 3, 5), two Gaussian classes. Quality: the best mean CV accuracy of each.
@@ -55,6 +63,33 @@ def _knn_search(quick: bool) -> Result:
     return Result("neighbors", f"kneighbors {n_train}x{d}, {n_query} queries, k={k} float32",
                   ours_s, ref_s, compile_s, "same indices", same, 1.0,
                   "sklearn NearestNeighbors brute", f"max rel dd={rel:.1e}")
+
+
+def _knn_search_ties(quick: bool) -> Result:
+    import jax.numpy as jnp
+    from scipy.spatial.distance import cdist
+    from sklearn.neighbors import NearestNeighbors
+
+    from jaxclassic import neighbors
+
+    n_train, n_query, d, k = (2_000, 500, 8, 10) if quick else (50_000, 10_000, 8, 10)
+    rng = np.random.default_rng(3)
+    Xtr = rng.integers(0, 3, (n_train, d)).astype(np.float32)
+    Xq = rng.integers(0, 3, (n_query, d)).astype(np.float32)
+    Xtr_j, Xq_j = jnp.asarray(Xtr), jnp.asarray(Xq)
+    (dist, idx), compile_s, ours_s = time_jax(lambda: neighbors.kneighbors(Xtr_j, Xq_j, k),
+                                              repeats=3)
+    nn = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(Xtr)
+    (ref_dist, ref_idx), ref_s = time_host(lambda: nn.kneighbors(Xq), repeats=1 if quick else 3)
+    check = slice(0, 200)
+    rule = np.argsort(cdist(Xq[check].astype(np.float64), Xtr.astype(np.float64)), axis=1,
+                      kind="stable")[:, :k]
+    ours_rule = float(np.mean(np.all(np.asarray(idx)[check] == rule, axis=1)))
+    ref_rule = float(np.mean(np.all(ref_idx[check] == rule, axis=1)))
+    rel = float(np.max(np.abs(np.asarray(dist) - ref_dist) / np.maximum(ref_dist, 1e-30)))
+    return Result("neighbors", f"kneighbors ties: grid {{0,1,2}}^{d}, {n_train}x{d}, {n_query} "
+                  f"queries, k={k} float32", ours_s, ref_s, compile_s, "ties in index order",
+                  ours_rule, ref_rule, "sklearn NearestNeighbors brute", f"max rel dd={rel:.1e}")
 
 
 def _knn_cv(quick: bool) -> Result:
@@ -147,7 +182,7 @@ def _large_index(quick: bool) -> Result:
 
 
 def run(quick: bool) -> list[Result]:
-    out = [_knn_search(quick), _knn_cv(quick), _kde(quick)]
+    out = [_knn_search(quick), _knn_search_ties(quick), _knn_cv(quick), _kde(quick)]
     if not quick:  # two fresh processes (imports + a 256 MB index): full size only
         out.append(_large_index(quick))
     return out

@@ -108,6 +108,22 @@ def test_tie_between_classes_goes_to_the_lowest_code():
     assert ref.predict([[0.0]])[0] == 0
 
 
+def test_more_than_2k_tied_neighbours_come_in_index_order():
+    # issue 23.2: twelve rows at distance 1 from the query, alternating classes. The rule
+    # (equal distances in increasing row index) takes rows 0, 1, 2 -> classes 0, 1, 0 -> 0;
+    # the search used to keep rows 1, 3, 5 (class 1) from its rounded candidate ranking.
+    from jaxclassic.estimators import KNeighborsClassifier as OurKNeighborsClassifier
+
+    X = np.array([[1.0], [-1.0]] * 6 + [[5.0]])
+    y = np.array([0, 1] * 6 + [1])
+    est = OurKNeighborsClassifier(3).fit(X, y)
+    np.testing.assert_array_equal(est.kneighbors([[0.0]])[1], [[0, 1, 2]])
+    assert est.predict([[0.0]]).tolist() == [0]
+    assert int(N.predict(N.fit_knn(X, y, k=3), np.array([[0.0]]))[0]) == 0
+    regressor = N.fit_knn(X, y.astype(np.float64), k=3, task="regression")
+    np.testing.assert_allclose(np.asarray(N.predict(regressor, np.array([[0.0]]))), [1 / 3])
+
+
 def test_sample_weights_multiply_the_votes():
     # neighbours (k=3) labelled 0, 1, 1 with weights 3, 1, 1: class 0 gets 3 votes of 5
     X = np.array([[0.0], [0.1], [0.2], [5.0]])

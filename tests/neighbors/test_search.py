@@ -7,6 +7,10 @@ candidates with direct differences, so only summation order differs), and to sci
 on d^2); float32 distances 1e-5 relative to the float64 distances of the same float32 numbers.
 Indices: equal to scikit-learn where the k-th distance is not tied; where it is, the set
 returned is checked to be *a* k-nearest set (its own distances are the k smallest).
+The tie rule (equal distances in increasing row index, issue 23.2) is checked against
+``np.argsort(kind="stable")`` of float64 distances on integer grids and duplicated rows, in
+float32 and float64, every metric, k = 1, 3, 10 (scikit-learn's brute force finds the same
+distances but does not order ties by index), and the candidate bound behind it pair by pair.
 """
 
 import chex
@@ -119,6 +123,180 @@ def test_ties_come_in_increasing_index():
     dist, idx = kneighbors(Xtr, np.array([[0.0]]), 4)
     np.testing.assert_array_equal(np.asarray(idx), [[0, 1, 2, 3]])
     np.testing.assert_array_equal(np.asarray(dist), [[1.0, 1.0, 1.0, 1.0]])
+
+
+# --------------------------------------------------------------------------- ties (issue 23.2)
+# The rule: the first k rows of a stable sort of the distances over the whole index. Before
+# the fix the euclidean and cosine candidates (2k by a rounded Gram key) cut ties arbitrarily
+# once more than 2k rows tied. The data are small integers (queries on the half grid: 2- and
+# 4-way equidistant points) and duplicated rows, where float32 and float64 arithmetic is exact
+# enough that real ties are ties of the computed distances. One shape for all, so one compile
+# per (metric, k, dtype). The same candidate stage also lost true neighbours (not only tie
+# order) where float32 rounding of its key exceeded the distances: two float32 cases below.
+ALL_METRICS = list(SCIPY)
+_rng = np.random.default_rng(23)
+GRID = (_rng.integers(0, 3, (200, 2)).astype(np.float64), _rng.integers(-1, 6, (40, 2)) / 2.0)
+_base = _rng.normal(size=(20, 2))
+DUPLICATES = (_base[_rng.integers(0, 20, 200)], np.r_[_base, _rng.normal(size=(20, 2))])
+
+
+def _float64_distances(Xtr, Xq, metric):
+    """Distances in float64 by scipy; cosine with scikit-learn's convention for zero rows
+    (distance 1 to everything; scipy gives NaN)."""
+    Xtr, Xq = np.asarray(Xtr, np.float64), np.asarray(Xq, np.float64)
+    if metric != "cosine":
+        name, kw = SCIPY[metric]
+        return cdist(Xq, Xtr, name, **kw)
+    nr, nq = np.linalg.norm(Xtr, axis=1), np.linalg.norm(Xq, axis=1)
+    unit_q, unit_r = Xq / np.where(nq == 0, 1, nq)[:, None], Xtr / np.where(nr == 0, 1, nr)[:, None]
+    full = 1.0 - unit_q @ unit_r.T
+    full[nq == 0, :] = 1.0
+    full[:, nr == 0] = 1.0
+    return full
+
+
+def _stable_reference(Xtr, Xq, metric, k):
+    """``np.argsort(kind="stable")`` of the float64 distances, rounded to 1e-9 first so that
+    float64 rounding does not split real ties (distinct distances here differ by > 1e-4)."""
+    full = _float64_distances(Xtr, Xq, metric)
+    return np.argsort(np.round(full, 9), axis=1, kind="stable")[:, :k], full
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("metric", ALL_METRICS)
+def test_ties_come_in_increasing_index_on_grids_and_duplicated_rows(metric, dtype):
+    kw = METRIC_ARGS.get(metric, {})
+    rtol = 1e-12 if dtype == np.float64 else 1e-6
+    for name, (Xtr, Xq) in (("grid", GRID), ("duplicates", DUPLICATES)):
+        Xtr, Xq = Xtr.astype(dtype), Xq.astype(dtype)
+        for k in (1, 3, 10):
+            dist, idx = kneighbors(Xtr, Xq, k, metric=metric, **kw)
+            ref_idx, full = _stable_reference(Xtr, Xq, metric, k)
+            np.testing.assert_array_equal(np.asarray(idx), ref_idx, err_msg=f"{name} k={k}")
+            np.testing.assert_allclose(np.asarray(dist), np.take_along_axis(full, ref_idx, 1),
+                                       rtol=rtol, atol=rtol, err_msg=f"{name} k={k}")
+            # scikit-learn (brute) finds the same distances; it does not order ties by index
+            ref = NearestNeighbors(n_neighbors=k, algorithm="brute", metric=metric, **kw).fit(Xtr)
+            np.testing.assert_allclose(np.asarray(dist), ref.kneighbors(Xq)[0], rtol=rtol,
+                                       atol=rtol, err_msg=f"{name} k={k}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_candidate_key_bounds_every_exact_distance(metric, dtype):
+    # steps 1-2 of the module docstring's proof, for every (query, row) pair: the distance as
+    # computed is at least the bound derived from the row's key (so rows left out of the
+    # candidates can be excluded), on data chosen to stress the Gram form's rounding
+    rng = np.random.default_rng(7)
+    scales = np.logspace(-3, 3, 6)
+    cases = {
+        "far clusters": (np.r_[rng.normal(size=(200, 6)) * 0.01 + 1000,
+                               rng.normal(size=(200, 6)) * 0.01 - 1000],
+                         rng.normal(size=(50, 6)) * 0.01 + 1000),
+        "mixed scales": (rng.normal(size=(400, 6)) * scales, rng.normal(size=(50, 6)) * scales),
+        "near duplicates": (np.repeat(rng.normal(size=(20, 6)), 20, 0)
+                            + 1e-6 * rng.normal(size=(400, 6)), rng.normal(size=(50, 6))),
+        "grid": (rng.integers(0, 3, (400, 6)).astype(float), rng.integers(0, 5, (50, 6)) / 2.0),
+    }
+
+    @jax.jit
+    def margin(R, Q):  # min over pairs of (computed distance - bound from the key)
+        center = S.positive_mean(R, jnp.ones(R.shape[0], bool))
+        R_key, Q_key, q_norm2, rank = S._ranking(R, Q, center, metric, 2.0)
+        bound = S._unselected_bound(rank(Q_key, R_key), q_norm2[:, None], metric,
+                                    S.rounding_slack(R.dtype, R.shape[1]))
+        return jnp.min(S._exact_distances(Q, R[None], metric) - bound)
+
+    for name, (X, Q) in cases.items():
+        assert float(margin(X.astype(dtype), Q.astype(dtype))) >= 0, name
+
+
+def test_issue_example_more_than_2k_ties():
+    X = np.array([[1.0], [-1.0]] * 6 + [[5.0]])
+    for k in (1, 3, 5):
+        dist, idx = kneighbors(X, np.array([[0.0]]), k)
+        np.testing.assert_array_equal(np.asarray(idx), [list(range(k))])
+        np.testing.assert_array_equal(np.asarray(dist), np.ones((1, k)))
+
+
+def _assert_float32_neighbours(X, Q, full, metric):
+    """The distances are the k smallest of the float64 ``full`` to float32 accuracy, and the
+    rows are the float64 stable sort's wherever float32 can tell them apart (gaps > 1e-5)."""
+    ordered = np.sort(full, axis=1)
+    for k in (1, 3, 10):
+        dist, idx = kneighbors(X, Q, k, metric=metric)
+        np.testing.assert_allclose(np.asarray(dist), ordered[:, :k], rtol=1e-5, err_msg=f"k={k}")
+        clear = (np.diff(ordered[:, :k + 1], axis=1) > 1e-5 * ordered[:, 1:k + 1]).all(axis=1)
+        assert clear.sum() >= 20, clear.sum()  # not vacuous
+        ref_idx = np.argsort(full, axis=1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(np.asarray(idx)[clear], ref_idx[clear], err_msg=f"k={k}")
+
+
+def test_float32_far_from_the_mean_finds_the_true_neighbours():
+    # Two clusters at +-1000 with spread 0.01: the Gram form's float32 rounding (~1e-1 on the
+    # squared distance) exceeds the distances. Before the fix the k-th distances came back up
+    # to 6x too large (wrong rows, not just wrong tie order); now the rounding bound sends these
+    # queries to the exact pass.
+    rng = np.random.default_rng(1)
+    X = np.r_[rng.normal(size=(100, 2)) * 0.01 + 1000, rng.normal(size=(100, 2)) * 0.01 - 1000]
+    Q = np.r_[rng.normal(size=(20, 2)) * 0.01 + 1000, rng.normal(size=(20, 2)) * 0.01 - 1000]
+    X, Q = X.astype(np.float32), Q.astype(np.float32)
+    full = cdist(Q.astype(np.float64), X.astype(np.float64))
+    _assert_float32_neighbours(X, Q, full, "euclidean")
+
+
+def test_float32_cosine_in_a_narrow_cone_finds_the_true_neighbours():
+    # Rows within ~3e-4 rad of one direction (as breast cancer's unscaled columns): cosine
+    # distances ~1e-8..1e-6, below the float32 rounding of the matrix-product key. Before the
+    # fix the k-th distances came back up to 10x too large (wrong rows); the bound now sends
+    # these queries to the exact pass. Reference: float64 distances of the same float32 numbers.
+    rng = np.random.default_rng(2)
+
+    def cone(n):
+        X = rng.normal(size=(n, 6)) * 3e-4
+        X[:, 0] += 1.0
+        return (X * rng.uniform(0.5, 2.0, (n, 1))).astype(np.float32)
+
+    X, Q = cone(400), cone(50)
+    unit = lambda A: A / np.linalg.norm(A, axis=1, keepdims=True)  # noqa: E731
+    full = 0.5 * np.sum((unit(Q.astype(np.float64))[:, None] - unit(X.astype(np.float64))) ** 2, -1)
+    _assert_float32_neighbours(X, Q, full, "cosine")
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_ties_with_tiled_queries_references_and_exact_pass(metric, monkeypatch):
+    Xtr, Xq = GRID
+    Xq = np.r_[Xq, Xq, Xq, Xq]  # 160 queries: three query tiles of 64, the last one padded
+    monkeypatch.setattr(_tiling, "MEMORY_BUDGET", 60_000)
+    n, d = Xtr.shape
+    c = S.n_candidates(3, n, metric)
+    qt, rt = S.search_tiles(len(Xq), n, d, c, metric, 8)
+    fq, fr = S.fallback_tiles(qt, rt, c, n, d, 3, 8)
+    assert qt < len(Xq) and rt < n and fr < n  # queries, references and the exact pass tiled
+    dist, idx = kneighbors(Xtr, Xq, 3, metric=metric)
+    np.testing.assert_array_equal(np.asarray(idx), _stable_reference(Xtr, Xq, metric, 3)[0])
+
+
+def test_ties_under_vmap_over_fold_weights_equal_the_search_without_those_rows():
+    # the exact pass is a while_loop: under vmap it runs for the folds that need it only
+    Xtr, Xq = GRID
+    folds = (np.arange(len(Xtr))[None, :] % 4 != np.arange(4)[:, None]).astype(np.float64)
+    dist, idx = jax.vmap(lambda w: kneighbors(Xtr, Xq, 3, sample_weight=w))(folds)
+    for f, w in enumerate(folds):
+        kept = np.flatnonzero(w > 0)
+        ref_idx, full = _stable_reference(Xtr[kept], Xq, "euclidean", 3)
+        np.testing.assert_array_equal(np.asarray(idx[f]), kept[ref_idx])
+        np.testing.assert_allclose(np.asarray(dist[f]), np.take_along_axis(full, ref_idx, 1),
+                                   rtol=1e-12)
+
+
+def test_no_exact_pass_without_ties():
+    # standard normal data: every query is settled by its candidates (the check is free)
+    rng = np.random.default_rng(0)
+    Xtr, Xq = rng.normal(size=(2000, 8)), rng.normal(size=(256, 8))
+    for dtype, metric, k in ((np.float32, "euclidean", 1), (np.float32, "cosine", 5),
+                             (np.float64, "euclidean", 5)):
+        assert S.settled_fraction(Xtr.astype(dtype), Xq.astype(dtype), k, metric=metric) == 1.0
 
 
 # --------------------------------------------------------------------------- tiling
