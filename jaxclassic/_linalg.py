@@ -263,7 +263,7 @@ def cholesky(a):
 
 
 def _solve_triangular_matrix(t, b, lower, trans):
-    """:math:`\operatorname{op}(T)^{-1}B` for stacks ``t`` (..., n, n), ``b`` (..., n, k) of one batch
+    r""":math:`\operatorname{op}(T)^{-1}B` for stacks ``t`` (..., n, n), ``b`` (..., n, k) of one batch
     shape, as a :func:`jax.lax.custom_linear_solve`: linear (transposable) in ``b``, and
     differentiable in ``t`` through its product :math:`\operatorname{op}(T)x`."""
     mask = jnp.tril if lower else jnp.triu
@@ -423,7 +423,7 @@ def inv(a):
 
 
 def _solve(a, b):
-    """:math:`A^{-1}B` for stacks of one batch shape, as a :func:`jax.lax.custom_linear_solve`
+    r""":math:`A^{-1}B` for stacks of one batch shape, as a :func:`jax.lax.custom_linear_solve`
     (as ``jnp.linalg.solve``): linear in ``b``, differentiable in ``a`` through :math:`Ax`."""
     return lax.custom_linear_solve(lambda x: _mm(a, x), b,
                                    solve=lambda _, rhs: _solve_guarded(a, rhs),
