@@ -464,12 +464,18 @@ def check_bool(value: Any, name: str) -> bool:
 
     A Python ``bool`` or a numpy ``bool_`` (scikit-learn's ``"boolean"`` constraint); anything
     else, ``"yes"``, ``1``, ``None`` included, is a ``TypeError`` naming the flag (``bool()``
-    would read ``"no"`` as True). Flags fix the program's structure (static arguments), so a
-    tracer is refused too.
+    would read ``"no"`` as True). A 0-d boolean array counts as a bool; flags fix the
+    program's structure (static arguments), so a traced one raises JAX's
+    ``TracerBoolConversionError``.
     """
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {_describe(value)} {value!r}")
-    return bool(value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (np.ndarray, jax.Array)) and value.shape == () and value.dtype == np.bool_:
+        # a 0-d boolean array (a grid column's entry) is a bool; a traced one raises JAX's
+        # TracerBoolConversionError here, which cross_validate / grid_search turn into the
+        # advice to put the flag in static_grid
+        return bool(value)
+    raise TypeError(f"{name} must be a bool, got {_describe(value)} {value!r}")
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
