@@ -246,7 +246,11 @@ def test_gradient_boosting_over_codes_equals_in_memory_fit():
                                              chunk_rows=CHUNK)
     reference = ensemble.fit_gradient_boosting(X, Y, n_estimators=3, max_depth=3, n_bins=16, sample_weight=W)
     assert type(fitted) is type(reference)
-    _close(fitted.trees, reference.trees)
+    # every field but the raw thresholds: the streaming fit sees codes only, so a split point
+    # is its bin edge; the in-memory fit has the values and puts it at scikit-learn's midpoint
+    # of the node's adjacent values (issue 23.3). Both route every training row alike (below).
+    nan = np.full(fitted.trees.threshold.shape, np.nan)
+    _close(fitted.trees._replace(threshold=nan), reference.trees._replace(threshold=nan))
     _close(fitted[1:], reference[1:])  # init, learning rate, train loss, edges
     np.testing.assert_allclose(ensemble.predict(fitted, X), ensemble.predict(reference, X), rtol=RTOL, atol=RTOL)
 

@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxclassic.tree._params import RegressionTree
+from jaxclassic.tree.binning import split_points
 from jaxclassic.validation import check_int, check_scalar, default_float_dtype
 
 __all__ = [
@@ -52,17 +53,25 @@ def tree_depth(max_nodes: int) -> int:
     return (int(max_nodes) + 1).bit_length() - 2
 
 
-def make_tree(grown, value, edges, n_features, weight):
+def make_tree(grown, value, edges, n_features, weight, bin_ranges=None):
     """A :class:`RegressionTree` (``value (M, 1)``) from the engine's ``Grown`` and node values.
 
     ``weight`` fills ``weighted_n_node_samples`` (the summed weights, or for gradient-pair
-    trees the cover :math:`\\sum w h`).
+    trees the cover :math:`\\sum w h`). The raw thresholds: with ``bin_ranges`` (``(bin_min,
+    bin_max)``, :func:`~jaxclassic.tree.binning.bin_ranges`) scikit-learn's midpoints of the
+    node's adjacent values (:func:`~jaxclassic.tree.binning.split_points`; gradient
+    boosting); without, ``edges[feature, threshold_bin]``, the cut point itself (the XGBoost
+    family's convention, and the codes-only streaming fit).
     """
     dtype = value.dtype
     used = jnp.arange(value.shape[0]) < grown.n_nodes
     internal = grown.children_left >= 0
-    f, b = jnp.maximum(grown.feature, 0), jnp.maximum(grown.threshold_bin, 0)
-    threshold = jnp.where(internal, edges[f, b], jnp.nan).astype(dtype)
+    if bin_ranges is None:
+        f, b = jnp.maximum(grown.feature, 0), jnp.maximum(grown.threshold_bin, 0)
+        threshold = jnp.where(internal, edges[f, b], jnp.nan).astype(dtype)
+    else:
+        feature = jnp.where(internal, grown.feature, -1)
+        threshold = split_points(feature, grown.left_bin, grown.right_bin, *bin_ranges).astype(dtype)
     count = grown.node_stats[:, -1]
     return RegressionTree(
         children_left=grown.children_left,

@@ -68,8 +68,9 @@ Equality with scikit-learn: when every feature has at most ``n_bins`` distinct v
 binning is exact and the stumps, :math:`\alpha`, :math:`\varepsilon` and the decision
 function equal ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=1))`` (float64, up to
 ties in the split gains, which scikit-learn breaks by a random feature order); otherwise the
-splits are on 255 quantile bins. Deeper trees route the training rows alike; their raw
-thresholds are midpoints over the whole training set (:mod:`jaxclassic.tree.cart`).
+splits are on 255 quantile bins. The raw thresholds are scikit-learn's midpoints between
+the node's adjacent values (:mod:`jaxclassic.tree.cart`, "Split points"), so new rows are
+routed as scikit-learn routes them too.
 
 Cost per round: one tree (for stumps: one histogram pass over the ``n`` rows per feature and
 a cumulative sum over the bins), ``max_depth`` gathers to route the rows, :math:`O(n)` for
@@ -97,7 +98,7 @@ from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.tree._api import feature_importances as tree_feature_importances
 from jaxclassic.tree._params import ClassificationTree
-from jaxclassic.tree.binning import bin_features
+from jaxclassic.tree.binning import bin_features, bin_ranges
 from jaxclassic.tree.cart import fit_cart_binned
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
@@ -170,7 +171,7 @@ class AdaBoostParams(NamedTuple):
 
 
 @partial(jax.jit, static_argnames=("n_estimators", "max_depth", "n_bins", "n_classes"))
-def _program(codes, edges, y, sw, learning_rate, *, n_estimators, max_depth, n_bins, n_classes):
+def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_depth, n_bins, n_classes):
     dtype = edges.dtype
     n_features = edges.shape[0]
     K = n_classes
@@ -184,7 +185,7 @@ def _program(codes, edges, y, sw, learning_rate, *, n_estimators, max_depth, n_b
         w, active = carry
         w = jnp.where(positive, jnp.maximum(w, floor), 0)
         tree = fit_cart_binned(codes, edges, y, task="classification", criterion="gini",
-                               max_depth=max_depth, sample_weight=w, n_classes=K)
+                               max_depth=max_depth, sample_weight=w, n_classes=K, bin_ranges=ranges)
         leaf = B.route_codes(tree, codes_T, max_depth, n_bins)
         miss = (jnp.argmax(tree.value[leaf], axis=1) != y) & positive
         err = jnp.sum(jnp.where(miss, w, 0)) / jnp.sum(w)
@@ -286,8 +287,9 @@ def fit_adaboost(
     y, n_classes = check_classification_targets(y, "y", min_classes=2, n_classes=n_classes, sample_weight=sw)
     check_consistent_length(X=Xc, y=y)
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
+    ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
     lr = jnp.asarray(learning_rate, dtype)
-    trees, alpha, err, Z, n_used = _program(codes, edges, y, sw, lr, n_estimators=n_estimators,
+    trees, alpha, err, Z, n_used = _program(codes, edges, ranges, y, sw, lr, n_estimators=n_estimators,
                                             max_depth=max_depth, n_bins=n_bins, n_classes=n_classes)
     if not is_traced(n_used) and int(n_used) == 0:
         raise ValueError("the first tree of AdaBoost is no better than chance (weighted error "

@@ -40,7 +40,13 @@ scaled by Friedman's :math:`(K-1)/K`.
 from ``key`` (Bernoulli, as weights); the tree and its line search use only them. Features
 are binned once (``n_bins``, exact when a feature has at most ``n_bins`` values, so the
 trees equal scikit-learn's exact ones; NaN supported through the missing bin); the rounds
-are one ``lax.scan``.
+are one ``lax.scan``. A tree's raw thresholds are scikit-learn's midpoints between the node's
+adjacent values (of the round's rows; :mod:`jaxclassic.tree.cart`, "Split points"), so new
+rows, and the held-out rows of the estimators' early stopping, are routed as scikit-learn
+routes them (before issue 23 they sat at the bin edges: on 300 rows rounded to two decimals
+the regressor's early stopping stopped at round 62 where scikit-learn's stops at 64, and at
+82 for its 88 with another ``random_state``;
+``tests/ensemble/test_split_points.py``).
 
 Ties. Two splits of exactly equal gain go to the lower feature index (then the lower bin).
 scikit-learn's trees visit the features in a random order drawn from ``random_state`` and
@@ -89,7 +95,7 @@ from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import TreeParams
-from jaxclassic.tree.binning import bin_features
+from jaxclassic.tree.binning import bin_features, bin_ranges
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
@@ -213,7 +219,7 @@ def _row_losses(loss, y, f, n_outputs):
 
 @partial(jax.jit, static_argnames=("loss", "loss_name", "n_outputs", "n_estimators", "max_depth",
                                    "n_bins", "max_nodes", "max_width", "use_subsample"))
-def _program(codes_T, y, sw, edges, init, hyper, key, *, loss, loss_name, n_outputs, n_estimators,
+def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name, n_outputs, n_estimators,
              max_depth, n_bins, max_nodes, max_width, use_subsample):
     dtype = edges.dtype
     n_features, n = codes_T.shape
@@ -255,8 +261,8 @@ def _program(codes_T, y, sw, edges, init, hyper, key, *, loss, loss_name, n_outp
             gs, hs = seg(w[:, None] * g, leaf), seg(w[:, None] * h, leaf)  # (K, M)
             step = jnp.where(jnp.abs(hs) < 1e-150, 0, -factor * gs / jnp.where(hs != 0, hs, 1))
         value = jnp.where(grown.is_leaf, step, node_mean)  # (K, M)
-        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0))(
-            grown, value, edges, n_features, grown.node_stats[..., 0])
+        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0, None))(
+            grown, value, edges, n_features, grown.node_stats[..., 0], ranges)
         trees = trees._replace(impurity=grown.impurity.astype(dtype))  # for feature_importances
         f = f + hyper["learning_rate"] * jnp.take_along_axis(value, leaf, axis=1).T
         train = jnp.sum(sw * _row_losses(loss, y, f, K)) / jnp.sum(sw)
@@ -377,6 +383,7 @@ def fit_gradient_boosting(
     use_subsample = is_traced(subsample) or float(subsample) < 1.0
     key = check_key(key) if use_subsample else (jax.random.key(0) if key is None else key)
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
+    ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
     if init is None:
         init_score = _init_score(loss_name, y, sw, n_outputs, dtype)
     else:
@@ -390,7 +397,7 @@ def fit_gradient_boosting(
         min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
         min_impurity_decrease=min_impurity_decrease).items()}
     trees, train_loss, clamped = _program(
-        codes.T, y, sw, edges, init_score, hyper, key, loss=loss_fn, loss_name=loss_name,
+        codes.T, y, sw, edges, ranges, init_score, hyper, key, loss=loss_fn, loss_name=loss_name,
         n_outputs=n_outputs, n_estimators=n_estimators, max_depth=max_depth, n_bins=n_bins, max_nodes=max_nodes,
         max_width=max_width, use_subsample=use_subsample)
     B.warn_if_clamped(clamped)

@@ -16,12 +16,13 @@ Differences from scikit-learn, documented on the classes:
 
 * CART splits are searched over histogram bins (``n_bins``, default 255): with at most
   ``n_bins`` distinct values per feature the binning is exact and the tree equals
-  scikit-learn's (up to ties in the gain); with more, thresholds are quantile midpoints.
-  A threshold is the midpoint to the next value of the whole training set (scikit-learn: of
-  the node). ``criterion="log_loss"`` is ``"entropy"``; ``"misclassification"`` is extra;
-  the regressor has ``"squared_error"`` only. No ``splitter``, ``max_leaf_nodes``,
-  ``monotonic_cst``, multi-output ``y`` or sparse ``X``. ``max_features``
-  draws per node without scikit-learn's redraw of constant features. ``params_`` (a
+  scikit-learn's (up to ties in the gain), thresholds included (the midpoints of the node's
+  adjacent values; in float32 the float32 just below scikit-learn's float64 number), so new
+  rows are predicted alike; with more, the splits are on quantile bins
+  (:mod:`jaxclassic.tree.cart`, "Split points"). ``criterion="log_loss"`` is ``"entropy"``;
+  ``"misclassification"`` is extra; the regressor has ``"squared_error"`` only. No
+  ``splitter``, ``max_leaf_nodes``, ``monotonic_cst``, multi-output ``y`` or sparse ``X``.
+  ``max_features`` draws per node without scikit-learn's redraw of constant features. ``params_`` (a
   :class:`~jaxclassic.tree.ClassificationTree` / ``RegressionTree``) replaces ``tree_``;
   ``apply`` returns its node slots.
 * ``y`` with a single class is an error (scikit-learn fits a one-leaf tree).

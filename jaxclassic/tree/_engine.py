@@ -262,6 +262,14 @@ class Grown(NamedTuple):
     their count (the last column); callers turn it into leaf values (class fractions, means,
     :math:`-G/(H+\\lambda)`). ``row_node`` is the leaf of every training row. ``truncated``
     says that some node wanted to split but the width ``W`` or the budget ``M`` was full.
+    ``left_bin`` and ``right_bin`` locate a split inside its node: the node's last bin at or
+    left of ``threshold_bin`` and its first bin right of it that hold a counted row on the
+    split feature (``-1`` and ``n_bins`` where there is none: only missing values on that
+    side; ``-1`` at leaves), from one routing pass of the counted rows after the growth
+    (:func:`_split_bins`); scikit-learn's split point lies midway between the node's values
+    in those two bins (:func:`jaxclassic.tree.binning.split_points`). Every threshold from
+    ``left_bin`` to ``right_bin - 1`` makes the same partition of the node. They default to
+    None for callers that build a ``Grown`` themselves (no split points then: the bin edge).
     """
 
     children_left: jax.Array
@@ -276,6 +284,8 @@ class Grown(NamedTuple):
     n_nodes: jax.Array
     row_node: jax.Array
     truncated: jax.Array
+    left_bin: jax.Array | None = None
+    right_bin: jax.Array | None = None
 
 
 # --------------------------------------------------------------------------- kernel
@@ -779,6 +789,7 @@ def grow(
         if end >= depth_cap:
             break
     used = jnp.arange(M) < st["n_nodes"]
+    left_bin, right_bin = _split_bins(flat_codes, n_rows, positive, st, n_bins)
     return Grown(
         children_left=st["left"],
         children_right=st["right"],
@@ -792,4 +803,38 @@ def grow(
         n_nodes=st["n_nodes"],
         row_node=st["row_node"],
         truncated=st["truncated"],
+        left_bin=left_bin,
+        right_bin=right_bin,
     )
+
+
+def _split_bins(flat_codes, n_rows, counted, st, n_bins):
+    """``left_bin``, ``right_bin`` (:class:`Grown`) of every split: one routing pass of the
+    counted rows down the grown tree (one step per level, :func:`_dynamic_loop`), each split
+    node taking the largest code of its rows going left and the least going right (missing
+    codes aside). After the growth, not inside its levels: the level body, and so every other
+    fit of the engine (XGBoost's float32 gains), compiles as without it; a caller that does
+    not read these fields gets the pass removed as dead code."""
+    M = st["left"].shape[0]
+    i32 = jnp.int32
+    internal = st["left"] >= 0
+
+    def body(_, carry, flat_codes, counted, left, right, feature, tbin, mleft):
+        node, low, high = carry
+        rows = jnp.arange(n_rows)
+        inner = left[node] >= 0
+        code = flat_codes[jnp.maximum(feature[node], 0) * n_rows + rows].astype(i32)
+        seen = inner & counted & (code < n_bins)
+        go_left = code <= tbin[node]
+        low = low.at[jnp.where(seen & go_left, node, M)].max(code, mode="drop")
+        high = high.at[jnp.where(seen & ~go_left, node, M)].min(code, mode="drop")
+        go_left = jnp.where(code == n_bins, mleft[node], go_left)
+        node = jnp.where(inner, jnp.where(go_left, left[node], right[node]), node)
+        return node, low, high
+
+    n_levels = jnp.max(jnp.where(internal, st["depth"] + 1, 0))
+    init = (jnp.zeros((n_rows,), i32), jnp.full((M,), -1, i32), jnp.full((M,), n_bins, i32))
+    _, low, high = _dynamic_loop(n_levels, body, init,
+                                 (flat_codes, counted, st["left"], st["right"], st["feature"], st["tbin"],
+                                  st["mleft"]))
+    return jnp.where(internal, low, -1), jnp.where(internal, high, -1)

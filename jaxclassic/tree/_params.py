@@ -13,7 +13,10 @@ budget hold deep, unbalanced trees (``max_depth=None``) in ``O(n_nodes)`` instea
 Routing rule (one for every consumer): at an internal node ``t`` a row goes **left** when
 
 * its bin code ``<= threshold_bin[t]`` (binned data), or its raw value ``x <= threshold[t]``
-  (raw data; ``threshold[t]`` is the upper edge of bin ``threshold_bin[t]``), and
+  (raw data; ``threshold[t]`` lies between the node's largest training value left and its
+  least right: scikit-learn's midpoint for CART and its ensembles,
+  :func:`jaxclassic.tree.binning.split_points`; the upper edge of bin ``threshold_bin[t]``
+  where the fit had codes only), and
 * a missing value (NaN, or the missing bin code) goes left iff ``missing_left[t]``.
 """
 
@@ -38,7 +41,9 @@ class TreeParams(NamedTuple):
     threshold_bin : (M,) int32
         Bin code split point (left: ``code <= threshold_bin``); ``-1`` at leaves.
     threshold : (M,) float
-        Raw-value split point (left: ``x <= threshold``); ``nan`` at leaves.
+        Raw-value split point (left: ``x <= threshold``); ``nan`` at leaves. Rows of a new
+        ``X`` whose value falls between the node's training values on either side are routed
+        by it alone (codes cannot tell them apart), so raw ``X`` is routed by ``threshold``.
     missing_left : (M,) bool
         Where missing values go at the node (the learned default side).
     value : (M, K) float

@@ -42,6 +42,21 @@ pick the neighbouring value). No row sampling (``max_sample``) on this path: cos
 Edge cases: a constant feature has no edge (one bin, never split); an all-NaN feature has
 no edge and every row in the missing bin (never split).
 
+Split points. A split "code <= b" is placed on the raw scale where scikit-learn places it:
+midway between the largest value the node sends left and the smallest it sends right. The
+tree engine knows, per split, the node's last non-empty bin at or left of ``b`` and its first
+non-empty bin right of it (its rows of positive weight; ``Grown.left_bin``, ``right_bin``
+of :mod:`jaxclassic.tree._engine`); :func:`bin_ranges`
+gives the least and largest training value (rows of positive weight) of every bin, and
+:func:`split_points` puts the threshold at the midpoint of the largest value of the left bin
+and the least value of the right bin. With exact binning a bin holds one distinct value, so
+this is exactly the node's pair of adjacent values, scikit-learn's midpoint. With quantile
+bins (more distinct values than bins) it is a node-independent analogue: the node's own
+largest value left and least right lie within those two bins' ranges (the node's values
+themselves would need a pass over the raw values per node), so the point lies in the node's
+gap between them and routes every training row of the node as the codes do; it is the
+quantile edge itself when the two bins are adjacent.
+
 References
 ----------
 G. Ke et al., "LightGBM: A Highly Efficient Gradient Boosting Decision Tree", NeurIPS 2017
@@ -60,7 +75,7 @@ import numpy as np
 
 from jaxclassic.validation import check_array, check_int, check_sample_weight, is_traced
 
-__all__ = ["bin_features", "apply_bins", "code_dtype"]
+__all__ = ["bin_features", "apply_bins", "bin_ranges", "split_points", "code_dtype"]
 
 
 def code_dtype(n_bins: int):
@@ -300,3 +315,102 @@ def apply_bins(X, edges):
         step //= 2
     codes = jnp.where(jnp.isnan(x), n_bins, codes)
     return codes.astype(code_dtype(n_bins))
+
+
+def bin_ranges(X, codes, n_bins: int, *, sample_weight=None):
+    """The least and the largest value of the rows of positive weight in every bin.
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) float array (NaN allowed: those rows are in the missing bin)
+    codes : (n_samples, n_features) uint8 / uint16
+        ``X``'s codes (:func:`bin_features` / :func:`apply_bins`).
+    n_bins : int (static)
+        Bins of non-missing values (the edges' ``n_bins - 1`` plus one).
+    sample_weight : (n_samples,) array, optional
+        Rows of weight 0 take no part (padding rows, out-of-bag rows).
+
+    Returns
+    -------
+    bin_min, bin_max : (n_features, n_bins) arrays of X's float dtype
+        ``+inf`` / ``-inf`` in a bin without such rows. With exact binning (at most
+        ``n_bins`` distinct values) both are the bin's one distinct value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [1.0], [3.0]])
+    >>> codes, edges = bin_features(X, n_bins=4)
+    >>> lo, hi = bin_ranges(X, codes, 4)
+    >>> lo[0].tolist(), hi[0].tolist()
+    ([0.0, 1.0, 3.0, inf], [0.0, 1.0, 3.0, -inf])
+    """
+    n_bins = check_int(n_bins, "n_bins", low=2, high=256)
+    Xj = check_array(X, "X", allow_nan=True)
+    codes = jnp.asarray(codes)
+    if codes.shape != Xj.shape or not jnp.issubdtype(codes.dtype, jnp.unsignedinteger):
+        raise ValueError(f"codes must be the unsigned integer codes of X, shape {Xj.shape}, "
+                         f"got {codes.dtype} {codes.shape}")
+    w = None if sample_weight is None else check_sample_weight(sample_weight, Xj.shape[0], dtype=Xj.dtype)
+    return _bin_ranges(Xj, codes, w, n_bins)
+
+
+@partial(jax.jit, static_argnames="n_bins")
+def _bin_ranges(X, codes, w, n_bins):
+    """:func:`bin_ranges`: one segment min and max over the ``F·(n_bins + 1)`` (feature, code)
+    cells; rows of zero weight and the missing bin drop out."""
+    n_rows, n_features = X.shape
+    n_codes = n_bins + 1
+    keep = jnp.ones((n_rows, 1), bool) if w is None else (w > 0)[:, None]
+    cell = (jnp.arange(n_features, dtype=jnp.int32) * n_codes + codes.astype(jnp.int32)).reshape(-1)
+    x = X.reshape(-1)
+    keep = jnp.broadcast_to(keep, X.shape).reshape(-1)
+    low = jax.ops.segment_min(jnp.where(keep, x, jnp.inf), cell, n_features * n_codes)
+    high = jax.ops.segment_max(jnp.where(keep, x, -jnp.inf), cell, n_features * n_codes)
+    shape = (n_features, n_codes)
+    return low.reshape(shape)[:, :n_bins], high.reshape(shape)[:, :n_bins]
+
+
+def midpoint_below(low, high):
+    r"""The largest number of the dtype not above the exact midpoint :math:`(a + b) / 2`.
+
+    scikit-learn's threshold is ``a / 2.0 + b / 2.0`` in float64 of two float32 values, which
+    is the exact midpoint (two float32 halves sum exactly in float64 unless their exponents
+    are ~29 apart). In float64 this returns that number; in float32, where it is rarely
+    representable, the float32 just below it, which routes every float32 value as the exact
+    midpoint does (``x <= t  <=>  x <= (a + b) / 2``). Computed as ``s = a/2 + b/2`` rounded,
+    its exact rounding error by Knuth's TwoSum, and one step down when ``s`` rounded up; so
+    ``a <= t < b`` for finite ``a < b``. Operands below :math:`2^{-60}` in magnitude are
+    scaled by :math:`2^{64}` first (exact), so that the rounding error is not a subnormal
+    number, which XLA's CPU backend flushes to zero. An infinite operand gives that infinity.
+    """
+    small = jnp.maximum(jnp.abs(low), jnp.abs(high)) < 2.0 ** -60
+    scale = jnp.where(small, 2.0 ** 64, 1.0).astype(jnp.result_type(low, high))
+    x, y = low * scale / 2, high * scale / 2
+    s = x + y
+    y_part = s - x  # TwoSum (Knuth, TAOCP 4.2.2): s + err == x + y exactly
+    x_part = s - y_part
+    err = (x - x_part) + (y - y_part)
+    return jnp.where(err < 0, jnp.nextafter(s, jnp.asarray(-jnp.inf, s.dtype)), s) / scale
+
+
+def split_points(feature, left_bin, right_bin, bin_min, bin_max):
+    r"""Raw split points of a tree's nodes: the midpoint (:func:`midpoint_below`) of the largest
+    value of the node's last non-empty bin ``left_bin`` at or left of the split and the least
+    value of its first non-empty bin ``right_bin`` right of it (module docstring, "Split
+    points"); ``-inf`` when nothing non-missing goes left, ``+inf`` when nothing goes right
+    (scikit-learn's threshold of a split that sends only the missing values right), NaN where
+    ``feature < 0`` (leaves).
+
+    Parameters
+    ----------
+    feature, left_bin, right_bin : (M,) int32
+        As the engine's ``Grown`` (``left_bin < 0``, ``right_bin >= n_bins``: no such bin).
+    bin_min, bin_max : (F, n_bins) float
+        :func:`bin_ranges`.
+    """
+    n_bins = bin_min.shape[1]
+    f = jnp.maximum(feature, 0)
+    a = jnp.where(left_bin >= 0, bin_max[f, jnp.clip(left_bin, 0, n_bins - 1)], -jnp.inf)
+    b = jnp.where(right_bin < n_bins, bin_min[f, jnp.clip(right_bin, 0, n_bins - 1)], jnp.inf)
+    return jnp.where(feature >= 0, midpoint_below(a, b), jnp.nan)

@@ -19,6 +19,7 @@ from sklearn.model_selection import train_test_split
 from jaxclassic import ensemble, tree
 from jaxclassic.datasets import load_breast_cancer, load_diabetes, load_wine
 from jaxclassic.ensemble import forest as forest_module
+from jaxclassic.tree.binning import bin_ranges
 
 N, F, NB, DEPTH, E = 64, 4, 8, 3, 4
 RNG = np.random.default_rng(0)
@@ -64,12 +65,13 @@ def test_trees_equal_a_loop_of_fit_cart_binned():
     forest = _forest()
     assert isinstance(forest, ensemble.ClassificationForest)
     codes, edges = tree.bin_features(X, NB, sample_weight=W)
+    ranges = bin_ranges(X, codes, NB, sample_weight=W)
     boot_key, tree_keys = forest_module.forest_keys(KEY, E)
     counts = np.asarray(ensemble.bootstrap_counts(boot_key, W, E))
     np.testing.assert_array_equal(forest.counts, counts)
     for e in range(E):
         ref = tree.fit_cart_binned(codes, edges, Y, max_depth=DEPTH, max_features=2, n_classes=2,
-                                   sample_weight=counts[e] * W, key=tree_keys[e])
+                                   sample_weight=counts[e] * W, key=tree_keys[e], bin_ranges=ranges)
         _assert_trees_equal(_tree(forest, e), ref)
     # the trees differ (bootstrap and feature draws)
     assert len({tuple(np.asarray(forest.trees.feature[e])) for e in range(E)}) > 1

@@ -177,14 +177,19 @@ def _midpoint_thresholds(t, X, w):
             else:
                 rmin[node] = min(rmin[node], x)
                 node = cr[node]
-    ok = (cl >= 0) & np.isfinite(lmax) & np.isfinite(rmin)
-    return np.where(ok, (np.where(ok, lmax, 0) + np.where(ok, rmin, 0)) / 2, thr)
+    internal = cl >= 0
+    return np.where(internal, np.where(internal, lmax, 0) / 2 + np.where(internal, rmin, 0) / 2, np.nan)
 
 
-def test_forest_split_points_at_bin_edges_lower_the_oob_score_documented():
-    # Documented in forest.py: identical in-bag routing to scikit-learn's trees on the same
-    # bootstrap counts, but out-of-bag rows in the gap between in-bag values go right. The
-    # OOB R^2 is then below scikit-learn's; with midpoint split points it is the same.
+def test_forest_split_points_are_the_in_bag_midpoints_so_the_oob_score_is_sklearns():
+    # Fixed (issue 23.3; documented in forest.py). A tree's split point was the upper edge of
+    # its bin (the next value of the whole training set): in-bag rows were routed as by
+    # scikit-learn's trees on the same bootstrap counts, but an out-of-bag row in the gap
+    # between in-bag values always went right: OOB R^2 0.651 against 0.676 for scikit-learn
+    # trees on the same counts. Now every split point is the midpoint of the in-bag values on
+    # either side (as scikit-learn's), and the OOB R^2 is 0.675 (the rest: 4 of 30 trees where
+    # two features cut a small node's in-bag rows alike, with gains equal up to rounding, and
+    # the two libraries pick different ones).
     from sklearn.metrics import r2_score
     from sklearn.tree import DecisionTreeRegressor
 
@@ -192,24 +197,21 @@ def test_forest_split_points_at_bin_edges_lower_the_oob_score_documented():
     forest = ensemble.fit_random_forest(X, y, task="regression", n_estimators=30, max_depth=4,
                                         max_features=None, key=jax.random.key(0))
     C = np.asarray(forest.counts)
-    sk_tot, mid_tot, cnt = np.zeros(len(y)), np.zeros(len(y)), np.zeros(len(y))
+    sk_tot, cnt = np.zeros(len(y)), np.zeros(len(y))
     for e in range(C.shape[0]):
         t = jax.tree.map(lambda a: a[e], forest.trees)
         oob = C[e] == 0
+        np.testing.assert_array_equal(np.asarray(t.threshold), _midpoint_thresholds(t, X, C[e]))
         ref = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y, sample_weight=C[e].astype(float))
         ours = np.asarray(ensemble.predict(forest._replace(
             trees=jax.tree.map(lambda a: a[e:e + 1], forest.trees), counts=forest.counts[e:e + 1]), X))
         np.testing.assert_allclose(ours[~oob], ref.predict(X)[~oob], atol=1e-12)  # in-bag: the same trees
-        mid = t._replace(threshold=jnp.asarray(_midpoint_thresholds(t, X, C[e])))
-        mid_tot[oob] += np.asarray(ensemble.predict(forest._replace(
-            trees=jax.tree.map(lambda a: a[None], mid), counts=forest.counts[e:e + 1]), X))[oob]
         sk_tot[oob] += ref.predict(X)[oob]
         cnt[oob] += 1
     m = cnt > 0
     sk = r2_score(y[m], sk_tot[m] / cnt[m])
-    mid = r2_score(y[m], mid_tot[m] / cnt[m])
     ours = float(ensemble.oob_score(forest, X, y))
-    assert abs(mid - sk) < 0.01 and ours < sk - 0.01, (ours, sk, mid)
+    assert abs(ours - sk) < 0.002, (ours, sk)
 
 
 def test_xgboost_missing_at_predict_only_goes_right_as_xgboost():

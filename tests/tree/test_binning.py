@@ -132,3 +132,68 @@ def test_traced_edges_ignore_zero_weight_rows_like_slicing():
     for k in range(3):
         _, ref = bin_features(X[folds[k] > 0], 8)
         np.testing.assert_array_equal(np.asarray(batched[k]), np.asarray(ref))
+
+
+# --------------------------------------------------------------------------- split points (issue 23.3)
+def test_midpoint_below_float32_is_scikit_learns_float64_midpoint_rounded_down():
+    """float32 pairs: the float64 midpoint ``a/2 + b/2`` (scikit-learn's number, exact here)
+    rounded down to float32, including adjacent floats and every scale."""
+    from jaxclassic.tree.binning import midpoint_below
+
+    rng = np.random.default_rng(1)
+    a = (rng.normal(size=4000) * 10.0 ** rng.integers(-30, 30, size=4000)).astype(np.float32)
+    step = np.abs(a) * rng.choice([0.0, 1e-7, 1e-3, 1.0], size=4000)
+    b = np.maximum(np.nextafter(a, np.float32(np.inf)), (a + step).astype(np.float32))
+    t = np.asarray(jax.jit(midpoint_below)(jnp.asarray(a), jnp.asarray(b)))
+    mid = a.astype(np.float64) / 2 + b.astype(np.float64) / 2
+    assert t.dtype == np.float32
+    assert np.all(t.astype(np.float64) <= mid) and np.all(np.nextafter(t, np.float32(np.inf)).astype(np.float64) > mid)
+    assert np.all((a <= t) & (t < b))
+    inf = np.float32(np.inf)
+    assert float(midpoint_below(jnp.float32(-inf), jnp.float32(1))) == -inf
+    assert float(midpoint_below(jnp.float32(1), jnp.float32(inf))) == inf
+
+
+def test_midpoint_below_float64_is_the_exact_midpoint_rounded_down():
+    from fractions import Fraction
+
+    from jaxclassic.tree.binning import midpoint_below
+
+    a = RNG.normal(size=300) * 1e3
+    b = np.where(RNG.random(300) < 0.3, np.nextafter(a, np.inf), a + np.abs(RNG.normal(size=300)))
+    t = np.asarray(midpoint_below(jnp.asarray(a), jnp.asarray(b)))
+    for ai, bi, ti in zip(a, b, t):
+        mid = (Fraction(float(ai)) + Fraction(float(bi))) / 2
+        assert Fraction(float(ti)) <= mid < Fraction(float(np.nextafter(ti, np.inf)))
+
+
+def test_bin_ranges_hold_each_bins_least_and_largest_positive_weight_value():
+    from jaxclassic.tree.binning import bin_ranges
+
+    X = RNG.normal(size=(200, 2))
+    X[::9, 0] = np.nan
+    w = RNG.integers(0, 3, size=200).astype(float)
+    codes, _ = bin_features(X, 8, sample_weight=w)
+    lo, hi = (np.asarray(r) for r in bin_ranges(X, codes, 8, sample_weight=w))
+    c = np.asarray(codes)
+    assert lo.shape == hi.shape == (2, 8)
+    for j in range(2):
+        for b in range(8):
+            v = X[(c[:, j] == b) & (w > 0), j]
+            assert (lo[j, b], hi[j, b]) == ((v.min(), v.max()) if v.size else (np.inf, -np.inf))
+    # exact binning: both are the bin's one distinct value
+    Xi = RNG.integers(0, 5, size=(50, 1)).astype(float)
+    codes, _ = bin_features(Xi, 8)
+    lo, hi = bin_ranges(Xi, codes, 8)
+    np.testing.assert_array_equal(np.asarray(lo)[0, :5], np.arange(5.0))
+    np.testing.assert_array_equal(np.asarray(hi)[0, :5], np.arange(5.0))
+    # traced (jit) as on the host
+    traced = jax.jit(lambda X, w: bin_ranges(X, codes, 8, sample_weight=w))(jnp.asarray(Xi), jnp.ones(50))
+    np.testing.assert_array_equal(np.asarray(traced[0]), np.asarray(lo))
+
+
+def test_bin_ranges_bad_codes():
+    from jaxclassic.tree.binning import bin_ranges
+
+    with pytest.raises(ValueError, match="codes must be the unsigned integer codes of X"):
+        bin_ranges(np.zeros((4, 2)), np.zeros((4, 3), np.uint8), 8)
