@@ -85,8 +85,8 @@ from jaxclassic.ensemble.bagging import (
 from jaxclassic.tree.binning import bin_ranges
 from jaxclassic.tree.cart import TASK_CRITERIA, default_budget
 from jaxclassic._implicit import nondifferentiable
-from jaxclassic.validation import (check_array, check_choice, check_int, check_key, check_sample_weight,
-                                   is_traced)
+from jaxclassic.validation import (check_array, check_bool, check_choice, check_int, check_key,
+                                   check_sample_weight, is_traced)
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
 _NO_DERIVATIVE = (
@@ -263,8 +263,7 @@ def fit_random_forest(
     task = check_choice(task, "task", tuple(TASK_CRITERIA))
     criterion = check_choice(criterion or TASK_CRITERIA[task][0], "criterion", TASK_CRITERIA[task])
     n_estimators = check_n_estimators(n_estimators)
-    if not isinstance(bootstrap, (bool, np.bool_)):
-        raise TypeError(f"bootstrap must be a bool, got {type(bootstrap).__name__} {bootstrap!r}")
+    bootstrap = check_bool(bootstrap, "bootstrap")
     max_samples = 1.0 if max_samples is None else check_max_samples(max_samples)
     key = check_key(key)
     n_bins = check_int(n_bins, "n_bins", low=2, high=256)
