@@ -165,6 +165,15 @@ def _guarded(raw, cost_of, core_ndims):
 
     @fn.def_vmap
     def rule(axis_size, in_batched, *args):
+        if core_ndims == (2, 2) and tuple(in_batched) == (False, True):
+            # a shared matrix and a batch of right-hand sides: fold the batch into the columns,
+            # one solve of k * axis_size columns (no copy, no refactorisation per member; with
+            # an unbatched matrix the call holds one matrix and runs inline)
+            a, b = args
+            folded = jnp.moveaxis(b, 0, -1).reshape(b.shape[1:-1] + (b.shape[-1] * axis_size,))
+            out = fn(a, folded)
+            out = jnp.moveaxis(out.reshape(out.shape[:-1] + (b.shape[-1], axis_size)), -1, 0)
+            return out, True
         # bring every argument to one leading batch axis of axis_size, then treat the vmap axis
         # as one more stack dimension
         args = [a if batched else jnp.broadcast_to(a, (axis_size,) + a.shape)
@@ -223,20 +232,54 @@ def _triangular_guarded(lower, trans):
 
 # --- differentiable public functions ------------------------------------------------------------
 
-@jax.custom_jvp
-def _cholesky(a):
-    return _cholesky_guarded(a)
+def _differentiable(guarded, tangent):
+    """``guarded`` (one matrix argument) as a :func:`jax.custom_jvp` whose tangent is
+    ``tangent(a, da, out)``, built from the primal output ``out`` (module docstring)."""
+    fn = jax.custom_jvp(lambda a: guarded(a))
+
+    @fn.defjvp
+    def jvp(primals, tangents):
+        (a,), (da,) = primals, tangents
+        out = fn(a)
+        return out, tangent(a, da, out)
+
+    return fn
 
 
-@_cholesky.defjvp
-def _cholesky_jvp(primals, tangents):
-    (a,), (da,) = primals, tangents
-    L = _cholesky(a)
+def _cholesky_tangent(a, da, L):
     eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), L.shape)
     L_inv = _solve_triangular_matrix(L, eye, True, False)
     inner = _mm(_mm(L_inv, da), _mT(L_inv))
     phi = jnp.tril(inner) - 0.5 * jnp.tril(jnp.triu(inner))  # lower triangle, diagonal halved
-    return L, _mm(L, phi)
+    return _mm(L, phi)
+
+
+def _eigh_tangent(a, da, out):
+    w, v = out
+    inner = _mm(_mm(_mT(v), da), v)
+    eye = jnp.eye(a.shape[-1], dtype=a.dtype)
+    gaps = w[..., None, :] - w[..., :, None]  # lambda_j - lambda_i
+    F = jnp.where(eye > 0, 0, 1 / (gaps + eye)) * (1 - eye)
+    return jnp.diagonal(inner, axis1=-2, axis2=-1), _mm(v, F * inner)
+
+
+def _inv_tangent(a, da, a_inv):
+    return -_mm(_mm(a_inv, da), a_inv)
+
+
+_cholesky = _differentiable(_cholesky_guarded, _cholesky_tangent)
+_eigh = _differentiable(_eigh_guarded, _eigh_tangent)
+_inv = _differentiable(_inv_guarded, _inv_tangent)
+
+
+def _inexact(*arrays):
+    """``arrays`` as arrays of one common inexact dtype (integers and bools promote to the
+    default float), as ``jnp.linalg`` promotes its arguments."""
+    arrays = [jnp.asarray(x) for x in arrays]
+    dtype = jnp.result_type(*arrays)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        dtype = jnp.result_type(dtype, float)
+    return [x.astype(dtype) for x in arrays]
 
 
 def cholesky(a):
@@ -258,7 +301,7 @@ def cholesky(a):
     >>> cholesky(jnp.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
-    a = jnp.asarray(a)
+    (a,) = _inexact(a)
     return _cholesky(0.5 * (a + _mT(a)))
 
 
@@ -301,7 +344,7 @@ def solve_triangular(a, b, *, lower=False, trans=False):
     >>> solve_triangular(jnp.array([[2.0, 0.0], [1.0, 1.0]]), jnp.array([2.0, 3.0]), lower=True).tolist()
     [1.0, 2.0]
     """
-    a, b = jnp.asarray(a), jnp.asarray(b)
+    a, b = _inexact(a, b)
     vector = b.ndim == a.ndim - 1
     bm = b[..., None] if vector else b
     batch = jnp.broadcast_shapes(a.shape[:-2], bm.shape[:-2])
@@ -334,23 +377,6 @@ def cho_solve(c_and_lower, b):
     return solve_triangular(c, solve_triangular(c, b, lower=False, trans=True), lower=False)
 
 
-@jax.custom_jvp
-def _eigh(a):
-    return _eigh_guarded(a)
-
-
-@_eigh.defjvp
-def _eigh_jvp(primals, tangents):
-    (a,), (da,) = primals, tangents
-    w, v = _eigh(a)
-    inner = _mm(_mm(_mT(v), da), v)
-    n = a.shape[-1]
-    eye = jnp.eye(n, dtype=a.dtype)
-    gaps = w[..., None, :] - w[..., :, None]  # lambda_j - lambda_i
-    F = jnp.where(eye > 0, 0, 1 / (gaps + eye)) * (1 - eye)
-    return (w, v), (jnp.diagonal(inner, axis1=-2, axis2=-1), _mm(v, F * inner))
-
-
 def eigh(a):
     r"""Eigenvalues (ascending) and eigenvectors of the symmetric :math:`(A + A^\top)/2`
     (``jnp.linalg.eigh``).
@@ -371,7 +397,7 @@ def eigh(a):
     >>> w.tolist()
     [1.0, 2.0]
     """
-    a = jnp.asarray(a)
+    (a,) = _inexact(a)
     return _eigh(0.5 * (a + _mT(a)))
 
 
@@ -388,18 +414,6 @@ def eigvalsh(a):
     (..., n) float array
     """
     return eigh(a)[0]
-
-
-@jax.custom_jvp
-def _inv(a):
-    return _inv_guarded(a)
-
-
-@_inv.defjvp
-def _inv_jvp(primals, tangents):
-    (a,), (da,) = primals, tangents
-    a_inv = _inv(a)
-    return a_inv, -_mm(_mm(a_inv, da), a_inv)
 
 
 def inv(a):
@@ -419,7 +433,8 @@ def inv(a):
     >>> inv(jnp.array([[2.0, 0.0], [0.0, 4.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.25]]
     """
-    return _inv(jnp.asarray(a))
+    (a,) = _inexact(a)
+    return _inv(a)
 
 
 def _solve(a, b):
@@ -449,7 +464,7 @@ def solve(a, b):
     >>> solve(jnp.array([[2.0, 0.0], [0.0, 4.0]]), jnp.array([1.0, 1.0])).tolist()
     [0.5, 0.25]
     """
-    a, b = jnp.asarray(a), jnp.asarray(b)
+    a, b = _inexact(a, b)
     vector = b.ndim == 1 or b.ndim == a.ndim - 1
     bm = b[..., None] if vector else b
     batch = jnp.broadcast_shapes(a.shape[:-2], bm.shape[:-2])

@@ -412,6 +412,21 @@ def _settled_program(R, Q, mask, *, k, path, query_tile, reference_tile):
                                   reference_tile=reference_tile)[2], q_all, tile=query_tile)
 
 
+def _checked_search(X_train, X_query, k, metric, p, sample_weight):
+    """The checked arguments of :func:`kneighbors` and :func:`settled_fraction`:
+    ``(X_train, X_query, sample_weight, k, path, p, (query_tile, reference_tile))``."""
+    X_train = check_array(X_train, "X_train")
+    X_query = check_predict_X(X_query, X_train.dtype, X_train.shape[1], name="X_query")
+    X_train = X_train.astype(X_query.dtype)
+    metric, p = check_metric(metric, p)
+    n, d = X_train.shape
+    sw = check_sample_weight(sample_weight, n, dtype=X_train.dtype)
+    k = check_k(k, n, sw)
+    path = distance_path(metric, p)
+    tiles = search_tiles(X_query.shape[0], n, d, n_candidates(k, n, path), path, X_train.dtype.itemsize)
+    return X_train, X_query, sw, k, path, p, tiles
+
+
 def settled_fraction(X_train: Any, X_query: Any, k: int, *, metric: str = "euclidean",
                      p: float = 2, sample_weight: Any = None) -> float:
     """The fraction of queries whose candidates settle them (a diagnostic of the cost).
@@ -426,18 +441,10 @@ def settled_fraction(X_train: Any, X_query: Any, k: int, *, metric: str = "eucli
     >>> settled_fraction(X, np.array([[0.0], [5.0]]), 1)
     0.5
     """
-    X_train = check_array(X_train, "X_train")
-    X_query = check_predict_X(X_query, X_train.dtype, X_train.shape[1], name="X_query")
-    X_train = X_train.astype(X_query.dtype)
-    metric, p = check_metric(metric, p)
-    n, d = X_train.shape
-    sw = check_sample_weight(sample_weight, n, dtype=X_train.dtype)
-    k = check_k(k, n, sw)
-    path = distance_path(metric, p)
+    X_train, X_query, sw, k, path, p, (q_tile, r_tile) = _checked_search(
+        X_train, X_query, k, metric, p, sample_weight)
     if not _gram_path(path):
         return 1.0
-    q_tile, r_tile = search_tiles(X_query.shape[0], n, d, n_candidates(k, n, path), path,
-                                  X_train.dtype.itemsize)
     settled = _settled_program(X_train, X_query, sw > 0, k=k, path=path, query_tile=q_tile,
                                reference_tile=r_tile)
     return float(np.mean(np.asarray(settled)))
@@ -520,15 +527,7 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, metric: str = "euclidean",
     Hastie, Tibshirani, Friedman, *The Elements of Statistical Learning*, 2nd ed., §13.3;
     Johnson, Douze, Jégou (2019), tiled k-selection.
     """
-    X_train = check_array(X_train, "X_train")
-    X_query = check_predict_X(X_query, X_train.dtype, X_train.shape[1], name="X_query")
-    X_train = X_train.astype(X_query.dtype)
-    metric, p = check_metric(metric, p)
-    n, d = X_train.shape
-    sw = check_sample_weight(sample_weight, n, dtype=X_train.dtype)
-    k = check_k(k, n, sw)
-    path = distance_path(metric, p)
-    q_tile, r_tile = search_tiles(X_query.shape[0], n, d, n_candidates(k, n, path), path,
-                                  X_train.dtype.itemsize)
+    X_train, X_query, sw, k, path, p, (q_tile, r_tile) = _checked_search(
+        X_train, X_query, k, metric, p, sample_weight)
     return _kneighbors(X_train, X_query, sw > 0, k=k, path=path, p=p, query_tile=q_tile,
                        reference_tile=r_tile)
