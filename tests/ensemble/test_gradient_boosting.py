@@ -254,11 +254,19 @@ def test_feature_importances_equal_sklearn_without_ties():
 
 
 def test_feature_importances_on_iris_within_the_ties(iris_fit):
+    # iris's splits tie often, and scikit-learn breaks ties by a random feature order, so its own
+    # importances move with random_state alone (20 seeds: feature 2 from 0.19 to 0.36); we break
+    # ties by the lowest index. The tolerance is that measured noise: ours must be no farther
+    # (L1) from the mean of scikit-learn's 20 seeds than the farthest of those seeds is (ours:
+    # 0.097, seeds up to ~0.2), with the same ranking of the two features that matter.
     X, y, ours = iris_fit
     imp = np.asarray(ensemble.feature_importances(ours))
-    ref = GradientBoostingClassifier(random_state=0, **KW).fit(X, y)
+    refs = np.array([GradientBoostingClassifier(random_state=seed, **KW).fit(X, y).feature_importances_
+                     for seed in range(20)])
+    center = refs.mean(axis=0)
     np.testing.assert_allclose(imp.sum(), 1.0, atol=1e-12)
-    np.testing.assert_allclose(imp, ref.feature_importances_, atol=0.01)
+    assert np.abs(imp - center).sum() <= np.abs(refs - center).sum(axis=1).max()
+    assert imp[3] > imp[2] > max(imp[0], imp[1])
 
 
 def test_feature_importances_without_any_split_are_zero():

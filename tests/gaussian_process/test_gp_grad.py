@@ -26,6 +26,15 @@ X2 = RNG.normal(size=(20, 2))
 Y2 = X2[:, 0] - np.cos(X2[:, 1]) + 0.1 * RNG.normal(size=20)
 Q2 = RNG.normal(size=(9, 2))
 FD_RTOL = 1e-6  # central differences, step 1e-6, float64 (module docstring)
+#: the rounding part of a central difference is about (error of one loss value) / step. A loss
+#: through a Cholesky fit of 20 rows is computed to a few ulps (measured: a 1.5e-6 element off
+#: by 2e-10, i.e. 4e-16 of a loss of order 1, on a loaded machine); 50 ulps of the loss / step
+#: bounds it with room: the absolute tolerance of a gradient element near zero.
+FD_ULPS = 50
+
+
+def _fd_atol(loss_value, eps=1e-6):
+    return FD_ULPS * np.finfo(np.float64).eps * max(abs(float(loss_value)), 1.0) / eps
 
 
 def _central(f, x, eps=1e-6):
@@ -46,7 +55,7 @@ def _val_loss_hyper(h):
 def test_validation_loss_gradient_in_hyperparameters_equals_finite_differences():
     h = np.array([0.8, 1.1, 0.05])
     grad = np.asarray(jax.grad(_val_loss_hyper)(jnp.asarray(h)))
-    np.testing.assert_allclose(grad, _central(_val_loss_hyper, h), rtol=FD_RTOL, atol=1e-10)
+    np.testing.assert_allclose(grad, _central(_val_loss_hyper, h), rtol=FD_RTOL, atol=_fd_atol(_val_loss_hyper(h)))
     fwd = np.asarray(jax.jacfwd(_val_loss_hyper)(jnp.asarray(h)))
     np.testing.assert_allclose(fwd, grad, rtol=1e-10)
 
@@ -89,9 +98,10 @@ def test_validation_loss_gradient_in_the_data_equals_finite_differences():
     g_x, g_y, g_w = (np.asarray(g) for g in jax.grad(_val_loss_data, argnums=(0, 1, 2))(
         jnp.asarray(X2), jnp.asarray(Y2), jnp.asarray(W2)))
     fd_x = _central(lambda v: _val_loss_data(jnp.concatenate([jnp.asarray(v), X2[6:]]), Y2, W2), X2[:6])
-    np.testing.assert_allclose(g_x[:6], fd_x, rtol=FD_RTOL, atol=1e-10)
-    np.testing.assert_allclose(g_y, _central(lambda v: _val_loss_data(X2, v, W2), Y2), rtol=FD_RTOL, atol=1e-10)
-    np.testing.assert_allclose(g_w, _central(lambda v: _val_loss_data(X2, Y2, v), W2), rtol=FD_RTOL, atol=1e-10)
+    atol = _fd_atol(_val_loss_data(X2, Y2, W2))  # ~1e-8 (FD_ULPS)
+    np.testing.assert_allclose(g_x[:6], fd_x, rtol=FD_RTOL, atol=atol)
+    np.testing.assert_allclose(g_y, _central(lambda v: _val_loss_data(X2, v, W2), Y2), rtol=FD_RTOL, atol=atol)
+    np.testing.assert_allclose(g_w, _central(lambda v: _val_loss_data(X2, Y2, v), W2), rtol=FD_RTOL, atol=atol)
 
 
 def test_zero_weight_row_has_zero_gradient():
