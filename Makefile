@@ -3,7 +3,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: tour test bench notebooks venv clean
+.PHONY: tour test test-all bench notebooks venv clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +16,13 @@ venv: $(STAMP)
 tour: $(STAMP)
 	$(BIN)/jaxclassic tour
 
+# the fast tier: every family, fit and estimator on small data (tests marked `full` excluded)
 test: $(STAMP)
+	-sysctl -qw vm.max_map_count=1048576 2>/dev/null || echo 1048576 > /proc/sys/vm/max_map_count 2>/dev/null
+	$(BIN)/python -m pytest -x -q -n 2 -m "not full" --durations=10
+
+# the whole suite (CI): the fast tier and every test marked `full`
+test-all: $(STAMP)
 	-sysctl -qw vm.max_map_count=1048576 2>/dev/null || echo 1048576 > /proc/sys/vm/max_map_count 2>/dev/null
 	$(BIN)/python -m pytest -x -q -n 2 --durations=15
 

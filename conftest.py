@@ -54,3 +54,74 @@ def _bounded_memory_maps():
     if _COUNTER["tests"] % 20 == 0 and _n_maps() > MAX_MAPS:
         jax.clear_caches()
         gc.collect()
+
+
+# --------------------------------------------------------------------------- test tiers
+# `make test` runs `-m "not full"` (the fast tier: every family, fit and estimator on small data,
+# the losses' gradient checks, the bad-input checks, the README's examples); `make test-all`
+# runs everything. A test goes to the full tier by `@pytest.mark.full` in its module; the
+# parametrised bulk below keeps a sample of its cases in the fast tier (one estimator check per
+# estimator, one notebook at small size, a round trip per family...), the rest is marked here,
+# and the module doctests are the full tier's.
+# Nothing is deleted: every case still runs in `make test-all`.
+
+#: parametrised test -> the case ids that stay in the fast tier (all others are `full`)
+FAST_CASES = {
+    "tests/test_notebooks.py::test_notebook_runs_small": {"02_classification"},
+    "tests/test_benchmarks_quick.py::test_benchmark_quick": set(),
+    "tests/estimators/test_save_load.py::test_round_trip_predicts_bitwise_the_same": {
+        "LinearRegression", "GaussianNB", "QuadraticDiscriminantAnalysis", "DecisionTreeRegressor",
+        "StackingRegressor", "VotingRegressor", "KNeighborsRegressor", "SVR", "CategoricalHMM"},
+    "tests/test_io.py::test_round_trip_is_bitwise_and_predicts_the_same": {
+        "jaxclassic.linear._params.LinearParams", "jaxclassic.discriminant.naive_bayes.GaussianNBParams",
+        "jaxclassic.neighbors.knn.KNNRegressorParams", "jaxclassic.gaussian_process.regression.RBFParams",
+        "jaxclassic.graphical.bayes_net.BayesNet", "jaxclassic.svm.svr.KernelSVRParams",
+        "jaxclassic.ensemble.voting.RegressionVoting", "jaxclassic.ensemble.bagging.RegressionBagging",
+        "jaxclassic.cluster.gmm.SphericalGMMParams", "jaxclassic.tree.id3.ID3Params"},
+    "tests/properties/test_invariance.py::test_row_permutation_invariance": {
+        "ols", "ridge", "lda", "qda", "kernel_svm", "perceptron", "kmeans", "random_forest"},
+    "tests/properties/test_invariance.py::test_zero_weight_rows_have_no_influence": {
+        "ols", "ridge", "lasso", "logistic", "softmax", "gaussian_nb", "lda", "qda", "xgboost",
+        "kernel_svm", "knn", "gmm"},
+    "tests/properties/test_invariance.py::test_integer_weights_equal_repeated_rows": {
+        "ols", "ridge", "lasso", "logistic", "softmax", "gaussian_nb", "lda", "qda", "kernel_svm", "gmm"},
+    "tests/properties/test_labels.py::test_relabelling_permutes_probabilities": {
+        "logistic", "softmax", "gaussian_nb", "lda", "qda", "cart_classification", "adaboost",
+        "perceptron", "kernel_svm", "knn", "gmm"},
+}
+
+#: the estimator check each estimator keeps in the fast tier (it fits twice and compares)
+FAST_ESTIMATOR_CHECK = "check_fit_idempotent"
+
+#: module doctests (the docstrings' examples) run in the full tier: the fits they show are the
+#: fast tier's tests too, and the README's examples stay in the fast tier (tests/test_readme.py)
+
+
+def _case_id(item) -> str:
+    return item.name[item.name.index("[") + 1:-1] if "[" in item.name else ""
+
+
+def pytest_collection_modifyitems(config, items):
+    full = pytest.mark.full
+    by_estimator: dict[str, list] = {}
+    for item in items:
+        function = item.nodeid.split("[", 1)[0]
+        if function in FAST_CASES:
+            if _case_id(item) not in FAST_CASES[function]:
+                item.add_marker(full)
+        elif function == "tests/estimators/test_sklearn_checks.py::test_sklearn_compatible":
+            estimator, check = _case_id(item).rsplit("-", 1)
+            by_estimator.setdefault(estimator, []).append((check, item))
+        elif type(item).__name__ == "DoctestItem":
+            item.add_marker(full)
+    for estimator, cases in by_estimator.items():
+        runnable = [(check, item) for check, item in cases
+                    if not any(m.name == "xfail" for m in item.iter_markers())]
+        # its fit-twice check, or (where that check is an expected failure: the HMMs) the first
+        # runnable check that fits
+        keep = next((item for check, item in runnable if check == FAST_ESTIMATOR_CHECK),
+                    next((item for check, item in runnable if "fit" in check),
+                         runnable[0][1] if runnable else None))
+        for _, item in cases:
+            if item is not keep:
+                item.add_marker(full)

@@ -14,13 +14,13 @@ Never a silent NaN, never an XLA error.
 
 Cost: the raising cells compile nothing. The cells that fit (one feature, constant features,
 1e30, duplicated rows, and the raising cases documented as fitting) compile one program a shape;
-the default run covers them for ``COMPUTE_SUBSET`` (a fit or two a family, the cheap compiles),
-``JAXCLASSIC_FULL_MATRIX=1`` for every fit and estimator. ``test_matrix_summary`` prints the size.
+the fast tier (``make test``) covers them for ``COMPUTE_SUBSET`` (a fit or two a family, the cheap
+compiles); the others are marked ``full`` and run in ``make test-all``. ``test_matrix_summary``
+prints the size.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import warnings
 from typing import Any
@@ -94,9 +94,9 @@ ESTIMATOR_RAISES = {
 }
 
 
-def estimator_cases(everything: bool = False) -> list[tuple[str, str, str | None]]:
-    """The estimator cells; without ``everything`` (or JAXCLASSIC_FULL_MATRIX=1), not those
-    documented as fitting (each compiles a program: the missing-value trees)."""
+def estimator_cases(everything: bool = True) -> list[tuple[str, str, str | None]]:
+    """The estimator cells; without ``everything``, not those documented as fitting (each
+    compiles a program: the missing-value trees), which are the full tier's."""
     import inspect
 
     import jaxclassic.estimators as est
@@ -124,8 +124,7 @@ def estimator_cases(everything: bool = False) -> list[tuple[str, str, str | None
             if case == "non_bool_flag":
                 out.extend((name, case, f) for f in estimator_flags(name))
                 continue
-            if (DOCUMENTED_RESULTS.get((name, case), ("",))[0] == "fits" and not everything
-                    and os.environ.get("JAXCLASSIC_FULL_MATRIX") != "1"):
+            if DOCUMENTED_RESULTS.get((name, case), ("",))[0] == "fits" and not everything:
                 continue
             out.append((name, case, None))
     return out
@@ -219,10 +218,14 @@ KNOWN_DEFECTS: dict[tuple[str, str], str] = {
 }
 
 
-def _cells(cells):
-    """pytest params of (name, case, detail) cells, the known defects marked as expected failures."""
-    return [pytest.param(*c, marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[c[:2]], run=False))
-            if c[:2] in KNOWN_DEFECTS else pytest.param(*c) for c in cells]
+def _cells(cells, fast=lambda cell: True):
+    """pytest params of (name, case, detail) cells, the known defects marked as expected failures
+    and the cells that are not ``fast`` marked ``full``."""
+    def marks(c):
+        out = [pytest.mark.xfail(reason=KNOWN_DEFECTS[c[:2]], run=False)] if c[:2] in KNOWN_DEFECTS else []
+        return out + ([] if fast(c) else [pytest.mark.full])
+
+    return [pytest.param(*c, marks=marks(c)) for c in cells]
 
 
 #: fields that hold NaN by design (documented in the params' docstrings)
@@ -237,7 +240,7 @@ NAN_SENTINELS = {
 #: the fits whose compute cases (one_feature, constant_features, scale_1e30, duplicated_rows, and
 #: the raising cases documented as fits) run in the default suite: one or two a family, the
 #: cheap compiles (each distinct shape is one XLA compile; the boosting, forest, GMM and HMM
-#: programs take 10-25 s each on the shared 2-core machine). JAXCLASSIC_FULL_MATRIX=1 runs all.
+#: programs take 10-25 s each on the shared 2-core machine). The others' are the full tier's.
 COMPUTE_SUBSET = ("fit_ridge", "fit_sgd_regressor", "fit_perceptron", "fit_kernel_svr",
                   "fit_gaussian_nb", "fit_mixed_nb", "fit_qda", "fit_knn", "fit_kde", "fit_gp",
                   "fit_id3", "fit_c45", "fit_voting_regressor", "fit_bayes_net")
@@ -260,16 +263,15 @@ def expectation(fit: str, case: str):
     return ("raises", exc, pattern)
 
 
-def runs_compute(fit: str) -> bool:
-    import os
-
-    return fit in COMPUTE_SUBSET or os.environ.get("JAXCLASSIC_FULL_MATRIX") == "1"
+def fast_cell(fit: str, case: str) -> bool:
+    """Whether a cell is in the fast tier: every raising cell (they compile nothing) and the
+    compute cells of ``COMPUTE_SUBSET``."""
+    return expectation(fit, case) != "fits" or fit in COMPUTE_SUBSET
 
 
 def matrix() -> list[tuple[str, str, str | None]]:
-    """The (fit, case, detail) cells of the default run: every raising cell, and the compute
-    cells of ``COMPUTE_SUBSET``."""
-    return [c for c in all_cases() if expectation(c[0], c[1]) != "fits" or runs_compute(c[0])]
+    """The (fit, case, detail) cells of the fast tier (:func:`fast_cell`)."""
+    return [c for c in all_cases() if fast_cell(c[0], c[1])]
 
 
 # --------------------------------------------------------------------------- the tests
@@ -316,7 +318,8 @@ def _check(label: str, expected, outcome: Outcome, caught, X, named: str | None)
         assert outcome.traces == [], f"{label}: traced / compiled {outcome.traces} before raising"
 
 
-@pytest.mark.parametrize("fit,case,detail", _cells(matrix()), ids=lambda v: str(v) if v is not None else "-")
+@pytest.mark.parametrize("fit,case,detail", _cells(all_cases(), lambda c: fast_cell(c[0], c[1])),
+                         ids=lambda v: str(v) if v is not None else "-")
 def test_fit_bad_input(fit, case, detail):
     s = spec(fit)
     data, hyper = build(s, case, detail)
@@ -339,7 +342,8 @@ def _estimator_expectation(name: str, case: str):
     return ("raises", exc, pattern)
 
 
-@pytest.mark.parametrize("name,case,detail", _cells(estimator_cases()),
+@pytest.mark.parametrize("name,case,detail",
+                         _cells(estimator_cases(), set(estimator_cases(False)).__contains__),
                          ids=lambda v: str(v) if v is not None else "-")
 def test_estimator_bad_input(name, case, detail):
     with warnings.catch_warnings(record=True) as caught:
@@ -393,10 +397,10 @@ def test_matrix_summary(capsys):
     n_cases = len(CASES)
     with capsys.disabled():
         print(f"\nbad-input matrix: {len(specs())} fits x {n_cases} cases = {len(full)} applicable cells "
-              f"({len(run_now)} run here; {len(full) - len(run_now)} compute cells of fits outside "
-              f"COMPUTE_SUBSET need JAXCLASSIC_FULL_MATRIX=1); {len(estimator_names()) - len(EXCLUDED_ESTIMATORS)} "
-              f"estimators x {len(ESTIMATOR_CASES)} cases = {len(estimator_cases(True))} applicable cells "
-              f"({len(estimator_cases())} run here); "
+              f"({len(run_now)} in the fast tier; {len(full) - len(run_now)} compute cells of fits outside "
+              f"COMPUTE_SUBSET in the full tier); {len(estimator_names()) - len(EXCLUDED_ESTIMATORS)} "
+              f"estimators x {len(ESTIMATOR_CASES)} cases = {len(estimator_cases())} applicable cells "
+              f"({len(estimator_cases(False))} in the fast tier); "
               f"{len(DOCUMENTED_RESULTS)} documented results; excluded: "
               f"{sorted(EXCLUDED_FITS) + sorted(EXCLUDED_ESTIMATORS)}")
     assert len(run_now) > 0 and len(full) >= len(run_now)

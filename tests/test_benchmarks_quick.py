@@ -27,6 +27,7 @@ def test_harness_table_and_ratio():
     assert "4x" in format_table([r])
 
 
+@pytest.mark.full
 def test_gpu_check_quick_runs_and_agrees():
     # the prepared device check runs end to end (here device == CPU, so it must agree exactly)
     from benchmarks import gpu_check

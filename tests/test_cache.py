@@ -68,6 +68,7 @@ def _probe(tmp_path: Path, mode: str, **env_overrides) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.full
 def test_second_process_loads_the_fit_from_the_default_cache(tmp_path):
     cache_dir = tmp_path / "xdg" / "jaxclassic" / "jax"
     first = _probe(tmp_path, "fit")
@@ -84,12 +85,14 @@ def test_second_process_loads_the_fit_from_the_default_cache(tmp_path):
     assert "jit__fit_logistic" not in second["written"]
 
 
+@pytest.mark.full
 def test_opt_out_environment_variable_leaves_the_cache_off(tmp_path):
     out = _probe(tmp_path, "import", **{_cache.OPT_OUT_ENV: "1"})
     assert out["dir"] is None
     assert not (tmp_path / "xdg").exists()
 
 
+@pytest.mark.full
 def test_users_own_cache_dir_is_kept(tmp_path):
     mine = tmp_path / "mine"
     out = _probe(tmp_path, "import", JAX_COMPILATION_CACHE_DIR=str(mine))
@@ -98,6 +101,7 @@ def test_users_own_cache_dir_is_kept(tmp_path):
     assert not (tmp_path / "xdg").exists()
 
 
+@pytest.mark.full
 def test_unwritable_cache_location_imports_without_a_cache(tmp_path):
     blocker = tmp_path / "xdg"
     blocker.write_text("a file where the cache directory's parent should be")
@@ -107,6 +111,7 @@ def test_unwritable_cache_location_imports_without_a_cache(tmp_path):
 
 @pytest.mark.parametrize("value, opted_out", [("", False), ("0", False), ("false", False),
                                                ("1", True), ("yes", True)])
+@pytest.mark.full
 def test_opt_out_values(monkeypatch, value, opted_out):
     monkeypatch.setenv(_cache.OPT_OUT_ENV, value)
     assert _cache._opted_out() is opted_out

@@ -18,6 +18,7 @@ def test_version(capsys):
     assert capsys.readouterr().out.strip() == f"jaxclassic {__version__}"
 
 
+@pytest.mark.full
 def test_gradcheck_passes_and_prints_every_loss(capsys):
     from jaxclassic import losses
 
@@ -28,6 +29,7 @@ def test_gradcheck_passes_and_prints_every_loss(capsys):
     assert "NO" not in out
 
 
+@pytest.mark.full
 def test_gradcheck_fails_on_a_wrong_derivation(monkeypatch, capsys):
     from jaxclassic import losses
 
@@ -39,6 +41,7 @@ def test_gradcheck_fails_on_a_wrong_derivation(monkeypatch, capsys):
     assert "FAILED: squared" in capsys.readouterr().err
 
 
+@pytest.mark.full
 def test_console_script_installed():
     out = subprocess.run([sys.executable, "-m", "jaxclassic.cli", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and __version__ in out.stdout
@@ -48,6 +51,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("jaxclassic")
 
 
+@pytest.mark.full
 @pytest.mark.skipif(not CONSOLE_SCRIPT.exists(), reason="console script not installed next to python")
 @pytest.mark.parametrize("cwd", [".", "tests"])
 def test_console_script_bench_runs_from_the_checkout(cwd):
@@ -310,6 +314,7 @@ NAN_REGRESSORS = ("BaggingRegressor, DecisionTreeRegressor, GradientBoostingRegr
                   "XGBoostRegressor")
 
 
+@pytest.mark.full
 def test_missing_value_names_our_models_that_take_it_not_sklearns(tmp_path, capsys):
     """Issue 23.5: scikit-learn's message recommended its HistGradientBoosting; the command
     names the cell and the jaxclassic models of the chosen kind that accept NaN (the trees and
@@ -347,6 +352,7 @@ def test_error_names_the_parameter_a_value_is_wrong_for(table, tmp_path, capsys)
     assert "LogisticRegression could not fit" in err and "parameter C='abc': could not convert" in err
 
 
+@pytest.mark.full
 def test_predict_into_a_closed_pipe_stops_quietly(table, tmp_path):
     """Issue 23.5: ``jaxclassic predict m.jc d.csv | head -5`` ended in a BrokenPipeError
     traceback. A real pipe whose reader closes after the first line: no traceback, and the

@@ -293,6 +293,7 @@ def _lstsq_accuracy(X, y):
     return np.mean((design @ beta > 0) == (y == 1))
 
 
+@pytest.mark.full
 def test_classification_shapes_and_balance():
     X, y = _classification()
     assert isinstance(X, jax.Array) and X.shape == (N, D) and X.dtype == jnp.float64
@@ -328,6 +329,7 @@ def test_classification_flip_y():
     assert 0.15 < changed < 0.35
 
 
+@pytest.mark.full
 def test_classification_multiclass_clusters():
     X, y = datasets.make_classification(
         KEY, N, D, n_informative=3, n_classes=3, n_clusters_per_class=2, class_sep=3.0
@@ -338,11 +340,13 @@ def test_classification_multiclass_clusters():
     assert np.min(np.linalg.norm(means[:, None] - means[None], axis=-1) + 10 * np.eye(3)) > 0.5
 
 
+@pytest.mark.full
 def test_classification_float32():
     X, y = _classification(dtype=jnp.float32)
     assert X.dtype == jnp.float32 and y.dtype == jnp.int32
 
 
+@pytest.mark.full
 def test_classification_jit_vmap_and_no_retrace():
     eager = _classification()
     jitted = jax.jit(lambda k: _classification(k))(KEY)
@@ -416,6 +420,7 @@ def test_regression_noise_free_is_exact_and_deterministic():
     assert not np.allclose(y, y3)
 
 
+@pytest.mark.full
 def test_regression_float32_and_vmap():
     X, y = datasets.make_regression(KEY, N, D, n_informative=3, dtype=jnp.float32)
     assert X.dtype == y.dtype == jnp.float32
@@ -457,6 +462,7 @@ def test_blobs_given_centers():
         np.testing.assert_allclose(X[y == k].std(axis=0), std, rtol=0.25)
 
 
+@pytest.mark.full
 def test_blobs_random_centers_deterministic():
     X1, y1, c1 = datasets.make_blobs(KEY, N, 4, 3, center_box=(-2.0, 2.0), return_centers=True)
     X2, y2 = datasets.make_blobs(KEY, N, 4, 3, center_box=(-2.0, 2.0))

@@ -89,6 +89,7 @@ def test_same_inputs_give_bit_identical_params_and_no_retrace(name):
     assert other.traces == [], f"{name}: a call with other values of the same shapes traced {other.traces}"
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", sorted(RANDOMISED))
 def test_key_decides_the_randomised_fits(name):
     data = base_data(spec(name).kind)

@@ -31,6 +31,7 @@ def test_family_registration_reaches_the_package_wide_table():
         wide(_Q(1.0), 2.0)
 
 
+@pytest.mark.full
 def test_package_wide_predict_equals_each_family_predict():
     from jaxclassic import discriminant, linear, tree
 

@@ -61,6 +61,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.full
 def test_every_family_on_four_devices_equals_one_device():
     out = subprocess.run([sys.executable, str(ROOT / "tests" / "_distributed_families.py")], cwd=ROOT,
                          env=_env(4), capture_output=True, text=True, timeout=900)
@@ -84,6 +85,7 @@ def test_every_family_on_four_devices_equals_one_device():
     assert "RETRACE ok" in out.stdout, out.stdout  # new data of the same shapes: no new trace
 
 
+@pytest.mark.full
 def test_two_processes_reach_the_single_process_fit():
     port, env = _free_port(), _env(2)
     cmd = [sys.executable, str(ROOT / "tests" / "_distributed_worker.py"), str(port)]

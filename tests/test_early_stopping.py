@@ -22,6 +22,7 @@ def _reference_early_stopping(losses, patience, min_delta=0.0):
     return best_t, len(losses) - 1, best, False
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("patience", [1, 3, 8])
 def test_early_stopping_equals_reference_rule(patience):
     rng = np.random.default_rng(patience)
@@ -39,6 +40,7 @@ def test_early_stopping_min_delta():
     assert (int(got.best_iter), int(got.stop_iter), bool(got.stopped)) == (0, 3, True)
 
 
+@pytest.mark.full
 def test_early_stopping_jit_and_vmap_equal_loop():
     losses = jax.random.normal(jax.random.key(0), (6, 25)).cumsum(axis=1)
     batched = jax.jit(jax.vmap(lambda l: early_stopping(l, 4)))(losses)

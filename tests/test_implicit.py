@@ -65,6 +65,7 @@ def _score(fit):
 
 
 # --------------------------------------------------------------------------- (1) references
+@pytest.mark.full
 def test_forward_values_are_the_solvers_bit_for_bit():
     X, y, sw = _data()
     w, (n_iter, converged) = ridge_dense(1.5, X, y, sw)
@@ -74,6 +75,7 @@ def test_forward_values_are_the_solvers_bit_for_bit():
     np.testing.assert_allclose(w, _ridge_closed(1.5, X, y, sw), rtol=1e-11)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("fit", [ridge_dense, ridge_cg], ids=["dense", "cg"])
 def test_reverse_mode_equals_closed_form_derivative(fit):
     X, y, sw = _data()
@@ -84,6 +86,7 @@ def test_reverse_mode_equals_closed_form_derivative(fit):
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12)
 
 
+@pytest.mark.full
 def test_forward_mode_equals_closed_form_jvp():
     X, y, sw = _data()
     rng = np.random.default_rng(1)
@@ -94,6 +97,7 @@ def test_forward_mode_equals_closed_form_jvp():
     np.testing.assert_allclose(w_dot, closed_dot, rtol=RTOL, atol=1e-12)
 
 
+@pytest.mark.full
 def test_derivative_equals_central_differences_of_refits():
     # central differences of the re-fitted solution, step 1e-5: truncation ~h^2 |w'''| and
     # rounding ~1e-16 |w| / h, both below 1e-8
@@ -104,6 +108,7 @@ def test_derivative_equals_central_differences_of_refits():
     np.testing.assert_allclose(jac, fd, rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.full
 def test_scalar_root_derivative_by_hand():
     def solve(a):  # Newton's iteration for sqrt(a)
         return jax.lax.fori_loop(0, 40, lambda _, x: 0.5 * (x + a / x), a)
@@ -115,6 +120,7 @@ def test_scalar_root_derivative_by_hand():
         assert float(jax.grad(jax.grad(root))(a)) == pytest.approx(-0.25 * a ** -1.5, rel=1e-12)
 
 
+@pytest.mark.full
 def test_pytree_solution():
     # theta = (w, b): ridge with an unpenalised intercept; closed form from the augmented system
     X, y, sw = _data()
@@ -138,6 +144,7 @@ def test_pytree_solution():
     np.testing.assert_allclose(got, jax.jacrev(closed)(0.7, X, y), rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.full
 def test_with_implicit_derivatives_on_a_given_solution():
     X, y, sw = _data()
 
@@ -150,6 +157,7 @@ def test_with_implicit_derivatives_on_a_given_solution():
 
 
 # --------------------------------------------------------------------------- (3) jit / vmap
+@pytest.mark.full
 def test_jit_equals_eager_and_vmap_of_grad_equals_loop():
     X, y, sw = _data()
     grad = jax.grad(_score(ridge_dense))

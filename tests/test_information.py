@@ -109,6 +109,7 @@ def test_mutual_information_equals_sklearn():
     close(information.mutual_information(joint=table, base="nats"), expected)
 
 
+@pytest.mark.full
 def test_mutual_information_identities():
     table = np.zeros((3, 4))
     np.add.at(table, (X_LABELS, Y_LABELS), 1.0)

@@ -554,6 +554,7 @@ def test_read_metadata_converts_numpy(tmp_path):
 
 
 # --------------------------------------------------------------------------- XGBoost's JSON
+@pytest.mark.full
 @pytest.mark.parametrize("loss, n_classes", [("squared", None), ("log_loss", None), ("softmax", 3)])
 def test_export_xgboost_predicts_bitwise_in_xgboost(loss, n_classes, tmp_path):
     """Reference: the ``xgboost`` package loading the exported JSON. Float32 fit with a NaN

@@ -26,12 +26,14 @@ CASES = [
 ]
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name,hyper,ref", CASES, ids=[c[0] for c in CASES])
 def test_kernel_equals_sklearn(name, hyper, ref):
     K = kernels.gram(jnp.asarray(X), jnp.asarray(Z), name, **hyper)
     np.testing.assert_allclose(np.asarray(K), ref(X, Z), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name,hyper,ref", CASES, ids=[c[0] for c in CASES])
 def test_gram_tiled_equals_one_block(name, hyper, ref):
     # a budget of a few rows forces several tiles, with a padded last tile (23 rows, tile 8)
@@ -45,6 +47,7 @@ def test_gram_symmetric_when_z_omitted():
     np.testing.assert_allclose(K, skp.rbf_kernel(X, gamma=0.5), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_float32_stays_float32_and_distances_clamped():
     # near-duplicate points far from the origin: the Gram trick can round below 0; clamped
     base = np.full((1, 3), 1e3, np.float32)
@@ -55,6 +58,7 @@ def test_float32_stays_float32_and_distances_clamped():
     assert K.dtype == jnp.float32 and float(K.max()) <= 1.0
 
 
+@pytest.mark.full
 def test_gram_diagonal():
     for name, hyper, ref in CASES:
         np.testing.assert_allclose(np.asarray(kernels.gram_diagonal(jnp.asarray(X), name, **hyper)),
@@ -68,6 +72,7 @@ def test_from_pairwise_user_kernel():
     np.testing.assert_allclose(K, ref, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_rbf_gamma_gradient_equals_hand_derivation():
     # d/dgamma sum_ij exp(-gamma D_ij) = -sum_ij D_ij exp(-gamma D_ij)
     Xj, Zj = jnp.asarray(X), jnp.asarray(Z)

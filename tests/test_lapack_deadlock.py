@@ -53,6 +53,7 @@ def test_chunk_size_keeps_each_call_under_jaxlibs_split_threshold():
         _linalg.lapack_cost("svd", 3)
 
 
+@pytest.mark.full
 def test_values_equal_numpy_on_matrices_stacks_and_vmap():
     with jax.enable_x64():
         rng = np.random.default_rng(0)
@@ -82,6 +83,7 @@ def test_values_equal_numpy_on_matrices_stacks_and_vmap():
             np.testing.assert_allclose(ours, ref, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.full
 def test_derivatives_equal_jax_rules_and_finite_differences():
     with jax.enable_x64():
         rng = np.random.default_rng(1)
@@ -114,6 +116,7 @@ def test_derivatives_equal_jax_rules_and_finite_differences():
         check_grads(jax.jit(ours), (A,), order=1, modes=["fwd", "rev"])
 
 
+@pytest.mark.full
 def test_solves_are_linear_and_transposable_in_the_right_hand_side():
     # custom_root's tangent solve and reverse mode transpose them: the transpose of
     # b -> op(T)^{-1} b is c -> op(T)^{-T} c (hand derivation), of b -> A^{-1} b is A^{-T}
@@ -131,6 +134,7 @@ def test_solves_are_linear_and_transposable_in_the_right_hand_side():
             np.testing.assert_allclose(jax.linear_transpose(f, v)(v)[0], want, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_mixed_dtypes_promote_as_jnp_linalg_does():
     # float32 factor, float64 right-hand side (a float32 GP predicted on float64 rows under x64)
     # and integer inputs: jnp.linalg's promotion, not lax's "same dtypes" TypeError
@@ -150,6 +154,7 @@ def test_mixed_dtypes_promote_as_jnp_linalg_does():
             np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+@pytest.mark.full
 def test_vmap_over_right_hand_sides_alone_solves_once():
     # a shared matrix and a vmapped right-hand side (GP predictive std, a fold's test rows) is one
     # LAPACK call with the batch folded into the columns: batch 1, so inline and deadlock-free,
@@ -219,6 +224,7 @@ def _fits():
     }
 
 
+@pytest.mark.full
 def test_the_check_fails_on_unguarded_batched_lapack():
     # control: the same compiled-HLO check flags jnp.linalg's own calls under vmap
     X, _, w = _data()
@@ -234,6 +240,7 @@ def test_the_check_fails_on_unguarded_batched_lapack():
     assert {c[0][8:] for c in calls} == {"potrf_ffi", "syevd_ffi"} and not unsafe, calls
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", sorted(_fits()))
 def test_vmapped_fit_emits_no_lapack_call_that_splits_over_the_pool(name):
     fit, classes = _fits()[name]
@@ -245,6 +252,7 @@ def test_vmapped_fit_emits_no_lapack_call_that_splits_over_the_pool(name):
     assert not unsafe, f"{name}: LAPACK calls jaxlib would split over its pool: {unsafe}"
 
 
+@pytest.mark.full
 def test_the_original_reproducer_finishes_in_a_fresh_process():
     # the 10-fold x 50-alpha ridge grid on 5,000 x 50 that hung every run before the guard
     # (it exits 1 with its stack when its own watchdog fires)

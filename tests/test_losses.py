@@ -13,6 +13,7 @@ from jaxclassic._gradcheck import ATOL, RTOL, check_losses, sample_inputs
 SMOOTH = ["squared", "log_loss", "exponential", "softmax_cross_entropy"]
 
 
+@pytest.mark.full  # the same comparison as test_grad_hess_equals_hand_derivation (fast tier), through the CLI's function
 def test_gradcheck_all_losses_pass():
     rows = check_losses(seed=3)
     assert {r.loss for r in rows} == set(losses.HAND_DERIVED)
@@ -36,6 +37,7 @@ def test_grad_hess_equals_hand_derivation(name):
         np.testing.assert_allclose(h, hess_fn(y, f), rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.full
 def test_closed_form_values():
     # hand-computed values of each loss at simple points
     assert losses.squared(3.0, 1.0) == pytest.approx(2.0)
@@ -53,6 +55,7 @@ def test_closed_form_values():
     assert losses.softmax_cross_entropy(jnp.array([0.0, 1.0, 0.0]), scores) == pytest.approx(expected)
 
 
+@pytest.mark.full
 def test_log_loss_and_softmax_finite_and_accurate_at_extreme_scores():
     f = jnp.array([-1e3, -50.0, 50.0, 1e3])
     # log(1 + e^f) - y f, exactly: for f << 0 it is e^f (≈ 0), for f >> 0 it is f
@@ -78,6 +81,7 @@ def test_exponential_overflow_range_documented():
     assert jnp.isinf(losses.exponential(-1.0, jnp.float32(89.0)))  # float32 limit ~88.7
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", SMOOTH)
 def test_check_grads_second_order(name):
     loss = losses.HAND_DERIVED[name][0]
@@ -89,6 +93,7 @@ def test_check_grads_second_order(name):
             check_grads(lambda f: loss(y, f), (jnp.asarray(f0),), order=2, modes=["fwd", "rev"])
 
 
+@pytest.mark.full
 def test_subgradients_at_kinks():
     d = jax.grad(losses.hinge, argnums=1)
     assert d(1.0, 1.0) == 0.0 and d(-1.0, -1.0) == 0.0  # yf = 1: 0 ∈ [-y, 0]
@@ -101,6 +106,7 @@ def test_subgradients_at_kinks():
     assert jax.grad(losses.zero_one, argnums=1)(1.0, 0.5) == 0.0
 
 
+@pytest.mark.full
 def test_grad_hess_user_loss_and_full_hessian():
     def pseudo_huber(y, f, delta=1.5):
         r = (f - y) / delta
@@ -118,6 +124,7 @@ def test_grad_hess_user_loss_and_full_hessian():
     np.testing.assert_allclose(hfull, jax.vmap(losses.hess_softmax_cross_entropy)(labels, scores), rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.full
 def test_float32_kept_and_jit_matches_eager():
     y = jnp.array([0.0, 1.0, 1.0], jnp.float32)
     f = jnp.array([-3.0, 0.5, 9.0], jnp.float32)

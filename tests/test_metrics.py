@@ -64,6 +64,7 @@ def test_confusion_matrix_equals_sklearn():
     assert metrics.confusion_matrix(YB, PB, n_classes=3).shape == (3, 3)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("pos_label", [0, 1])
 @pytest.mark.parametrize("weights", [None, W])
 def test_binary_rates_equal_sklearn_confusion_counts(pos_label, weights):
@@ -79,6 +80,7 @@ def test_binary_rates_equal_sklearn_confusion_counts(pos_label, weights):
           sk.recall_score(YB, PB, pos_label=1 - pos_label, sample_weight=weights))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", [None, W])
 @pytest.mark.parametrize("average", ["binary", "micro", "macro", "weighted", None])
 def test_precision_recall_f1_equal_sklearn(average, weights):
@@ -89,6 +91,7 @@ def test_precision_recall_f1_equal_sklearn(average, weights):
               ref(y, p, average=average, sample_weight=weights))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("zero_division", [0.0, 1.0, np.nan])
 @pytest.mark.parametrize("average", ["macro", "weighted", None])
 def test_zero_division_equals_sklearn(zero_division, average):
@@ -103,6 +106,7 @@ def test_zero_division_equals_sklearn(zero_division, average):
         close(ours(y, p, average=average, zero_division=zero_division), expected, equal_nan=True, **TOL)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("y, p", [(YB, PB), (YM, PM)], ids=["binary", "multiclass"])
 @pytest.mark.parametrize("weights", [None, W])
 def test_balanced_error_rate_equals_sklearn(y, p, weights):
@@ -136,6 +140,7 @@ def test_log_loss_clips_certain_mistakes_like_sklearn():
 
 
 # --------------------------------------------------------------------------- ROC
+@pytest.mark.full
 @pytest.mark.parametrize("score", [SCORE_TIED, SCORE], ids=["ties", "continuous"])
 @pytest.mark.parametrize("weights", [None, W, WINT], ids=["unweighted", "weighted", "int_weights"])
 def test_roc_curve_and_auc_equal_sklearn(score, weights):
@@ -182,6 +187,7 @@ def test_hinge_loss_equals_sklearn(weights):
 
 
 # --------------------------------------------------------------------------- regression
+@pytest.mark.full
 @pytest.mark.parametrize("weights", [None, W])
 def test_regression_metrics_equal_sklearn(weights):
     for ours, ref in [(metrics.mean_squared_error, sk.mean_squared_error),
@@ -239,6 +245,7 @@ def _with_garbage_rows(*arrays, n_extra=8, seed=1):
     ("r2_score", (YR, FR), {}),
     ("adjusted_r2", (YR, FR, 2), {}),
 ])
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(name, args, kw):
     fn = getattr(metrics, name)
     arrays = [a for a in args if isinstance(a, np.ndarray)]
@@ -258,6 +265,7 @@ def test_macro_average_ignores_a_class_only_in_zero_weight_rows():
 
 
 # --------------------------------------------------------------------------- transformations
+@pytest.mark.full
 def test_jit_equals_eager_and_vmap_over_folds_equals_loop():
     def scores(w):
         return jnp.stack([
@@ -289,6 +297,7 @@ def test_adjusted_r2_accepts_traced_n_features():
     close(out, [metrics.adjusted_r2(YR, FR, int(p)) for p in ps])
 
 
+@pytest.mark.full
 def test_second_call_with_same_shapes_does_not_retrace():
     @jax.jit
     @chex.assert_max_traces(n=1)
@@ -307,6 +316,7 @@ def test_second_call_with_same_shapes_does_not_retrace():
     assert (ranking._roc_auc._cache_size(), regression._r2_score._cache_size()) == sizes
 
 
+@pytest.mark.full
 def test_float32_input_keeps_float32():
     s32 = SCORE_TIED.astype(np.float32)
     auc = metrics.roc_auc(YB, s32)

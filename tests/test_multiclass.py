@@ -53,6 +53,7 @@ def sk_tree():
     return DecisionTreeClassifier(max_depth=3, random_state=0)
 
 
+@pytest.mark.full
 def test_tree_one_vs_rest_equals_sklearn(grid_data, sk_tree):
     # leaf probabilities are ratios of the same integer counts: equal up to rounding (1e-12)
     from sklearn.multiclass import OneVsRestClassifier
@@ -67,6 +68,7 @@ def test_tree_one_vs_rest_equals_sklearn(grid_data, sk_tree):
     np.testing.assert_allclose(decision_function(params, X), positive, atol=1e-12)
 
 
+@pytest.mark.full
 def test_tree_one_vs_one_equals_sklearn(grid_data, sk_tree):
     from sklearn.multiclass import OneVsOneClassifier
 
@@ -77,6 +79,7 @@ def test_tree_one_vs_one_equals_sklearn(grid_data, sk_tree):
     np.testing.assert_allclose(decision_function(params, X), sk.decision_function(X), atol=1e-12)
 
 
+@pytest.mark.full
 def test_lda_one_vs_rest_equals_sklearn(iris):
     # both solve the same 4x4 eigen / least-squares problems: 1e-10
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
@@ -89,6 +92,7 @@ def test_lda_one_vs_rest_equals_sklearn(iris):
     np.testing.assert_allclose(predict_proba(params, X), sk.predict_proba(X), atol=1e-10)
 
 
+@pytest.mark.full
 def test_lda_one_vs_one_predictions_equal_sklearn(iris):
     # scikit-learn's LDA has a decision_function (log-odds) that ours lacks: the binary score
     # here is p(1|x), so the votes (hence predictions) agree, the confidences do not
@@ -103,6 +107,7 @@ def test_lda_one_vs_one_predictions_equal_sklearn(iris):
     np.testing.assert_array_equal(votes, np.floor(sk.decision_function(X) + 0.5))
 
 
+@pytest.mark.full
 def test_package_wide_and_linear_dispatch(iris):
     X, y = iris
     ovr = fit_one_vs_rest(fit_binary_lda, X, y)
@@ -125,6 +130,7 @@ def test_one_vs_rest_ties_go_to_the_last_class():
     np.testing.assert_array_equal(predict(OneVsRestParams(est), jnp.ones((2, 2))), [2, 2])
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(iris):
     X, y = iris
     rng = np.random.default_rng(1)
@@ -137,6 +143,7 @@ def test_zero_weight_rows_have_no_influence(iris):
         np.testing.assert_allclose(decision_function(padded, X), decision_function(ref, X), atol=1e-10)
 
 
+@pytest.mark.full
 def test_jit_equals_eager(grid_data):
     X, y = grid_data
     params = fit_one_vs_one(fit_stump_tree, X, y)

@@ -80,6 +80,7 @@ def test_the_message_gives_the_reason():
         jax.grad(_scalar(CASES["fit_kmeans X"][1]))(jnp.asarray(X))
 
 
+@pytest.mark.full
 def test_bagging_of_trees_raises_through_its_member_fit():
     def f(a):
         return ensemble.fit_bagging(tree.fit_cart, a, Y_CLS, n_estimators=2, key=KEY, max_depth=1).estimators.value
@@ -88,6 +89,7 @@ def test_bagging_of_trees_raises_through_its_member_fit():
         jax.grad(_scalar(f))(jnp.asarray(X))
 
 
+@pytest.mark.full
 def test_undifferentiated_jit_and_vmap_are_unaffected():
     # a traced (not differentiated) input passes through the marker: jit and vmap work as before
     fit = jax.jit(lambda a: tree.fit_cart(a, Y_CLS, max_depth=1).threshold)

@@ -65,6 +65,7 @@ def test_float32_table_covers_every_case():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 # tolerances below float32's floor (lasso, linear SVM, GMM) run to max_iter: expected, see the table
+@pytest.mark.full
 @pytest.mark.filterwarnings("ignore::jaxclassic.exceptions.ConvergenceWarning")
 def test_float32_agrees_with_float64(case):
     """The float32 fit keeps float32 and responds like the float64 fit within its table's rtol."""
@@ -85,6 +86,7 @@ def test_float32_agrees_with_float64(case):
         assert err <= rtol, f"{case.name} seed {seed}: float32 off by {err:.2e} > {rtol:.0e} ({why})"
 
 
+@pytest.mark.full
 def test_kmeans_lloyd_float32_agrees_with_float64():
     """k-means from the same centres (rows 0, 1, 2: one per blob): float32 finds the labels
     of float64 and its centres to 1e-5 (means of 8 rows, float32 rounding)."""
@@ -98,6 +100,7 @@ def test_kmeans_lloyd_float32_agrees_with_float64():
 
 
 # --------------------------------------------------------------------------- extreme scores
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
 def test_log_loss_at_extreme_logits(dtype):
     """``log(1 + e^f) - y f`` at ``|f| = 1e3``: 0 on the right side, ``|f|`` on the wrong side
@@ -110,6 +113,7 @@ def test_log_loss_at_extreme_logits(dtype):
     assert np.all(np.isfinite(np.asarray(losses.hess_log_loss(y, f))))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [jnp.float32, jnp.float64])
 def test_softmax_cross_entropy_at_extreme_scores(dtype):
     """Scores ``(1e3, -1e3, 0)``: the loss of the top class is 0, of the others its gap to the
@@ -120,6 +124,7 @@ def test_softmax_cross_entropy_at_extreme_scores(dtype):
     np.testing.assert_allclose(loss, [0.0, 2e3, 1e3], rtol=1e-7, atol=1e-30)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_probabilities_finite_at_extreme_scores(dtype):
     """Logistic and softmax fits with coefficients scaled by 1e3 (scores ~1e3 on the data):
@@ -137,6 +142,7 @@ def test_probabilities_finite_at_extreme_scores(dtype):
 
 
 # --------------------------------------------------------------------------- separable data
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_logistic_on_separable_data_stops_finite(dtype):
     """No penalty, completely separated classes: the documented behaviour (fit_logistic's
@@ -209,6 +215,7 @@ SCALES = np.asarray([1e-8, 1.0, 1e8])
 SCALE_RTOL = {np.float64: 1e-7, np.float32: 1e-3}
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_ols_and_logistic_with_huge_and_tiny_columns(dtype):
     """Columns of scale 1e-8, 1 and 1e8: OLS predicts and logistic (no penalty, overlapping
@@ -230,6 +237,7 @@ def test_ols_and_logistic_with_huge_and_tiny_columns(dtype):
                                rtol=rtol, atol=rtol)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_discriminant_analysis_with_huge_and_tiny_columns(dtype):
     """LDA and QDA are affine invariant: columns of scale 1e-8, 1, 1e8 give the probabilities
@@ -244,6 +252,7 @@ def test_discriminant_analysis_with_huge_and_tiny_columns(dtype):
                                    np.asarray(response(a, jnp.asarray(X_test, dtype))), rtol=rtol, atol=rtol)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tree_and_kmeans_with_huge_and_tiny_columns(dtype):
     """Trees: columns of scale 1e-8, 1, 1e8 keep every value's order, so the same leaves
@@ -263,6 +272,7 @@ def test_tree_and_kmeans_with_huge_and_tiny_columns(dtype):
 
 
 # --------------------------------------------------------------------------- duplicates in bins
+@pytest.mark.full
 def test_tree_thresholds_between_duplicated_values():
     """200 rows, a column of 3 distinct values (-1, 0.5, 4) and a noise column: the class is
     decided by the first column, so the tree splits it at the midpoints -0.25 and 2.25 (never

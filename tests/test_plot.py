@@ -43,6 +43,7 @@ def _xy(line):
 
 
 # --------------------------------------------------------------------------- optional matplotlib
+@pytest.mark.full
 def test_import_without_matplotlib_and_clear_error_on_call():
     # a fresh interpreter where matplotlib cannot be imported: the module imports, a figure
     # function raises an ImportError naming the extra
@@ -319,6 +320,7 @@ def test_regularization_path_of_ridge_equals_sklearn(diabetes, ax):
     assert ax.get_legend() is None
 
 
+@pytest.mark.full
 def test_regularization_path_needs_alphas_for_ridge(ax):
     from jaxclassic.linear._params import LinearParams
 
@@ -348,6 +350,7 @@ def _band_limits(collection):
     return vertices[:, 0], vertices[:, 1]
 
 
+@pytest.mark.full
 def test_learning_curve_draws_fold_means_and_bands(ax):
     # a jaxclassic learning_curve (tests/model_selection/test_curves.py's call: the same
     # compiled program); reference: scikit-learn's learning_curve with Ridge on the same folds,
@@ -392,6 +395,7 @@ def test_learning_curve_rejects_scores_of_another_length(ax):
         plot.learning_curve(([1, 2], np.zeros((2, 3)), np.zeros((3, 3))), ax=ax)
 
 
+@pytest.mark.full
 def test_validation_curve_numeric_and_named_values(ax):
     result = ValidationCurveResult(np.array([0.01, 0.1, 1.0]), np.array([[1.0, 0.5], [0.5, 0.5], [0.25, 0.25]]),
                                    np.array([[0.5, 0.5], [0.75, 0.5], [0.25, 0.5]]))
@@ -466,6 +470,7 @@ def test_bias_variance_rejects_other_results(ax):
 
 
 # --------------------------------------------------------------------------- elbow
+@pytest.mark.full
 def test_elbow_of_kmeans_elbow_equals_closed_forms(ax):
     # the k = 1 inertia is the total sum of squares; k = 3 on these points is the within-pair
     # sums ({0, .2}, {5, 5.2}, {9}): closed forms, to float64 rounding
@@ -579,6 +584,7 @@ def iris_tree(iris):
     return fit_cart(np.c_[iris[0][:, :3], np.zeros(150)], iris[1], max_depth=2)
 
 
+@pytest.mark.full
 def test_tree_draws_the_splits_of_sklearns_cart(iris, iris_tree, ax):
     # reference: scikit-learn's CART at depth 2 on iris's first three features (and a constant
     # one) makes the same
@@ -614,6 +620,7 @@ def test_tree_draws_the_splits_of_sklearns_cart(iris, iris_tree, ax):
     assert len(leaf_colours) == 3
 
 
+@pytest.mark.full
 def test_tree_cut_at_max_depth(iris_tree, ax):
     # depth 1 of iris: the root split, the pure setosa leaf, and the cut right subtree
     plot.tree(iris_tree, max_depth=1, ax=ax)
@@ -668,6 +675,7 @@ def test_tree_of_c45_is_j48s_golf_tree(ax):
                                                     "= TRUE", "<= 75", "> 75"]
 
 
+@pytest.mark.full
 def test_tree_of_a_fitted_estimator_draws_its_params_with_its_names(iris, ax):
     # issue 23.5: plot.tree refused a fitted estimator (the other figures take one). Reference:
     # the same drawing of the estimator's params_ given its column names and classes_ by hand
@@ -708,6 +716,7 @@ def test_tree_rejects_wrong_feature_names(iris_tree, ax):
 
 
 # --------------------------------------------------------------------------- boosting log
+@pytest.mark.full
 def test_boosting_eval_log_of_xgboost_fit(ax):
     # the drawn series are the fit's per-round mean losses, the marked round its best; the
     # validation line equals xgboost's rmse log on the same data (sqrt(2 x mean half squared

@@ -17,7 +17,9 @@ def test_readme_python_blocks_run():
 
 def test_readme_quick_start_commands():
     text = README.read_text()
-    assert "make tour" in text and "make test" in text
+    assert "make tour" in text and "make test" in text and "make test-all" in text
     makefile = (README.parent / "Makefile").read_text()
-    assert "tour:" in makefile and "test:" in makefile
-    assert "make test" in (README.parent / ".ci" / "run").read_text()
+    assert "tour:" in makefile and "\ntest:" in makefile and "\ntest-all:" in makefile
+    # the fast tier deselects the full one; CI runs everything
+    assert re.search(r'^test:.*\n(\t.*\n)*\t.*pytest.*-m "not full"', makefile, flags=re.M)
+    assert "make test-all" in (README.parent / ".ci" / "run").read_text()

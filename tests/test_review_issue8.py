@@ -29,6 +29,7 @@ def _data():
 
 @pytest.mark.parametrize("cls", [E.GaussianNB, E.LinearDiscriminantAnalysis,
                                  E.QuadraticDiscriminantAnalysis])
+@pytest.mark.full
 def test_affine_invariant_models_float32_raw_floor_and_standardised(cls):
     X32, X64, y = _data()
     ref = cls().fit(X64, y).predict_proba(X64)
@@ -39,6 +40,7 @@ def test_affine_invariant_models_float32_raw_floor_and_standardised(cls):
     assert np.abs(scaled - ref).max() < 1e-5  # measured 2e-7 .. 6e-7
 
 
+@pytest.mark.full
 def test_logistic_float32_standardised_equals_float64():
     X32, X64, y = _data()
     ref = make_pipeline(StandardScaler(), E.LogisticRegression()).fit(X64, y).predict_proba(X64)

@@ -52,6 +52,7 @@ def test_iterate_vmaps_and_jits():
     assert bool(r.converged.all())
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("opt", [optax.lbfgs(), optax.sgd(0.1), optax.adam(0.1)])
 def test_minimize_optax(opt):
     target = jnp.array([1.0, -2.0, 3.0])

@@ -89,6 +89,7 @@ def test_pseudo_sample_has_the_moments():
 
 
 # ----------------------------------------------------------------------------- least squares
+@pytest.mark.full
 def test_ridge_equals_in_memory_fit():
     _close(streaming.fit_ridge(X, Y, alpha=2.0, sample_weight=W, chunk_rows=CHUNK),
            linear.fit_ridge(X, Y, alpha=2.0, sample_weight=W))
@@ -155,6 +156,7 @@ def test_lda_from_blocks_equals_in_memory_fit():
 
 
 # ----------------------------------------------------------------------------- iterative fits
+@pytest.mark.full
 def test_logistic_newton_equals_in_memory_fit():
     # both stop at ||grad J|| / sum(w) <= 1e-10 (different bases): the same optimum to ~1e-10
     source = lambda: _blocks_of(X, C2, W, [64, 64, 22])  # noqa: E731  (re-iterable: one pass a step)
@@ -165,6 +167,7 @@ def test_logistic_newton_equals_in_memory_fit():
     np.testing.assert_allclose(fitted.intercept, reference.intercept, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.full
 def test_kmeans_equals_in_memory_fit():
     fitted = streaming.fit_kmeans(XB, 3, init=SEEDS, sample_weight=W, chunk_rows=CHUNK, tol=0.0)
     reference = cluster.fit_kmeans(XB, 3, init=SEEDS, sample_weight=W, key=jax.random.key(0), tol=0.0)
@@ -175,6 +178,7 @@ def test_kmeans_equals_in_memory_fit():
     assert bool(seeded.converged) and seeded.labels.shape == (N,)
 
 
+@pytest.mark.full
 def test_gmm_equals_in_memory_fit():
     resp = np.eye(3)[((XB[:, None] - SEEDS[None]) ** 2).sum(-1).argmin(1)]
     fitted = streaming.fit_gmm(XB, 3, means_init=SEEDS, sample_weight=W, chunk_rows=CHUNK, tol=1e-8)
@@ -223,6 +227,7 @@ def test_y_and_blocks_together_raise():
         streaming.fit_ols([(X, Y, None)], Y, chunk_rows=CHUNK)
 
 
+@pytest.mark.full
 def test_kmeans_relocates_empty_clusters_as_in_memory_fit():
     # a third seed far from every row gets no row at the first assignment: it is moved to the
     # farthest row (found across pieces), as the in-memory fit moves it
@@ -235,6 +240,7 @@ def test_kmeans_relocates_empty_clusters_as_in_memory_fit():
 
 
 # ----------------------------------------------------------------------------- boosting
+@pytest.mark.full
 def test_gradient_boosting_over_codes_equals_in_memory_fit():
     from jaxclassic import ensemble
     from jaxclassic.tree import bin_features
@@ -255,12 +261,14 @@ def test_gradient_boosting_over_codes_equals_in_memory_fit():
     np.testing.assert_allclose(ensemble.predict(fitted, X), ensemble.predict(reference, X), rtol=RTOL, atol=RTOL)
 
 
+@pytest.mark.full
 def test_codes_out_of_range_raise():
     with pytest.raises(ValueError, match=r"block 0: codes must be in 0..16"):
         streaming.fit_gradient_boosting([(np.full((10, D), 17), Y[:10], None)],
                                         bin_edges=np.zeros((D, 15)), n_estimators=1, chunk_rows=CHUNK)
 
 
+@pytest.mark.full
 def test_logistic_stops_on_separable_data():
     # y = [x_0 > 0] is separated by the first column: no MLE without a penalty; the fit stops
     # at the first separating iterate, unconverged, as the in-memory fit does
@@ -301,6 +309,7 @@ def test_logistic_from_blocks_of_one_class_raises():
         streaming.fit_logistic([(X, np.zeros(N, np.int32), W)], chunk_rows=CHUNK)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_of_huge_values_have_no_influence():
     # finite rows of weight 0 whose squares overflow (1e200 in float64, 1e20 in float32) made
     # the diagonal scatter 0 * inf = NaN: naive Bayes raised "X contains NaN", logistic
@@ -341,6 +350,7 @@ def test_float32_ols_on_collinear_integer_columns():
     np.testing.assert_allclose(fitted.coef, [-0.25, 0.25], rtol=1.5e-4)
 
 
+@pytest.mark.full
 def test_cross_validation_by_fold_weights_equals_cross_validate_of_the_in_memory_fits():
     # The streaming fits are host loops over pieces (a lax.while_loop cannot re-read a file), so
     # they cannot be vmapped over fold weights and are not in tests/model_selection/_fits.py's

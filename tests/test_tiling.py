@@ -19,6 +19,7 @@ R = RNG.normal(size=(41, 5))
     ("euclidean", "euclidean", {}), ("sqeuclidean", "sqeuclidean", {}), ("manhattan", "cityblock", {}),
     ("cosine", "cosine", {}), ("chebyshev", "chebyshev", {}), ("minkowski", "minkowski", {"p": 3.0}),
 ])
+@pytest.mark.full
 def test_pairwise_distances_equal_scipy(metric, scipy_metric, kw):
     D = _tiling.pairwise_distances(jnp.asarray(Q), jnp.asarray(R), metric, **kw)
     np.testing.assert_allclose(np.asarray(D), cdist(Q, R, scipy_metric, **kw), rtol=1e-10, atol=1e-10)
@@ -35,6 +36,7 @@ def test_tile_size_respects_budget():
     assert _tiling.tile_size(1000, 10**9, budget=10) == 1
 
 
+@pytest.mark.full
 def test_map_row_tiles_equals_one_call():
     fn = lambda q: (jnp.sum(q, axis=1), q * 2)  # noqa: E731
     whole = fn(jnp.asarray(Q))
@@ -44,6 +46,7 @@ def test_map_row_tiles_equals_one_call():
         np.testing.assert_allclose(np.asarray(got[1]), np.asarray(whole[1]), rtol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("query_tile,reference_tile", [(29, 41), (8, 10), (5, 7), (3, 41)])
 def test_running_top_k_equals_full_sort(query_tile, reference_tile):
     k = 6
@@ -55,6 +58,7 @@ def test_running_top_k_equals_full_sort(query_tile, reference_tile):
     np.testing.assert_allclose(np.asarray(d), np.take_along_axis(full, order, 1), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.full
 def test_running_top_k_ties_in_index_order_and_mask():
     # every reference at the same distance: the k lowest allowed indices come back, in order
     Rt = np.zeros((12, 2))
@@ -66,6 +70,7 @@ def test_running_top_k_ties_in_index_order_and_mask():
     np.testing.assert_allclose(np.asarray(d), 2.0)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("k", [1, 3])
 def test_running_top_k_two_stage_selection_on_long_rows_equals_full_sort(k):
     # rows long enough for the chunked selection (m >= 8 k chunks of 32, padded to whole
@@ -85,6 +90,7 @@ def test_running_top_k_two_stage_selection_on_long_rows_equals_full_sort(k):
     np.testing.assert_allclose(np.asarray(d), np.take_along_axis(full, order, 1), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.full
 def test_smallest_k_equals_lax_top_k_with_ties():
     dist = jnp.asarray(np.random.default_rng(6).integers(0, 20, size=(9, 64 * _tiling._CHUNK)).astype(float))
     neg, pos = jax.lax.top_k(-dist, 4)
@@ -103,6 +109,7 @@ def test_running_top_k_jits_and_rejects_bad_k():
                               query_tile=8, reference_tile=8)
 
 
+@pytest.mark.full
 def test_squared_euclidean_keeps_float32_digits_far_from_the_origin():
     # columns around 1e3 in float32: ||x||^2 ~ 4e6 rounds at ~0.25, the spread is ~1;
     # distances are measured from the reference's first row (an exact shift)

@@ -12,6 +12,7 @@ def test_every_family_registered():
             "model_selection"} <= set(discover())
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("family", ["linear_regression", "discriminant"])
 def test_tour_rows_match_sklearn(family):
     import importlib

@@ -11,6 +11,9 @@ pytest.importorskip("sklearn")
 from jaxclassic.tour import TourRow, format_table  # noqa: E402
 from jaxclassic.tour import gaussian_process as tour_gp  # noqa: E402
 
+#: the tour's rows are checked here in the full tier (`make tour` runs them in the quick start)
+pytestmark = pytest.mark.full
+
 
 @pytest.fixture(scope="module")
 def rows():

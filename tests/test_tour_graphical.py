@@ -10,6 +10,9 @@ pytest.importorskip("sklearn")
 from jaxclassic.tour import TourRow, format_table  # noqa: E402
 from jaxclassic.tour import graphical as tour_graphical  # noqa: E402
 
+#: the tour's rows are checked here in the full tier (`make tour` runs them in the quick start)
+pytestmark = pytest.mark.full
+
 
 def test_bayes_net_rows_equal_mitchell_and_pgmpy():
     pytest.importorskip("pgmpy")

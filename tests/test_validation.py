@@ -9,6 +9,7 @@ import pytest
 from jaxclassic import validation as v
 
 
+@pytest.mark.full
 def test_converts_array_likes_and_keeps_float_dtype():
     assert v.check_array([[1, 2], [3, 4]]).dtype == jnp.float64  # ints -> default float (x64 on)
     assert v.check_array(np.ones((2, 2), np.float32)).dtype == jnp.float32

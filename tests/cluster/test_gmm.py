@@ -101,6 +101,7 @@ def _full_covariances(params):
 
 
 # --------------------------------------------------------------------------- vs scikit-learn
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", TYPES)
 @pytest.mark.parametrize("data", ["iris", "wine"])
 def test_equals_sklearn_from_the_same_responsibilities(data, covariance_type):
@@ -126,6 +127,7 @@ def test_equals_sklearn_from_the_same_responsibilities(data, covariance_type):
     assert gmm.n_parameters(ours) == ref._n_parameters()
 
 
+@pytest.mark.full
 def test_max_iter_zero_is_the_initial_m_step_as_sklearn():
     for covariance_type in ("full", "spherical"):
         ours = _fit(X_IRIS, R_IRIS, covariance_type, max_iter=0)
@@ -137,6 +139,7 @@ def test_max_iter_zero_is_the_initial_m_step_as_sklearn():
 
 
 # --------------------------------------------------------------------------- EM's properties
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", TYPES)
 def test_log_likelihood_never_decreases(covariance_type):
     # reg_covar = 0: EM's monotonicity theorem holds exactly (rounding only, 1e-12 of |L| ~ 2);
@@ -157,6 +160,7 @@ def _closed_form(X, weighted_resp, shift, reg_covar, covariance_type):
     return stats_, C.m_step(stats_, shift, reg_covar, covariance_type)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", TYPES)
 def test_m_step_maximises_q(covariance_type):
     # the closed form (hand derivation) is the maximiser of Q: the autodiff gradient of Q in the
@@ -198,6 +202,7 @@ def test_m_step_equals_weighted_moments(covariance_type):
     np.testing.assert_allclose(cov, expected, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", TYPES)
 def test_score_samples_equals_scipy_mixture_density(covariance_type):
     params = _cached_fit("iris", covariance_type)
@@ -221,6 +226,7 @@ def test_predictions_dispatch_package_wide():
 
 
 # --------------------------------------------------------------------------- weights
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence():
     # far-away rows with weight 0 and arbitrary responsibilities == the rows removed
     extra = np.full((10, X_IRIS.shape[1]), 40.0)
@@ -233,6 +239,7 @@ def test_zero_weight_rows_have_no_influence():
         chex.assert_trees_all_close(a, b, atol=1e-10)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("init", ["random", "random_from_data", "kmeans", "k-means++"])
 def test_zero_weight_rows_have_no_influence_on_random_inits(init):
     # the draws for the first n rows do not depend on rows appended with weight 0
@@ -245,6 +252,7 @@ def test_zero_weight_rows_have_no_influence_on_random_inits(init):
     assert bool(a.converged)
 
 
+@pytest.mark.full
 def test_integer_weights_equal_repeated_rows():
     counts = np.random.default_rng(8).integers(1, 4, len(X_IRIS))
     rep = np.repeat(np.arange(len(X_IRIS)), counts)
@@ -265,6 +273,7 @@ R_BLOBS = (0.5 * np.eye(K)[KMeans(K, n_init=1, random_state=0).fit(BLOBS).labels
            + 0.5 * np.random.default_rng(9).dirichlet(np.ones(K), size=len(BLOBS)))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", TYPES)
 def test_generalised_em_never_decreases_and_reaches_em_optimum(covariance_type):
     exact = _fit(BLOBS, R_BLOBS, covariance_type, tol=1e-10)
@@ -290,6 +299,7 @@ def test_n_init_vmapped_equals_loop_and_keeps_best_bound():
     chex.assert_trees_all_close(best, singles[int(np.argmax(bounds))], atol=1e-10)
 
 
+@pytest.mark.full
 def test_jit_equals_eager_vmap_equals_loop_no_retrace():
     fit = lambda X, w, tol, reg: cluster.fit_gmm(  # noqa: E731
         X, K, init=R_IRIS, covariance_type="full", max_iter=MAX_ITER, tol=tol, reg_covar=reg,
@@ -308,6 +318,7 @@ def test_jit_equals_eager_vmap_equals_loop_no_retrace():
     assert gmm._fit_gmm._cache_size() == before
 
 
+@pytest.mark.full
 def test_row_tiles_equal_one_block(monkeypatch):
     # a budget of 16 rows a tile: the EM pass scans 10 tiles (the last one padded with
     # zero-weight rows), predictions map over row tiles; both equal the one-block results
@@ -381,6 +392,7 @@ def test_collapsed_component_stays_finite_with_reg_covar():
         _fit(X, resp, "full", reg_covar=0.0)
 
 
+@pytest.mark.full
 def test_constant_data_and_duplicates_give_finite_fits():
     X = np.ones((20, 2))
     params = cluster.fit_gmm(X, 2, key=KEY, init="random", covariance_type="full")

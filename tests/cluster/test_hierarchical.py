@@ -32,6 +32,7 @@ def _assert_equal_scipy(Z, R):
     np.testing.assert_allclose(Z[:, 2], R[:, 2], rtol=1e-10)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("linkage", H.LINKAGES)
 def test_linkage_matrix_equals_scipy(linkage):
     _assert_equal_scipy(cluster.agglomerative(X, linkage=linkage), sch.linkage(X, linkage))
@@ -60,6 +61,7 @@ def _thresholds(R):
     return (md[:-1] + md[1:]) / 2
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("linkage", H.LINKAGES)
 def test_cuts_equal_fcluster_up_to_relabelling(linkage):
     R = sch.linkage(X, linkage)
@@ -108,6 +110,7 @@ def test_float32_keeps_float32_and_matches_scipy_to_float32_rounding():
 
 
 # --------------------------------------------------------------------------- transformations
+@pytest.mark.full
 def test_jit_equals_eager_and_vmap_equals_loop():
     fit = partial(cluster.agglomerative, linkage="ward")
     np.testing.assert_array_equal(jax.jit(fit)(jnp.asarray(X)), fit(X))

@@ -62,6 +62,7 @@ def full_jvp():
 
 
 # every covariance type has its own M-step and its own residual (_gmm_em), so each is checked
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
 def test_derivatives_equal_finite_differences(covariance_type, full_jvp):
     if covariance_type == "full":
@@ -113,6 +114,7 @@ def _rev(Xv, w):
 REV = jax.jit(_rev)
 
 
+@pytest.mark.full
 def test_derivatives_equal_the_unrolled_em(full_jvp):
     w = np.ones(40)
     p, t, _, _ = full_jvp
@@ -124,6 +126,7 @@ def test_derivatives_equal_the_unrolled_em(full_jvp):
     np.testing.assert_allclose(_flat(t), jax.jvp(unrolled, (0.0,), (1.0,))[1], rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_zero_derivative():
     w = np.ones(40)
     w[[3, 27]] = 0.0
@@ -132,6 +135,7 @@ def test_zero_weight_rows_have_zero_derivative():
     assert np.all(np.abs(g[w > 0]).sum(axis=1) > 0)
 
 
+@pytest.mark.full
 def test_gradient_jit_vmap_and_no_retrace():
     traces = []
 
@@ -150,6 +154,7 @@ def test_gradient_jit_vmap_and_no_retrace():
     np.testing.assert_allclose(looped[1], jax.grad(loss)(0.1), rtol=1e-10)
 
 
+@pytest.mark.full
 def test_generalised_em_has_the_exact_em_derivative(full_jvp):
     # a stationary point of generalised EM is a fixed point of the exact EM map: the same
     # residual differentiates it (here both reach the same point to 2e-14 in 10 iterations);
@@ -164,6 +169,7 @@ def test_generalised_em_has_the_exact_em_derivative(full_jvp):
     np.testing.assert_allclose(gem[1], _flat(t), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.full
 def test_lower_bound_derivative_equals_finite_differences(full_jvp):
     # lower_bound is L of the parameters entering the last iteration (= L(theta*) to ~1e-13
     # here); its derivative is that of L(theta*(h), X, s): central differences to 1e-7

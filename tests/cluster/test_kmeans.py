@@ -72,6 +72,7 @@ def test_max_iter_reached_equals_sklearn_and_is_not_converged():
     assert not bool(ours.converged)
 
 
+@pytest.mark.full
 def test_kmeans_plusplus_runs_find_sklearns_optimum_on_blobs():
     # independent seeds, same well-separated optimum: inertia within rounding
     ours = K.fit_kmeans(X, 3, key=KEY, n_init=4, n_local_trials="auto")
@@ -110,6 +111,7 @@ def test_inertia_never_increases_at_any_iteration(relocate):
         assert history[1] < history[0] / 2  # the far centre was moved onto a row
 
 
+@pytest.mark.full
 def test_gradient_of_inertia_equals_hand_derivation_and_vanishes_at_the_fit():
     # J(c) = sum_i s_i min_j |x_i - c_j|^2;  dJ/dc_j = 2 sum_{l_i = j} s_i (c_j - x_i)
     def inertia(c):
@@ -155,6 +157,7 @@ def test_kmeans_plusplus_public_returns_rows_and_never_draws_zero_weight():
 
 
 # --------------------------------------------------------------------------- weights
+@pytest.mark.full
 @pytest.mark.parametrize("init, trials", [("k-means++", None), ("k-means++", "auto"), ("random", None)])
 def test_zero_weight_rows_have_no_influence(init, trials):
     extra = RNG.normal(scale=5.0, size=(10, 3))
@@ -173,6 +176,7 @@ def test_zero_weight_rows_have_no_influence(init, trials):
     assert int(ours.n_iter) == int(ref.n_iter)
 
 
+@pytest.mark.full
 def test_integer_weights_equal_repeated_rows_from_the_same_centres():
     counts = RNG.integers(1, 4, size=X.shape[0])
     init = X[[0, 3, 6]]
@@ -195,6 +199,7 @@ def test_restarts_keep_the_lowest_inertia_of_the_split_keys():
     assert int(best.n_iter) == int(kept.n_iter)
 
 
+@pytest.mark.full
 def test_elbow_equals_separate_fits():
     ks = [1, 2, 3, 5]
     elbow = cluster.kmeans_elbow(X, ks, key=KEY, sample_weight=W)
@@ -225,6 +230,7 @@ def test_float32_input_keeps_float32():
 
 
 # --------------------------------------------------------------------------- transformations
+@pytest.mark.full
 def test_jit_equals_eager_and_vmap_over_keys_equals_loop():
     fit = partial(K.fit_kmeans, n_clusters=3, n_init=2)
     eager = fit(X, key=KEY)

@@ -43,6 +43,7 @@ BLOBS = np.concatenate([RNG.normal(size=(20, 2)) + c for c in ([0, 0], [5, 5], [
 
 
 # --------------------------------------------------------------------------- agglomerative: ties
+@pytest.mark.full
 @pytest.mark.parametrize("linkage", ["single", "complete", "average", "ward"])
 def test_agglomerative_gives_n_clusters_when_heights_tie(linkage):
     # iris rounded to integers: many tied merge heights. scikit-learn undoes the last k - 1
@@ -55,6 +56,7 @@ def test_agglomerative_gives_n_clusters_when_heights_tie(linkage):
         assert len(np.unique(ours.labels_)) == ours.n_clusters_ == len(np.unique(ref.labels_)) == k
 
 
+@pytest.mark.full
 def test_agglomerative_labels_are_the_merge_order_cut_of_its_tree():
     # reference: SciPy's cut_tree (merge order) on the estimator's own linkage matrix, so the
     # cut is checked apart from the tie-breaking of the merges
@@ -93,6 +95,7 @@ def test_cut_tree_unknown_rule():
 
 
 # --------------------------------------------------------------------------- agglomerative: offsets
+@pytest.mark.full
 @pytest.mark.parametrize("linkage", ["single", "complete", "average", "weighted", "ward"])
 def test_agglomerative_float32_far_from_origin_equals_scipy(linkage):
     # float32 rows around 1e3 (years, prices...): SciPy on the same float32 values in float64.
@@ -116,6 +119,7 @@ def test_agglomerative_float64_far_from_origin_equals_scipy(linkage):
     np.testing.assert_allclose(Z[:, 2], R[:, 2], rtol=1e-9)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("linkage", ["single", "complete", "average", "ward"])
 def test_agglomerative_estimator_float32_offset_equals_sklearn(linkage):
     X32 = (BLOBS + 1e6).astype(np.float32)
@@ -125,6 +129,7 @@ def test_agglomerative_estimator_float32_offset_equals_sklearn(linkage):
 
 
 # --------------------------------------------------------------------------- k-means: offsets
+@pytest.mark.full
 def test_kmeans_float32_far_from_origin_predict_transform_score():
     # reference: scikit-learn in float64 on the same float32 values, from the same centres.
     # Our fit centres its rows; predict / transform / score must too: predict(X) == labels_,
@@ -140,6 +145,7 @@ def test_kmeans_float32_far_from_origin_predict_transform_score():
     assert -ours.score(X32) == pytest.approx(ref.inertia_, rel=2e-3)  # ~120 vs 1,500 before
 
 
+@pytest.mark.full
 def test_core_predict_transform_inertia_float32_far_from_origin():
     X32 = jnp.asarray((BLOBS + 1e6).astype(np.float32))
     params = K.fit_kmeans(X32, 3, key=jax.random.key(0), init=X32[jnp.array([0, 20, 40])])
@@ -184,6 +190,7 @@ def test_kmeans_integer_weights_equal_repeated_rows_and_sklearn():
     assert ours.score(IRIS, sample_weight=w) == pytest.approx(ref.score(IRIS, sample_weight=w), rel=1e-10)
 
 
+@pytest.mark.full
 def test_kmeans_edge_sizes_equal_sklearn():
     # n == n_clusters: every row its own centre; n_clusters = 1: the mean; max_iter=1, tol=0
     assert est.KMeans(5, random_state=0).fit(IRIS[:5]).inertia_ == 0.0
@@ -198,6 +205,7 @@ def _first_rows(X, n_clusters, random_state):
     return np.array(X[:n_clusters], copy=True)
 
 
+@pytest.mark.full
 def test_kmeans_grid_search_over_a_pipeline_equals_sklearn():
     # StandardScaler -> KMeans in GridSearchCV (score = -inertia of the held-out fold), both
     # started from the first rows of each training fold: every fold's score to 1e-8 relative
@@ -214,6 +222,7 @@ def test_kmeans_grid_search_over_a_pipeline_equals_sklearn():
                                    ref.cv_results_[f"split{i}_test_score"], rtol=1e-8)
 
 
+@pytest.mark.full
 def test_dataframe_and_integer_input():
     import pandas as pd
 
@@ -241,6 +250,7 @@ def _sk_same_start(X, k, covariance_type):
     return ref, np.eye(k)[labels]
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
 def test_gmm_rank_deficient_and_constant_columns_equal_sklearn(covariance_type):
     # wine with two duplicated columns and a constant one: singular scatter, kept positive
@@ -254,6 +264,7 @@ def test_gmm_rank_deficient_and_constant_columns_equal_sklearn(covariance_type):
     assert adjusted_rand_score(np.asarray(cluster.predict(params, X)), ref.predict(X)) == 1.0
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", ["full", "spherical"])
 def test_gmm_float32_badly_scaled_score_is_the_float64_likelihood_of_its_params(covariance_type):
     # wine's first column x 1e4 + 1e6, in float32: the log-likelihood our float32 fit reports
@@ -271,6 +282,7 @@ def test_gmm_float32_badly_scaled_score_is_the_float64_likelihood_of_its_params(
     assert ours.bic(X32) == pytest.approx(ref.bic(X32.astype(np.float64)), rel=1e-6)
 
 
+@pytest.mark.full
 def test_gmm_more_components_than_distinct_rows_equals_sklearn():
     # 10 rows, 3 distinct points, 5 components: two empty components of weight ~0 and
     # covariance reg_covar, as scikit-learn; the lower bound to 1e-8 relative
@@ -282,6 +294,7 @@ def test_gmm_more_components_than_distinct_rows_equals_sklearn():
 
 
 # --------------------------------------------------------------------------- bad input, named
+@pytest.mark.full
 @pytest.mark.parametrize("threshold", ["1", np.nan, -1.0, True])
 def test_agglomerative_bad_distance_threshold(threshold):
     # before: a string raised "TypeError: '>=' not supported between 'str' and 'int'"

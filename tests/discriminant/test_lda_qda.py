@@ -31,6 +31,7 @@ def _maxdiff(a, b):
 
 
 # ----------------------------------------------------------------------------- LDA vs sklearn
+@pytest.mark.full
 @pytest.mark.parametrize("data", ["iris", "wine"])
 @pytest.mark.parametrize("shrinkage", [None, 0.3])
 def test_lda_matches_sklearn(data, shrinkage):
@@ -44,6 +45,7 @@ def test_lda_matches_sklearn(data, shrinkage):
     np.testing.assert_array_equal(D.predict(ours, X), ref.predict(X))
 
 
+@pytest.mark.full
 def test_lda_cholesky_equals_eigh_and_priors_match_sklearn():
     priors = np.array([0.2, 0.3, 0.5])
     a = D.fit_lda(X_IRIS, Y_IRIS, priors=priors, shrinkage=0.1)
@@ -63,6 +65,7 @@ def test_lda_singular_covariance_eigh_is_min_norm_like_lsqr():
 
 
 # ----------------------------------------------------------------------------- QDA vs sklearn
+@pytest.mark.full
 @pytest.mark.parametrize("reg_param", [0.0, 0.3])
 def test_qda_matches_sklearn(reg_param):
     for X, y in ((X_IRIS, Y_IRIS), (X_WINE, Y_WINE)):
@@ -78,6 +81,7 @@ def test_qda_matches_sklearn(reg_param):
 
 
 # ----------------------------------------------------------------------------- weights
+@pytest.mark.full
 @pytest.mark.parametrize("fit", [D.fit_lda, D.fit_qda])
 def test_integer_weights_equal_repeated_rows(fit):
     w = RNG.integers(0, 4, len(Y_IRIS)).astype(float)
@@ -115,6 +119,7 @@ _grad_shared = jax.jit(jax.grad(_shared_cov_loglik, argnums=(0, 1)))
 _grad_class = jax.jit(jax.grad(_class_cov_loglik, argnums=(0, 1)))
 
 
+@pytest.mark.full
 def test_lda_fit_is_the_weighted_mle_and_gradient_is_hand_derived():
     # with the fitted priors and no shrinkage, Sigma = (1/N) sum_i w_i (x - mu)(x - mu)^T is the MLE
     p = D.fit_lda(X_IRIS, Y_IRIS, sample_weight=W_IRIS)
@@ -153,6 +158,7 @@ def test_scores_are_gaussian_log_joint_up_to_a_constant():
 
 
 # ----------------------------------------------------------------------------- transformations
+@pytest.mark.full
 def test_jit_vmap_and_no_retrace():
     fit = lambda X, y, s, w: D.fit_lda(X, y, n_classes=3, shrinkage=s, sample_weight=w)
     chex.assert_trees_all_close(fit(X_IRIS, Y_IRIS, 0.2, W_IRIS),
@@ -178,6 +184,7 @@ def test_jit_vmap_and_no_retrace():
     assert (lda_qda._fit_lda._cache_size(), lda_qda._fit_qda._cache_size()) == before
 
 
+@pytest.mark.full
 def test_float32():
     X32 = X_IRIS.astype(np.float32)
     for fit, ref in ((D.fit_lda, sk_da.LinearDiscriminantAnalysis(solver="lsqr")),
@@ -190,6 +197,7 @@ def test_float32():
         assert _maxdiff(proba, ref.fit(X_IRIS, Y_IRIS).predict_proba(X_IRIS)) < 1e-3
 
 
+@pytest.mark.full
 def test_float32_badly_scaled_features():
     # breast cancer: feature scales from 1e3 to 1e-2, so Sigma is ill-conditioned by scale
     # alone; the correlation-form solve keeps float32 within ~1e-3 of scikit-learn's float64
@@ -213,6 +221,7 @@ def test_one_class_raises():
         D.fit_lda(X_IRIS[:50], Y_IRIS[:50])
 
 
+@pytest.mark.full
 def test_qda_single_sample_class_raises_unless_regularised():
     X, y = X_IRIS[:51], Y_IRIS[:51]  # class 1 has one sample
     with pytest.raises(ValueError, match="only 1 sample in class 1"):
@@ -277,6 +286,7 @@ def _raw_columns(n=400, seed=0):
     return X.astype(np.float32), y, scales
 
 
+@pytest.mark.full
 def test_lda_qda_float32_on_raw_columns_match_float64_and_sklearn():
     # the same (float32-representable) data in both precisions: only the arithmetic differs.
     # Before LDA was centred its intercepts were ~5e5 (mu^T Sigma^-1 mu with a column mean of

@@ -148,6 +148,7 @@ def test_gaussian_zero_variance_feature_is_smoothed():
     assert _maxdiff(proba, ref.predict_proba(X)) < PROBA_TOL
 
 
+@pytest.mark.full
 def test_gaussian_all_features_constant_keeps_epsilon_positive():
     X = np.ones((6, 2))
     y = np.array([0, 0, 0, 1, 1, 1])
@@ -163,6 +164,7 @@ def test_gaussian_empty_class_gets_zero_probability():
     assert np.all(proba[:, 3] == 0.0) and np.all(np.isfinite(proba))
 
 
+@pytest.mark.full
 def test_gaussian_jit_vmap_and_no_retrace():
     fit = lambda X, y, w, vs: D.fit_gaussian_nb(X, y, n_classes=3, sample_weight=w, var_smoothing=vs)
     eager = fit(X_IRIS, Y_IRIS, W_IRIS, 1e-9)
@@ -186,6 +188,7 @@ def test_gaussian_jit_vmap_and_no_retrace():
     assert nb._fit_gaussian_nb._cache_size() == before
 
 
+@pytest.mark.full
 def test_gaussian_float32():
     p32 = D.fit_gaussian_nb(X_IRIS.astype(np.float32), Y_IRIS)
     assert p32.theta.dtype == jnp.float32 and p32.var.dtype == jnp.float32
@@ -196,6 +199,7 @@ def test_gaussian_float32():
 
 
 # ----------------------------------------------------------------------------- categorical NB
+@pytest.mark.full
 @pytest.mark.parametrize("alpha", [1.0, 0.5])
 def test_categorical_matches_sklearn_with_weights(alpha):
     ours = D.fit_categorical_nb(X_CAT, Y_CAT, alpha=alpha, sample_weight=W_CAT)
@@ -206,6 +210,7 @@ def test_categorical_matches_sklearn_with_weights(alpha):
     np.testing.assert_array_equal(D.predict(ours, X_CAT), ref.predict(X_CAT))
 
 
+@pytest.mark.full
 def test_categorical_unseen_category_is_smoothed_like_sklearn_min_categories():
     n_categories = (4, 5, 3, 6)  # one category per feature never seen in training
     ours = D.fit_categorical_nb(X_CAT, Y_CAT, n_categories=n_categories, fit_prior=False)
@@ -223,6 +228,7 @@ def test_categorical_code_beyond_n_categories_raises():
         D.predict(p, np.array([[3, 0, 0, 0]]))
 
 
+@pytest.mark.full
 def test_play_tennis_posterior_by_hand_unsmoothed():
     # Mitchell (1997) §6.9.1: <sunny, cool, high, strong>, no smoothing (alpha = 0)
     x = _encode(["sunny", "cool", "high", "strong"])
@@ -239,6 +245,7 @@ def test_play_tennis_posterior_by_hand_unsmoothed():
     assert int(D.predict(p, x)[0]) == LEVELS[-1].index("no")
 
 
+@pytest.mark.full
 def test_play_tennis_posterior_by_hand_laplace():
     x = _encode(["sunny", "cool", "high", "strong"])
     p = D.fit_categorical_nb(X_TENNIS, Y_TENNIS, alpha=1.0)
@@ -255,6 +262,7 @@ def test_play_tennis_posterior_by_hand_laplace():
     assert _maxdiff(D.predict_proba(p, X_TENNIS), ref.predict_proba(X_TENNIS)) < PROBA_TOL
 
 
+@pytest.mark.full
 def test_alpha_zero_unseen_pair_gives_zero_probability_and_nan_when_all_ruled_out():
     p = D.fit_categorical_nb(X_TENNIS, Y_TENNIS, alpha=0.0, n_categories=(4, 3, 2, 2))
     overcast = _encode(["overcast", "cool", "high", "strong"])  # overcast is never "no"
@@ -275,6 +283,7 @@ def _categorical_map_objective(logits, counts, alpha, valid):
 _grad_map = jax.jit(jax.grad(_categorical_map_objective))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("alpha", [0.0, 1.0])
 def test_categorical_fit_is_the_map_estimate(alpha):
     # alpha = 0: maximum likelihood; alpha > 0: MAP under a Dirichlet(alpha + 1) prior
@@ -301,6 +310,7 @@ def test_categorical_zero_weight_rows_have_no_influence():
                                 D.fit_categorical_nb(X_CAT, Y_CAT, sample_weight=W_CAT), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_categorical_jit_vmap_and_no_retrace():
     fit = lambda X, y, a: D.fit_categorical_nb(X, y, n_classes=3, n_categories=N_CAT, alpha=a)
     eager = fit(X_CAT, Y_CAT, 0.7)
@@ -319,6 +329,7 @@ def test_categorical_jit_vmap_and_no_retrace():
     assert nb._fit_categorical_nb._cache_size() == before
 
 
+@pytest.mark.full
 def test_categorical_float32_weights():
     p = D.fit_categorical_nb(X_CAT, Y_CAT, sample_weight=W_CAT.astype(np.float32))
     assert p.feature_log_prob.dtype == jnp.float32
@@ -327,6 +338,7 @@ def test_categorical_float32_weights():
 
 
 # ----------------------------------------------------------------------------- mixed NB
+@pytest.mark.full
 def test_mixed_equals_gaussian_plus_categorical_sklearn():
     X_cont = X_IRIS[:60, :2]
     X = np.c_[X_CAT[:, :1], X_cont, X_CAT[:, 1:2]].astype(float)  # columns: cat, cont, cont, cat

@@ -80,6 +80,7 @@ def wine():
 
 
 # --------------------------------------------------------------------------- scikit-learn
+@pytest.mark.full
 @pytest.mark.parametrize("data", ["binary", "wine"])
 def test_equals_sklearn_stumps_with_exact_bins(data, request):
     # float64, exact binning, unique best stump every round: equal to rounding (1e-10)
@@ -106,6 +107,7 @@ def test_equals_sklearn_stumps_with_exact_bins(data, request):
     np.testing.assert_array_equal(staged_predict(params, X)[-1], sk.predict(X))
 
 
+@pytest.mark.full
 def test_learning_rate_equals_sklearn():
     params = fit_adaboost(XW, YW, n_estimators=T, learning_rate=0.5)  # traced: no recompile
     sk = _sklearn(XW, YW, learning_rate=0.5)
@@ -113,6 +115,7 @@ def test_learning_rate_equals_sklearn():
     np.testing.assert_allclose(decision_function(params, XW), sk.decision_function(XW), rtol=0, atol=1e-10)
 
 
+@pytest.mark.full
 def test_depth_two_trees_equal_sklearn_on_the_training_rows():
     # deeper trees route the training rows alike (raw thresholds may differ between rows)
     params = fit_adaboost(XW, YW, n_estimators=T, max_depth=2)
@@ -122,6 +125,7 @@ def test_depth_two_trees_equal_sklearn_on_the_training_rows():
     np.testing.assert_allclose(decision_function(params, XW), sk.decision_function(XW), rtol=0, atol=1e-10)
 
 
+@pytest.mark.full
 def test_held_out_accuracy_near_sklearn_with_quantile_bins():
     # all of breast_cancer: 255 quantile bins (not exact), so the stumps differ; the held-out
     # accuracy of 50 stumps stays within 3 points of scikit-learn's (169 test rows: 5 rows)
@@ -135,6 +139,7 @@ def test_held_out_accuracy_near_sklearn_with_quantile_bins():
 
 
 # --------------------------------------------------------------------------- theory
+@pytest.mark.full
 @pytest.mark.parametrize("data", ["binary", "wine"])
 def test_training_error_below_product_of_Z_every_round(data, request):
     # error <= prod_m Z_m exp(-alpha_m / 2); at eta = 1 each factor is 2 sqrt(eps (1 - eps))
@@ -150,12 +155,14 @@ def test_training_error_below_product_of_Z_every_round(data, request):
     np.testing.assert_allclose(bound, np.cumprod(K * np.sqrt(eps * (1 - eps) / (K - 1))), rtol=1e-10)
 
 
+@pytest.mark.full
 def test_bound_holds_with_learning_rate():
     params = fit_adaboost(XB, YB, n_estimators=T, learning_rate=0.3)
     err = np.mean(np.asarray(staged_predict(params, XB)) != YB[None], axis=1)
     assert np.all(err <= np.asarray(training_error_bound(params)) + 1e-12)
 
 
+@pytest.mark.full
 def test_alpha_minimises_the_exponential_loss_stagewise(binary):
     # ESL 10.4: with F_{m-1} = sum_{l<m} alpha_l h_l (h in {-1, +1}) the weights are
     # proportional to exp(-y F_{m-1} / 2), so alpha_m minimises
@@ -204,6 +211,7 @@ def test_first_tree_no_better_than_chance_raises():
 
 
 # --------------------------------------------------------------------------- weights, jit, vmap
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence():
     # the held-out rows of breast_cancer (real values, so they would move the bins) at weight 0
     perm = np.random.default_rng(0).permutation(len(_BC_Y))
@@ -220,6 +228,7 @@ def test_zero_weight_rows_have_no_influence():
     np.testing.assert_allclose(decision_function(weighted, _BC_X), decision_function(sliced, _BC_X), atol=1e-12)
 
 
+@pytest.mark.full
 def test_vmap_over_learning_rates_equals_loop_and_no_retrace():
     rates = jnp.array([0.2, 0.7, 1.0])
     size = ada._program._cache_size()

@@ -79,6 +79,7 @@ def test_bootstrap_counts_ignore_zero_weight_rows_anywhere():
 
 
 # --------------------------------------------------------------------------- members
+@pytest.mark.full
 def test_members_equal_a_loop_of_the_base_fit():
     bag = _ridge_bag()
     assert isinstance(bag, ensemble.RegressionBagging)
@@ -93,12 +94,14 @@ def test_members_equal_a_loop_of_the_base_fit():
     np.testing.assert_allclose(ensemble.predict(bag, X), preds.mean(axis=0), rtol=1e-10)
 
 
+@pytest.mark.full
 def test_chunked_fit_equals_one_vmap():
     one = _ridge_bag()
     chunked = _ridge_bag(chunk_size=4)  # chunks of 4 and 2 (padded to 4)
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14), one, chunked)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence():
     rows = [0, 5, 5, 17, 40]
     Xp = np.insert(X, rows, 1e3 * RNG.normal(size=(len(rows), P)), axis=0)
@@ -113,6 +116,7 @@ def test_zero_weight_rows_have_no_influence():
     np.testing.assert_allclose(ensemble.oob_score(pad, Xp, Yp), ensemble.oob_score(base, X, Y), rtol=1e-9)
 
 
+@pytest.mark.full
 def test_vmap_over_keys_equals_a_loop():
     keys = jax.random.split(jax.random.key(3), 3)
     batched = jax.vmap(lambda k: _ridge_bag(key=k))(keys)
@@ -138,6 +142,7 @@ def _hand_oob(scores, counts):
     return total, n_oob
 
 
+@pytest.mark.full
 def test_oob_regression_equals_a_hand_loop():
     bag = _ridge_bag()
     counts = np.asarray(bag.counts)
@@ -153,6 +158,7 @@ def test_oob_regression_equals_a_hand_loop():
     np.testing.assert_allclose(ensemble.oob_score(bag, X, Y), r2, rtol=1e-10)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("voting", ["mean", "majority"])
 def test_oob_classification_equals_a_hand_loop(voting):
     bag = _tree_bag(voting)
@@ -177,6 +183,7 @@ def test_oob_classification_equals_a_hand_loop(voting):
 
 
 # --------------------------------------------------------------------------- variance law
+@pytest.mark.full
 def test_variance_of_a_bag_follows_rho_sigma2_law():
     r"""ESL (15.1): trees identically distributed with variance sigma^2 and pairwise
     correlation rho (through the shared training set Z) average to variance

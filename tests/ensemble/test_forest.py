@@ -61,6 +61,7 @@ def _tree(forest, e):
 
 
 # --------------------------------------------------------------------------- equalities
+@pytest.mark.full
 def test_trees_equal_a_loop_of_fit_cart_binned():
     forest = _forest()
     assert isinstance(forest, ensemble.ClassificationForest)
@@ -77,12 +78,14 @@ def test_trees_equal_a_loop_of_fit_cart_binned():
     assert len({tuple(np.asarray(forest.trees.feature[e])) for e in range(E)}) > 1
 
 
+@pytest.mark.full
 def test_chunked_fit_equals_one_vmap():
     one, chunked = _forest(), _forest(chunk_size=3)  # chunks of 3 and 1 (padded to 3)
     _assert_trees_equal(one.trees, chunked.trees)
     np.testing.assert_array_equal(one.counts, chunked.counts)
 
 
+@pytest.mark.full
 def test_one_tree_without_bootstrap_or_feature_draws_is_fit_cart():
     forest = ensemble.fit_random_forest(X, Y, key=KEY, sample_weight=W, n_estimators=1, bootstrap=False,
                                         max_features=None, n_bins=NB, max_depth=DEPTH)
@@ -93,6 +96,7 @@ def test_one_tree_without_bootstrap_or_feature_draws_is_fit_cart():
         ensemble.oob_score(forest, X, Y)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence():
     rows = [0, 9, 9, 30, 64]
     Xp = np.insert(X, rows, RNG.uniform(-50, 50, size=(len(rows), F)), axis=0)  # would move the bin edges
@@ -109,6 +113,7 @@ def test_zero_weight_rows_have_no_influence():
                                ensemble.oob_decision_function(base, X), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_second_call_does_not_compile():
     forest = _forest()
     ensemble.predict_proba(forest, X)
@@ -137,6 +142,7 @@ def _hand_oob(scores, counts):
     return total, n_oob
 
 
+@pytest.mark.full
 def test_predictions_and_oob_equal_hand_loops():
     forest = _forest()
     scores = _member_scores(forest, X)
@@ -152,6 +158,7 @@ def test_predictions_and_oob_equal_hand_loops():
     np.testing.assert_allclose(ensemble.oob_score(forest, X, Y), acc, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_feature_importances_are_the_mean_of_the_trees():
     forest = _forest()
     per_tree = np.stack([np.asarray(tree.feature_importances(_tree(forest, e))) for e in range(E)])
@@ -167,6 +174,7 @@ def _split(load):
     return train_test_split(np.asarray(Xd), np.asarray(yd), test_size=0.25, random_state=0, stratify=stratify)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("load, margin", [(load_breast_cancer, 0.03), (load_wine, 0.05)])
 def test_classification_accuracy_on_par_with_scikit_learn(load, margin):
     """Held-out accuracy of 50 trees (64 bins, max_depth None) >= scikit-learn's mean over 5
@@ -183,6 +191,7 @@ def test_classification_accuracy_on_par_with_scikit_learn(load, margin):
     np.testing.assert_allclose(imp.sum(), 1.0, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_regression_r2_on_par_with_scikit_learn_and_oob_equals_a_hand_loop():
     """diabetes: held-out R^2 of 50 trees (max_features p/3, 64 bins) >= scikit-learn's mean
     over 5 seeds (same max_features) minus 0.05 (its seed-to-seed spread is about 0.02)."""

@@ -52,6 +52,7 @@ def squared():
     return X, y, ensemble.fit_gradient_boosting(X, y, **KW)
 
 
+@pytest.mark.full
 def test_squared_error_equals_sklearn(squared):
     X, y, ours = squared
     ref = GradientBoostingRegressor(loss="squared_error", random_state=0, **KW).fit(X, y)
@@ -67,6 +68,7 @@ def test_squared_error_equals_sklearn(squared):
     np.testing.assert_allclose(np.asarray(ours.train_loss) * 2, ref.train_score_, rtol=1e-10)
 
 
+@pytest.mark.full
 def test_log_loss_equals_sklearn():
     X, y = _data()
     yb = (y > 0.5).astype(int)
@@ -77,6 +79,7 @@ def test_log_loss_equals_sklearn():
     assert np.array_equal(np.asarray(ensemble.predict(ours, X)), ref.predict(X))
 
 
+@pytest.mark.full
 def test_absolute_error_equals_sklearn_first_rounds():
     X, y = _data()
     ours = ensemble.fit_gradient_boosting(X, y, loss="absolute", **KW)
@@ -90,6 +93,7 @@ def test_absolute_error_equals_sklearn_first_rounds():
         np.testing.assert_allclose(np.asarray(ensemble.predict(part, X)), staged[t], atol=1e-12)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(squared):
     X, y, _ = squared
     rng = np.random.default_rng(3)
@@ -104,6 +108,7 @@ def test_zero_weight_rows_have_no_influence(squared):
                                rtol=1e-12)
 
 
+@pytest.mark.full
 def test_no_retrace_and_vmap_over_learning_rates_equals_loop(squared):
     X, y, ours = squared
     before = _program._cache_size()
@@ -118,6 +123,7 @@ def test_no_retrace_and_vmap_over_learning_rates_equals_loop(squared):
         np.testing.assert_allclose(np.asarray(batched.trees.value[i]), np.asarray(one.trees.value), atol=1e-12)
 
 
+@pytest.mark.full
 def test_subsample_follows_the_key(squared):
     X, y, _ = squared
     a = ensemble.fit_gradient_boosting(X, y, subsample=0.5, key=jax.random.key(0), **KW)
@@ -153,6 +159,7 @@ def iris_fit():
     return X, y, ensemble.fit_gradient_boosting(X, y, loss="log_loss", **KW)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("random_state", [0, 3])
 def test_multinomial_equals_sklearn_on_iris(iris_fit, random_state):
     X, y, ours = iris_fit
@@ -170,6 +177,7 @@ def test_multinomial_equals_sklearn_on_iris(iris_fit, random_state):
         np.testing.assert_allclose(ours_leaves, np.sort(sk.value[sk.children_left == -1, 0, 0]), atol=1e-12)
 
 
+@pytest.mark.full
 def test_multinomial_residuals_and_hessian_by_autodiff_equal_the_hand_derivation():
     """The core takes g, h of the softmax cross-entropy by autodiff: g = p - onehot(y),
     diag h = p (1 - p) = |r| (1 - |r|) with r = onehot(y) - p (hand derivation)."""
@@ -182,6 +190,7 @@ def test_multinomial_residuals_and_hessian_by_autodiff_equal_the_hand_derivation
     np.testing.assert_allclose(np.asarray(h), np.abs(r) * (1 - np.abs(r)), atol=1e-15)
 
 
+@pytest.mark.full
 def test_multinomial_zero_weight_rows_have_no_influence(iris_fit):
     X, y, _ = iris_fit
     rng = np.random.default_rng(0)
@@ -199,6 +208,7 @@ def test_multinomial_zero_weight_rows_have_no_influence(iris_fit):
                                    np.asarray(ensemble.decision_function(other, X[~pad])), atol=1e-12)
 
 
+@pytest.mark.full
 def test_multinomial_no_retrace_and_vmap_over_learning_rates_equals_loop(iris_fit):
     X, y, ours = iris_fit
     before = _program._cache_size()
@@ -213,6 +223,7 @@ def test_multinomial_no_retrace_and_vmap_over_learning_rates_equals_loop(iris_fi
         np.testing.assert_allclose(np.asarray(batched.trees.value[i]), np.asarray(fit(lr).trees.value), atol=1e-12)
 
 
+@pytest.mark.full
 def test_n_classes_fixes_the_number_of_outputs():
     X, y = load_iris(return_X_y=True)
     keep = y < 2  # two classes present, three declared: the multinomial of three outputs
@@ -235,6 +246,7 @@ def test_bad_multiclass_arguments_are_rejected(kwargs, match):
 
 
 # --------------------------------------------------------------------------- feature importances
+@pytest.mark.full
 def test_feature_importances_equal_sklearn_without_ties():
     X, y = _data()
     kw = dict(KW, min_samples_leaf=5)
@@ -253,6 +265,7 @@ def test_feature_importances_equal_sklearn_without_ties():
     np.testing.assert_allclose(np.asarray(ensemble.feature_importances(p)), ref.feature_importances_, atol=1e-12)
 
 
+@pytest.mark.full
 def test_feature_importances_on_iris_within_the_ties(iris_fit):
     # iris's splits tie often, and scikit-learn breaks ties by a random feature order, so its own
     # importances move with random_state alone (20 seeds: feature 2 from 0.19 to 0.36); we break
@@ -269,6 +282,7 @@ def test_feature_importances_on_iris_within_the_ties(iris_fit):
     assert imp[3] > imp[2] > max(imp[0], imp[1])
 
 
+@pytest.mark.full
 def test_feature_importances_without_any_split_are_zero():
     X = np.arange(8.0)[:, None]
     p = ensemble.fit_gradient_boosting(X, np.ones(8), n_estimators=2)  # constant y: no split

@@ -28,6 +28,7 @@ def _staged(params, X, T):
     return out
 
 
+@pytest.mark.full
 def test_absolute_error_divergence_is_an_exact_gain_tie_broken_by_sklearn_random_state():
     # The documented cause of "absolute loss diverges from scikit-learn after some rounds":
     # residuals are +-1, two splits of one node have exactly equal gain, we take the lower
@@ -55,6 +56,7 @@ def _small(seed=0, n=200):
     return X, y
 
 
+@pytest.mark.full
 def test_gradient_boosting_is_scale_equivariant_where_sklearn_trees_stop_at_epsilon():
     # Documented: no absolute impurity floor, so y * 1e-9 fits as y (scaled). scikit-learn
     # makes every node of impurity <= 2.2e-16 a leaf: on this target it fits the constant.
@@ -70,6 +72,7 @@ def test_gradient_boosting_is_scale_equivariant_where_sklearn_trees_stop_at_epsi
     np.testing.assert_allclose(unit, ref1.predict(X), atol=1e-12)
 
 
+@pytest.mark.full
 def test_gradient_boosting_log_loss_on_separable_data_keeps_lowering_the_loss_finite():
     # Documented: on separable data the log-loss line search keeps growing the margin (the
     # training loss falls towards 0, no NaN, in float64 and float32); scikit-learn agrees
@@ -107,6 +110,7 @@ def _xgb_ref(X, y, objective="reg:squarederror", sample_weight=None, **kw):
 XKW = dict(n_estimators=10, max_depth=3, learning_rate=0.3)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("scale", [1e-9, 1e9])
 def test_xgboost_target_scale_equals_xgboost_and_tiny_targets_do_not_split(scale):
     # Documented: the split gain floor 1e-6 is absolute (xgboost's kRtEps), and the squared
@@ -122,6 +126,7 @@ def test_xgboost_target_scale_equals_xgboost_and_tiny_targets_do_not_split(scale
         np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), np.mean(y * scale), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_xgboost_float32_badly_scaled_columns_and_large_weight_ratios_equal_xgboost():
     X, y = _small()
     Xs = np.c_[X[:, 0] * 1e6, X[:, 1] * 1e-6, X[:, 2] + 1e9].astype(np.float32)
@@ -132,6 +137,7 @@ def test_xgboost_float32_badly_scaled_columns_and_large_weight_ratios_equal_xgbo
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, Xs)), ref.predict(Xs), atol=2e-5)
 
 
+@pytest.mark.full
 def test_xgboost_separable_log_loss_saturates_as_xgboost_and_softmax_two_classes():
     X, _ = _small()
     y = (X[:, 0] > 0).astype(int)
@@ -147,6 +153,7 @@ def test_xgboost_separable_log_loss_saturates_as_xgboost_and_softmax_two_classes
     np.testing.assert_allclose(np.asarray(ensemble.predict_proba(ours2, X)), ref2.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.full
 def test_xgboost_early_stopping_when_the_eval_loss_never_improves_equals_xgboost():
     import xgboost as xgb
 
@@ -181,6 +188,7 @@ def _midpoint_thresholds(t, X, w):
     return np.where(internal, np.where(internal, lmax, 0) / 2 + np.where(internal, rmin, 0) / 2, np.nan)
 
 
+@pytest.mark.full
 def test_forest_split_points_are_the_in_bag_midpoints_so_the_oob_score_is_sklearns():
     # Fixed (issue 23.3; documented in forest.py). A tree's split point was the upper edge of
     # its bin (the next value of the whole training set): in-bag rows were routed as by
@@ -214,6 +222,7 @@ def test_forest_split_points_are_the_in_bag_midpoints_so_the_oob_score_is_sklear
     assert abs(ours - sk) < 0.002, (ours, sk)
 
 
+@pytest.mark.full
 def test_xgboost_missing_at_predict_only_goes_right_as_xgboost():
     # Fixed: trained without NaN, a node's missing side was a rounding tie of the engine
     # (left at some nodes); xgboost sends NaN right there. Before: 2.8 apart on these rows.

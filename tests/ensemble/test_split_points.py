@@ -25,6 +25,7 @@ X, Y_CLASS, Y_REG, X_NEW = rounded_data()
 X32 = X.astype(np.float32)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("task", ["classification", "regression"])
 def test_forest_without_bootstrap_or_feature_draws_equals_sklearn_on_new_rows(task):
     # full-depth classification, regression with min_samples_leaf=3: no tied gains
@@ -56,12 +57,14 @@ def _members_equal_sklearn_trees(trees, counts, n_min):
     assert checked >= n_min
 
 
+@pytest.mark.full
 def test_bootstrap_forest_trees_route_new_rows_as_sklearn_trees_on_the_same_counts():
     forest = ensemble.fit_random_forest(X, Y_REG, task="regression", n_estimators=6, max_features=None,
                                         min_samples_leaf=3, key=jax.random.key(0))
     _members_equal_sklearn_trees(forest.trees, np.asarray(forest.counts), 2)
 
 
+@pytest.mark.full
 def test_bagged_cart_members_route_new_rows_as_sklearn_trees_on_the_same_counts():
     # fit_cart under vmap over the bootstrap weights: the traced binning and bin ranges
     bag = ensemble.fit_bagging(fit_cart, X, Y_REG, n_estimators=4, key=jax.random.key(0), task="regression",
@@ -69,6 +72,7 @@ def test_bagged_cart_members_route_new_rows_as_sklearn_trees_on_the_same_counts(
     _members_equal_sklearn_trees(bag.estimators, np.asarray(bag.counts), 2)
 
 
+@pytest.mark.full
 def test_adaboost_decision_function_on_new_rows_equals_sklearn():
     def sk(rs):
         return sk_ensemble.AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=10,
@@ -80,6 +84,7 @@ def test_adaboost_decision_function_on_new_rows_equals_sklearn():
     np.testing.assert_allclose(np.asarray(ensemble.decision_function(ours, X_NEW)), ref[0], atol=1e-12)
 
 
+@pytest.mark.full
 def test_gradient_boosting_predictions_on_new_rows_equal_sklearn():
     kw = dict(n_estimators=20, max_depth=3)
     ref = [sk_ensemble.GradientBoostingRegressor(random_state=rs, **kw).fit(X, Y_REG).predict(X_NEW)
@@ -89,6 +94,7 @@ def test_gradient_boosting_predictions_on_new_rows_equal_sklearn():
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X_NEW)), ref[0], atol=1e-12)
 
 
+@pytest.mark.full
 def test_gradient_boosting_early_stopping_stops_at_sklearns_round():
     """The held-out rows of early stopping are unseen by the trees: their scores, and so the
     round where the validation loss stops improving, follow the split points. Before: round 62,

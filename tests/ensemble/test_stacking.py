@@ -63,6 +63,7 @@ def binary():
     return fit_stacking([logistic, discriminant.fit_lda], logistic, X, Y2, folds=FOLDS)
 
 
+@pytest.mark.full
 def test_binary_probabilities_stack_equals_sklearn(binary):
     from sklearn.ensemble import StackingClassifier
 
@@ -77,6 +78,7 @@ def test_binary_probabilities_stack_equals_sklearn(binary):
     np.testing.assert_allclose(ensemble.decision_function(binary, X), sk.decision_function(X), atol=1e-6)
 
 
+@pytest.mark.full
 def test_multiclass_with_passthrough_equals_sklearn():
     from sklearn.ensemble import StackingClassifier
 
@@ -91,6 +93,7 @@ def test_multiclass_with_passthrough_equals_sklearn():
     np.testing.assert_allclose(ensemble.predict_proba(params, X), sk.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.full
 def test_decision_function_stack_equals_sklearn():
     from sklearn.ensemble import StackingClassifier
 
@@ -102,6 +105,7 @@ def test_decision_function_stack_equals_sklearn():
     np.testing.assert_allclose(ensemble.predict_proba(params, X), sk.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.full
 def test_predict_stack_equals_sklearn():
     from sklearn.ensemble import StackingClassifier
 
@@ -112,6 +116,7 @@ def test_predict_stack_equals_sklearn():
     np.testing.assert_allclose(ensemble.predict_proba(params, X), sk.predict_proba(X), atol=1e-6)
 
 
+@pytest.mark.full
 def test_regression_equals_sklearn():
     from sklearn.ensemble import StackingRegressor
     from sklearn.linear_model import LinearRegression, Ridge
@@ -127,6 +132,7 @@ def test_regression_equals_sklearn():
     np.testing.assert_allclose(ensemble.predict(params, X), sk.predict(X), atol=1e-6)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_with_given_folds_have_no_influence(binary):
     # 7 rows of weight 0 interleaved, with arbitrary 0/1 fold weights: same fit on the real rows
     n_pad = 7
@@ -149,12 +155,14 @@ def test_default_folds_are_kfold_blocks_of_the_positive_rows():
     assert (folds[:, sw == 0] == 1).all()
 
 
+@pytest.mark.full
 def test_default_folds_fit_equals_given_kfold_folds():
     ours = fit_stacking([discriminant.fit_lda], logistic, X, Y2, n_folds=4)
     given = fit_stacking([discriminant.fit_lda], logistic, X, Y2, folds=kfold_weights(N, 4))
     np.testing.assert_array_equal(ours.oob_features, given.oob_features)
 
 
+@pytest.mark.full
 def test_jit_equals_eager(binary):
     np.testing.assert_array_equal(jax.jit(ensemble.predict)(binary, X), ensemble.predict(binary, X))
     np.testing.assert_allclose(jax.jit(ensemble.predict_proba)(binary, X), ensemble.predict_proba(binary, X),
@@ -178,6 +186,7 @@ def test_unknown_stack_method_raises():
         fit_stacking([logistic], logistic, X, Y2, stack_method="proba")
 
 
+@pytest.mark.full
 def test_stack_method_the_base_lacks_raises():
     with pytest.raises(ValueError, match=r"stack_method='predict_proba': base_fits\[0\] returns PerceptronParams"):
         fit_stacking([linear.fit_perceptron], logistic, X, Y2, folds=FOLDS, stack_method="predict_proba")

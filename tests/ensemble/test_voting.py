@@ -60,6 +60,7 @@ def soft():
     return fit_voting(CLASSIFIER_FITS, X, Y3, voting="soft")
 
 
+@pytest.mark.full
 def test_members_equal_their_sklearn_twins(soft):
     for params, (_, sk) in zip(soft.estimators, _sk_classifiers()):
         sk.fit(X, Y3)
@@ -68,6 +69,7 @@ def test_members_equal_their_sklearn_twins(soft):
                                    sk.predict_proba(X), atol=1e-8)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", [None, [2.0, 1.0, 0.5]])
 def test_soft_voting_equals_sklearn(weights):
     from sklearn.ensemble import VotingClassifier
@@ -78,6 +80,7 @@ def test_soft_voting_equals_sklearn(weights):
     np.testing.assert_allclose(ensemble.predict_proba(params, X), sk.predict_proba(X), atol=1e-8)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", [None, [1.0, 1.0, 2.0], [1.0, 1.0, 0.0]])
 def test_hard_voting_equals_sklearn(weights):
     # None: 1-1-1 splits are tied (lowest class); [1, 1, 2]: the tree breaks 2-2 ties;
@@ -100,6 +103,7 @@ def test_hard_vote_ties_go_to_the_lowest_class(soft):
     np.testing.assert_allclose(shares[a != b].max(axis=1), 0.5)
 
 
+@pytest.mark.full
 def test_voting_regressor_equals_sklearn():
     from sklearn.ensemble import VotingRegressor
 
@@ -112,6 +116,7 @@ def test_voting_regressor_equals_sklearn():
     np.testing.assert_allclose(ensemble.predict(params, X), sk.predict(X), atol=1e-10)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(soft):
     pad = RNG.normal(size=(6, 3)) * 4
     Xp = np.concatenate([X, pad])

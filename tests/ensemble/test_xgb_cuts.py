@@ -70,6 +70,7 @@ def _cut_data(kind):
 @pytest.mark.parametrize("max_bin", [16, 64, 256])
 @pytest.mark.parametrize("kind", ["normal", "heavy", "duplicates", "weights", "int_weights_duplicates",
                                   "zero_weights", "nan", "sorted", "small", "large"])
+@pytest.mark.full
 def test_cut_points_equal_xgboosts_get_quantile_cut_bit_for_bit(kind, max_bin):
     X, w = _cut_data(kind)
     ours = sketch_cuts(X, max_bin, w)
@@ -81,6 +82,7 @@ def test_cut_points_equal_xgboosts_get_quantile_cut_bit_for_bit(kind, max_bin):
         np.testing.assert_array_equal(_bits(ours[j]), _bits(theirs[j]), err_msg=f"feature {j}")
 
 
+@pytest.mark.full
 def test_fit_xgboost_bins_at_xgboosts_cuts(continuous):
     """The fitted bin edges are xgboost's cuts (as "x <= edge" bounds), and the training codes
     are xgboost's bins."""
@@ -118,6 +120,7 @@ def test_left_bounds_route_as_xgboost_in_both_dtypes():
         np.testing.assert_array_equal(np.asarray(xla_le(x32, t32))[ok], xgb_left[ok])
 
 
+@pytest.mark.full
 def test_a_cut_at_zero_bins_and_routes_zero_as_xgboost():
     """Values rounded to quarters (0.0 and -0.0 among them): XLA's codes of the training
     rows are xgboost's bins, and a fit predicts 0.0, -0.0 and the least normals as xgboost."""
@@ -171,6 +174,7 @@ def continuous():
     return dict(X=X, y=y, Xn=Xn, cuts=cuts, ours=ours, scale=scale)
 
 
+@pytest.mark.full
 def test_fit_xgboost_equals_xgboost_train_on_new_rows(continuous):
     X, y, Xn, ours = continuous["X"], continuous["y"], continuous["Xn"], continuous["ours"]
     assert ours.base_score.dtype == jnp.float32
@@ -182,6 +186,7 @@ def test_fit_xgboost_equals_xgboost_train_on_new_rows(continuous):
         np.testing.assert_allclose(np.asarray(ensemble.predict(ours, Z)), booster.predict(xgb.DMatrix(Z)), atol=ATOL)
 
 
+@pytest.mark.full
 def test_estimators_equal_xgboosts_sklearn_api_on_new_rows(continuous):
     X, y, Xn = continuous["X"], continuous["y"], continuous["Xn"]
     reg = XGBoostRegressor(**KW).fit(X, y)
@@ -192,6 +197,7 @@ def test_estimators_equal_xgboosts_sklearn_api_on_new_rows(continuous):
     np.testing.assert_allclose(clf.predict_proba(Xn), theirs.predict_proba(Xn), atol=ATOL)
 
 
+@pytest.mark.full
 def test_float64_fit_depth_6_equals_xgboost_on_new_rows(continuous):
     """A float64 fit (float32-valued data; xgboost casts its input to float32): the thresholds
     are float64 rounding boundaries, so float64 new rows between two float32s (where a cast
@@ -218,6 +224,7 @@ def with_missing(continuous):
     return X, y, ensemble.fit_xgboost(X, y, **KW)
 
 
+@pytest.mark.full
 def test_missing_values_equal_xgboost_on_new_rows(continuous, with_missing):
     """With NaN in training: xgboost's splits of the missing values from all the others
     (the lower bound and the sentinel are thresholds) and its choice among splits of equal
@@ -235,6 +242,7 @@ def test_missing_values_equal_xgboost_on_new_rows(continuous, with_missing):
                                theirs.predict_proba(continuous["Xn"]), atol=ATOL)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_export_xgboost_predicts_as_ours_on_any_rows(continuous, with_missing, dtype, tmp_path):
     """The exported model's split conditions are xgboost's cuts: the package predicts our
@@ -266,6 +274,7 @@ def test_export_xgboost_predicts_as_ours_on_any_rows(continuous, with_missing, d
 
 
 # --------------------------------------------------------------------------- traced weights
+@pytest.mark.full
 def test_vmap_over_fold_weights_equals_the_loop_and_the_sliced_fits():
     """Traced sample_weight: the sketch runs through jax.pure_callback per weight vector, so
     a vmapped fit equals the loop, and each equals the fit on its rows of positive weight."""

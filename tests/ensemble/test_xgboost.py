@@ -70,6 +70,7 @@ def _compare_tree(params, booster, X, t, k=0, K=1, rtol=1e-4):
 
 
 # --------------------------------------------------------------------------- by hand
+@pytest.mark.full
 def test_one_split_gain_and_leaf_weights_equal_the_formulas():
     X = np.arange(8.0)[:, None]
     y = np.array([0.0, 0.3, 0.1, 0.2, 1.0, 1.2, 0.9, 1.4])
@@ -93,6 +94,7 @@ def test_one_split_gain_and_leaf_weights_equal_the_formulas():
         left, -T(g[left].sum()) / (4 + lam), -T(g[~left].sum()) / (4 + lam)), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_gamma_blocks_a_split_below_it():
     X = np.arange(8.0)[:, None]
     y = np.array([0.0, 0.3, 0.1, 0.2, 1.0, 1.2, 0.9, 1.4])
@@ -108,6 +110,7 @@ def test_gamma_blocks_a_split_below_it():
         assert len(m.get_booster().trees_to_dataframe()) == n_nodes
 
 
+@pytest.mark.full
 def test_pseudo_huber_grad_hess_by_autodiff_equal_the_hand_derivation():
     delta = 1.5
     y = jnp.linspace(-3, 3, 13)
@@ -132,6 +135,7 @@ def regression():
     return X, y, ours, theirs
 
 
+@pytest.mark.full
 def test_regression_equals_xgboost_splits_and_predictions(regression):
     X, y, ours, theirs = regression
     booster = theirs.get_booster()
@@ -140,6 +144,7 @@ def test_regression_equals_xgboost_splits_and_predictions(regression):
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), theirs.predict(X), atol=2e-5)
 
 
+@pytest.mark.full
 def test_missing_values_equal_xgboost():
     X, y = _data(nan=True)
     base = float(np.mean(y))
@@ -149,6 +154,7 @@ def test_missing_values_equal_xgboost():
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), theirs.predict(X), atol=2e-5)
 
 
+@pytest.mark.full
 def test_feature_importances_equal_get_score(regression):
     X, y, ours, theirs = regression
     for kind in ("weight", "gain", "total_gain", "cover", "total_cover"):
@@ -160,6 +166,7 @@ def test_feature_importances_equal_get_score(regression):
                                rtol=1e-4)
 
 
+@pytest.mark.full
 def test_default_base_score_is_xgboosts_estimate():
     X, y = _data()
     ours = ensemble.fit_xgboost(X, y, **COMMON)
@@ -169,6 +176,7 @@ def test_default_base_score_is_xgboosts_estimate():
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), theirs.predict(X), atol=2e-5)
 
 
+@pytest.mark.full
 def test_binary_log_loss_equals_xgboost():
     X, y = _data()
     yb = (y > np.median(y)).astype(int)
@@ -183,6 +191,7 @@ def test_binary_log_loss_equals_xgboost():
     assert np.array_equal(np.asarray(ensemble.predict(ours, X)), theirs.predict(X))
 
 
+@pytest.mark.full
 def test_softmax_equals_xgboost_multi_softprob():
     X, y = _data()
     yc = np.digitize(y, np.quantile(y, [1 / 3, 2 / 3]))
@@ -194,6 +203,7 @@ def test_softmax_equals_xgboost_multi_softprob():
     np.testing.assert_allclose(np.asarray(ensemble.predict_proba(ours, X)), theirs.predict_proba(X), atol=1e-5)
 
 
+@pytest.mark.full
 def test_pseudo_huber_callable_equals_xgboost_pseudohubererror():
     X, y = _data()
     ours = ensemble.fit_xgboost(X, y, loss=_pseudo_huber, base_score=0.5, **COMMON)
@@ -203,6 +213,7 @@ def test_pseudo_huber_callable_equals_xgboost_pseudohubererror():
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), theirs.predict(X), atol=2e-5)
 
 
+@pytest.mark.full
 def test_early_stopping_equals_xgboost_best_iteration():
     X, y = _data()
     Xv, yv = _data(seed=1)
@@ -235,6 +246,7 @@ def test_zero_weight_rows_have_no_influence(regression):
     np.testing.assert_allclose(np.asarray(a.split_gain), np.asarray(b.split_gain), rtol=1e-10)
 
 
+@pytest.mark.full
 def test_second_call_does_not_recompile_and_vmap_over_learning_rates_equals_loop(regression):
     X, y, ours, _ = regression
     base = float(np.mean(y))
@@ -250,6 +262,7 @@ def test_second_call_does_not_recompile_and_vmap_over_learning_rates_equals_loop
         np.testing.assert_allclose(np.asarray(batched.trees.value[i]), np.asarray(one.trees.value), atol=1e-12)
 
 
+@pytest.mark.full
 def test_row_and_column_subsampling_follow_the_key(regression):
     X, y, _, _ = regression
     kw = dict(COMMON, n_estimators=5, subsample=0.7, colsample_bytree=0.5)
@@ -267,6 +280,7 @@ def test_row_and_column_subsampling_follow_the_key(regression):
     assert np.all((covers > 0.55 * N) & (covers < 0.85 * N)) and len(set(covers)) > 1
 
 
+@pytest.mark.full
 def test_non_positive_hessian_is_clamped_with_a_warning():
     X = np.arange(8.0)[:, None]
     y = np.linspace(0, 1, 8)

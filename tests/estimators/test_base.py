@@ -50,6 +50,7 @@ def test_no_padding_copy_of_a_large_X():
     assert _base._n_padded(small) == 128
 
 
+@pytest.mark.full
 def test_prepare_fit_keeps_a_contiguous_float32_X_uncopied(monkeypatch):
     """The estimator layer's only copy of a large float32 X is the device buffer."""
     import jax

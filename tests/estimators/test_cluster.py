@@ -18,6 +18,7 @@ X = X[RNG.permutation(len(X))]
 
 
 # --------------------------------------------------------------------------- KMeans
+@pytest.mark.full
 def test_kmeans_equals_sklearn_from_the_same_centres():
     init = X[:4]
     ours = est.KMeans(4, init=init, n_init=1).fit(X)
@@ -34,6 +35,7 @@ def test_kmeans_equals_sklearn_from_the_same_centres():
     assert ours.labels_.dtype.kind == "i"
 
 
+@pytest.mark.full
 def test_kmeans_plusplus_finds_sklearns_clustering():
     ours = est.KMeans(3, random_state=0).fit(X)
     ref = sk_cluster.KMeans(3, random_state=0).fit(X)
@@ -42,12 +44,14 @@ def test_kmeans_plusplus_finds_sklearns_clustering():
     np.testing.assert_array_equal(ours.fit_predict(X), ours.labels_)
 
 
+@pytest.mark.full
 def test_kmeans_float32_stays_float32():
     km = est.KMeans(3, random_state=0).fit(X.astype(np.float32))
     assert km.cluster_centers_.dtype == np.float32
     assert km.transform(X.astype(np.float32)).dtype == np.float32
 
 
+@pytest.mark.full
 def test_kmeans_zero_weights_equal_dropping_the_rows():
     w = np.ones(len(X))
     w[::5] = 0.0
@@ -58,6 +62,7 @@ def test_kmeans_zero_weights_equal_dropping_the_rows():
     np.testing.assert_array_equal(a.labels_[w > 0], b.labels_)
 
 
+@pytest.mark.full
 def test_kmeans_in_a_pipeline():
     pipe = make_pipeline(StandardScaler(), est.KMeans(3, random_state=0)).fit(X)
     assert pipe.predict(X).shape == (len(X),) and pipe.transform(X).shape == (len(X), 3)
@@ -84,6 +89,7 @@ def test_kmeans_init_array_of_wrong_shape():
 
 
 # --------------------------------------------------------------------------- Agglomerative
+@pytest.mark.full
 @pytest.mark.parametrize("linkage", ["ward", "complete", "average", "single"])
 def test_agglomerative_equals_sklearn(linkage):
     ours = est.AgglomerativeClustering(4, linkage=linkage, compute_distances=True).fit(X)
@@ -110,6 +116,7 @@ def test_agglomerative_manhattan_average_equals_sklearn():
     assert adjusted_rand_score(ours.labels_, ref.labels_) == 1.0
 
 
+@pytest.mark.full
 def test_agglomerative_float32_and_no_distances_by_default():
     m = est.AgglomerativeClustering(3).fit(X.astype(np.float32))
     assert m.linkage_matrix_.dtype == np.float32 and not hasattr(m, "distances_")

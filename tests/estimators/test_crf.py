@@ -30,6 +30,7 @@ def fitted():
     return ChainCRF(c2=1.0).fit(X_ALL[TRAIN], CHUNKS[TRAIN])
 
 
+@pytest.mark.full
 def test_equals_functional_core(fitted):
     # the core on the wrapper-free encoding, labels coded by the sorted classes. Padded to
     # the estimator's buckets (64 tokens, 8 attributes, 128 sequences with 28 of weight 0 and
@@ -57,6 +58,7 @@ def test_equals_functional_core(fitted):
     assert fitted.predict(X_ALL[TEST]) == expected
 
 
+@pytest.mark.full
 def test_zero_weight_sequences_have_no_influence(fitted):
     # 20 more sequences of weight 0 (with 3 new attributes the vocabulary takes in). Short
     # ones (<= 8 tokens): they fill the packed rows' free room, so the fit has the fixture's
@@ -74,6 +76,7 @@ def test_zero_weight_sequences_have_no_influence(fitted):
     assert weighted.predict(X_ALL[TEST]) == fitted.predict(X_ALL[TEST])
 
 
+@pytest.mark.full
 def test_score_and_marginals_formats(fitted):
     pred = fitted.predict(X_ALL[TEST])
     assert [len(p) for p in pred] == [len(s) for s in CHUNKS[TEST]]
@@ -92,6 +95,7 @@ def test_score_and_marginals_formats(fitted):
     np.testing.assert_allclose([list(t.values()) for t in marg[0]], np.asarray(node), atol=1e-9)
 
 
+@pytest.mark.full
 def test_length_one_and_token_strings():
     model = ChainCRF(c2=0.01).fit([["the", "dog"], ["runs"]], [["D", "N"], ["V"]])
     assert model.predict([["runs"], ["the", "dog"]]) == [["V"], ["D", "N"]]
@@ -113,6 +117,7 @@ def test_bad_input_empty_sequence():
         ChainCRF().fit([["a"], []], [["A"], []])
 
 
+@pytest.mark.full
 def test_unknown_labels_at_score_count_as_errors(fitted):
     # a label unseen in fit can never be predicted: its token is an error (not a ValueError,
     # which made GridSearchCV score NaN on every fold holding a rare label)

@@ -20,6 +20,7 @@ RNG = np.random.default_rng(3)
     (est.LinearDiscriminantAnalysis(shrinkage=0.2), sk_da.LinearDiscriminantAnalysis(solver="lsqr", shrinkage=0.2)),
     (est.QuadraticDiscriminantAnalysis(reg_param=0.1), sk_da.QuadraticDiscriminantAnalysis(reg_param=0.1)),
 ])
+@pytest.mark.full
 def test_estimator_matches_sklearn_with_string_labels(ours, ref):
     ours.fit(X, LABELS)
     ref.fit(X, LABELS)
@@ -43,6 +44,7 @@ def test_categorical_nb_attributes_match_sklearn():
         ours.predict(np.array([[0, 0, 5]]))
 
 
+@pytest.mark.full
 def test_binary_lda_coef_and_decision_function_follow_sklearn():
     Xb, yb = X[50:], Y[50:]
     ours = est.LinearDiscriminantAnalysis().fit(Xb, yb)

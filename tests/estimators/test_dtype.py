@@ -31,6 +31,7 @@ def _regression(n=60, d=3, seed=1):
     return X, X @ np.array([1.0, 2.0, -3.0]) + 0.1 * rng.standard_normal(n)
 
 
+@pytest.mark.full
 def test_logistic_float64_input_is_fitted_in_float64_with_x64_off(x64_off):
     from sklearn.linear_model import LogisticRegression as SkLogistic
 
@@ -49,6 +50,7 @@ def test_logistic_float64_input_is_fitted_in_float64_with_x64_off(x64_off):
     assert jnp.asarray(1.0).dtype == jnp.float32
 
 
+@pytest.mark.full
 def test_ridge_float64_equals_normal_equations_with_x64_off(x64_off):
     X, y = _regression()
     model = est.Ridge(alpha=0.5).fit(X, y)
@@ -60,6 +62,7 @@ def test_ridge_float64_equals_normal_equations_with_x64_off(x64_off):
                                rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("x64", [False, True])
 def test_float32_input_is_fitted_in_float32(x64):
     old = jax.config.read("jax_enable_x64")
@@ -73,6 +76,7 @@ def test_float32_input_is_fitted_in_float32(x64):
         jax.config.update("jax_enable_x64", old)
 
 
+@pytest.mark.full
 def test_config_forces_float32(x64_off):
     X, y = _regression()
     with est.config_context(dtype="float32"):
@@ -109,6 +113,7 @@ def test_pickle_keeps_float64_params(x64_off):
     np.testing.assert_array_equal(again.predict_proba(X), model.predict_proba(X))
 
 
+@pytest.mark.full
 def test_float32_model_predicts_float64_input_in_float32(x64_off):
     X, y = _classification()
     model = est.SoftmaxRegression().fit(X.astype(np.float32), y)

@@ -47,6 +47,7 @@ def _key(random_state):
     return key(random_state)
 
 
+@pytest.mark.full
 def test_random_forest_equals_the_functional_fit():
     # the estimator pads 100 rows to 128 with zero weights: no influence on bins, draws or trees
     from jaxclassic import ensemble as E
@@ -60,6 +61,7 @@ def test_random_forest_equals_the_functional_fit():
     assert forest.oob_decision_function_.shape == (N, 3)
 
 
+@pytest.mark.full
 def test_bagging_of_a_functional_fit_equals_fit_bagging():
     from jaxclassic import ensemble as E
     from jaxclassic.linear import fit_ridge
@@ -71,6 +73,7 @@ def test_bagging_of_a_functional_fit_equals_fit_bagging():
     assert bag.oob_score_ == pytest.approx(float(E.oob_score(core, X, Y_REG)), rel=1e-10)
 
 
+@pytest.mark.full
 def test_bagged_trees_are_a_forest_of_all_features():
     tree = DecisionTreeClassifier(max_depth=3)
     bag = BaggingClassifier(tree, n_estimators=5, random_state=2).fit(X, Y)
@@ -78,6 +81,7 @@ def test_bagged_trees_are_a_forest_of_all_features():
     np.testing.assert_allclose(bag.predict_proba(X), forest.predict_proba(X), atol=1e-12)
 
 
+@pytest.mark.full
 def test_xgboost_regressor_equals_the_functional_fit():
     from jaxclassic import ensemble as E
 
@@ -95,6 +99,7 @@ def test_xgboost_regressor_equals_the_functional_fit():
 
 
 # --------------------------------------------------------------------------- against scikit-learn
+@pytest.mark.full
 def test_adaboost_equals_sklearn_on_exact_bins():
     from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
     from sklearn.tree import DecisionTreeClassifier as SkTree
@@ -112,6 +117,7 @@ def test_adaboost_equals_sklearn_on_exact_bins():
         np.testing.assert_array_equal(last, ref.predict(X))
 
 
+@pytest.mark.full
 def test_gradient_boosting_regressor_equals_sklearn_on_exact_bins():
     from sklearn.ensemble import GradientBoostingRegressor as SkGB
 
@@ -122,6 +128,7 @@ def test_gradient_boosting_regressor_equals_sklearn_on_exact_bins():
         np.testing.assert_allclose(ours.train_score_, ref.train_score_, rtol=1e-10)
 
 
+@pytest.mark.full
 def test_gradient_boosting_classifier_equals_sklearn_binary():
     from sklearn.ensemble import GradientBoostingClassifier as SkGB
 
@@ -133,6 +140,7 @@ def test_gradient_boosting_classifier_equals_sklearn_binary():
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
 
 
+@pytest.mark.full
 def test_gradient_boosting_classifier_equals_sklearn_multinomial_on_iris():
     # K = 3: the multinomial deviance, K trees a round (iris: exact bins; every random_state
     # tried gives the same training predictions, tests/ensemble/test_gradient_boosting.py)
@@ -156,6 +164,7 @@ def test_gradient_boosting_classifier_equals_sklearn_multinomial_on_iris():
     np.testing.assert_allclose(imp[2] + imp[3], sk[2] + sk[3], atol=1e-12)
 
 
+@pytest.mark.full
 def test_gradient_boosting_regressor_feature_importances_equal_sklearn():
     from sklearn.ensemble import GradientBoostingRegressor as SkGB
 
@@ -164,6 +173,7 @@ def test_gradient_boosting_regressor_feature_importances_equal_sklearn():
     np.testing.assert_allclose(ours.feature_importances_, ref.feature_importances_, atol=1e-12)
 
 
+@pytest.mark.full
 def test_random_forest_accuracy_close_to_sklearn_on_breast_cancer():
     # held-out accuracy of 50 trees; different bootstrap draws and 255 quantile bins: the two
     # forests' accuracies differ by a few test rows (observed < 0.01; margin 0.03 = 5 of 171 rows)
@@ -179,6 +189,7 @@ def test_random_forest_accuracy_close_to_sklearn_on_breast_cancer():
 
 
 # --------------------------------------------------------------------------- scikit-learn's tools
+@pytest.mark.full
 def test_pandas_input():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
@@ -190,6 +201,7 @@ def test_pandas_input():
     np.testing.assert_allclose(xgb.predict_proba(frame), XGBoostClassifier(n_estimators=5).fit(X, LABELS).predict_proba(X))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_dtype_follows_the_input(dtype):
     Xd, yd = X.astype(dtype), Y_REG.astype(dtype)
@@ -210,6 +222,7 @@ def test_bagging_refuses_other_estimator_objects():
         BaggingClassifier(GaussianNB(), n_estimators=2).fit(X, Y)
 
 
+@pytest.mark.full
 def test_oob_score_needs_bootstrap():
     with pytest.raises(ValueError, match="bootstrap=True"):
         RandomForestClassifier(n_estimators=2, bootstrap=False, oob_score=True).fit(X, Y)
@@ -222,6 +235,7 @@ def test_xgboost_eval_set_holds_one_pair_and_early_stopping_needs_it():
         XGBoostRegressor(n_estimators=2, early_stopping_rounds=2).fit(X, Y_REG)
 
 
+@pytest.mark.full
 def test_xgboost_weights_equal_repeats_up_to_tied_splits():
     """Why scikit-learn's check_sample_weight_equivalence fails for the XGBoost estimators
     (its data: 15 rows x 30 features, integer weights 0..4): weight k and k repeated rows

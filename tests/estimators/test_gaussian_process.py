@@ -33,6 +33,7 @@ def _close(ours, ref, tol=TOL):
     np.testing.assert_allclose(ours, ref, rtol=tol, atol=tol * np.max(np.abs(ref)))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel,nu", [("rbf", None), ("matern32", 1.5)])
 def test_fixed_hyperparameters_equal_sklearn(kernel, nu):
     ours = GaussianProcessRegressor(kernel, amplitude=1.5, length_scale=0.2, noise=0.4, alpha=1e-8,
@@ -66,6 +67,7 @@ def optimised():
     return ours, ref
 
 
+@pytest.mark.full
 def test_optimised_lml_at_least_sklearns(optimised):
     ours, ref = optimised
     assert ours.log_marginal_likelihood_value_ >= ref.log_marginal_likelihood_value_ - 1e-6
@@ -75,6 +77,7 @@ def test_optimised_lml_at_least_sklearns(optimised):
     assert ours.n_iter_ > 0
 
 
+@pytest.mark.full
 def test_ard_length_scales_are_fitted_per_feature():
     est = GaussianProcessRegressor(length_scale=np.ones(3), noise=0.1, normalize_y=True).fit(X[:, :3], Y)
     assert est.length_scale_.shape == (3,)
@@ -95,6 +98,7 @@ def test_zero_weight_rows_equal_removed_rows():
     assert a.log_marginal_likelihood_value_ == pytest.approx(b.log_marginal_likelihood_value_, rel=1e-12)
 
 
+@pytest.mark.full
 def test_refit_in_the_same_bucket_reuses_the_program():
     est = GaussianProcessRegressor(amplitude=1.5, length_scale=0.2, noise=0.4, optimizer=None)
     est.fit(X[:40], Y[:40])
@@ -103,6 +107,7 @@ def test_refit_in_the_same_bucket_reuses_the_program():
     assert R._fit_gp._cache_size() == before
 
 
+@pytest.mark.full
 def test_pipeline_and_grid_search():
     pipe = make_pipeline(StandardScaler(), GaussianProcessRegressor(optimizer=None, noise=0.5, normalize_y=True))
     grid = GridSearchCV(pipe, {"gaussianprocessregressor__length_scale": [1.0, 3.0]}, cv=3).fit(X, Y)
@@ -110,6 +115,7 @@ def test_pipeline_and_grid_search():
     assert np.isfinite(grid.best_score_)
 
 
+@pytest.mark.full
 def test_float32_input_predicts_in_float32():
     est = GaussianProcessRegressor(optimizer=None, noise=0.5, length_scale=0.2, normalize_y=True)
     mean, std = est.fit(X.astype(np.float32), Y.astype(np.float32)).predict(Q.astype(np.float32), return_std=True)
@@ -118,6 +124,7 @@ def test_float32_input_predicts_in_float32():
     np.testing.assert_allclose(mean, ref.predict(Q), rtol=1e-4)
 
 
+@pytest.mark.full
 def test_tiny_alpha_in_float32_adds_jitter_with_a_warning():
     Xd = np.vstack([X[:20], X[:5]]).astype(np.float32)
     yd = np.concatenate([Y[:20], Y[:5]]).astype(np.float32)

@@ -34,6 +34,7 @@ def _set(model, **attrs):
     return model
 
 
+@pytest.mark.full
 def test_categorical_equals_hmmlearn():
     ours = _set(CategoricalHMM(K, n_iter=N_ITER, tol=0.0, init_params=""),
                 startprob_=PI, transmat_=A, emissionprob_=B)
@@ -55,6 +56,7 @@ def test_categorical_equals_hmmlearn():
     np.testing.assert_array_equal(path, ref_path)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("ct", ["diag", "full"])
 def test_gaussian_equals_hmmlearn(ct):
     covars = COVARS if ct == "diag" else np.stack([np.diag(c) + 0.1 for c in COVARS])
@@ -89,6 +91,7 @@ def test_partial_init_params_keep_the_set_attributes():
     assert m.covars_.shape == (K, 2, 2)
 
 
+@pytest.mark.full
 def test_random_fit_sample_and_float32():
     m = GaussianHMM(2, n_iter=20, random_state=0).fit(X_GAUSS.astype(np.float32), LENGTHS)
     assert m.means_.dtype == np.float32
@@ -99,6 +102,7 @@ def test_random_fit_sample_and_float32():
     assert Xc.shape == (5, 1) and Xc.dtype == np.int64 and c.n_features_ == 4
 
 
+@pytest.mark.full
 def test_bad_input():
     with pytest.raises(ValueError, match="init_params must be a string of the letters 'ste'"):
         CategoricalHMM(2, init_params="x").fit(X_CAT)

@@ -19,6 +19,7 @@ def diabetes():
     return load_diabetes(return_X_y=True)
 
 
+@pytest.mark.full
 def test_estimators_equal_sklearn(diabetes):
     X, y = diabetes
     w = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
@@ -63,6 +64,7 @@ def test_refits_in_one_bucket_reuse_the_compiled_program(diabetes):
     assert _fit_ols._cache_size() == before
 
 
+@pytest.mark.full
 def test_sgd_regressor_seeded_is_reproducible_and_close_to_ols(diabetes):
     X, y = diabetes
     Z = (X - X.mean(0)) / X.std(0)
@@ -77,6 +79,7 @@ def test_sgd_regressor_seeded_is_reproducible_and_close_to_ols(diabetes):
     assert a.loss_history_.shape == (300,) and a.n_iter_ == 300
 
 
+@pytest.mark.full
 def test_sgd_regressor_early_stopping_keeps_the_best_epoch(diabetes):
     from jaxclassic.model_selection import early_stopping
 
@@ -98,6 +101,7 @@ def test_sgd_regressor_early_stopping_keeps_the_best_epoch(diabetes):
         SGDRegressor(early_stopping=True, n_iter_no_change=0).fit(Z, y)
 
 
+@pytest.mark.full
 def test_sgd_regressor_warns_when_stopped_short_and_reaches_lstsq_when_run_long():
     # issue-8 review: 40 rows with the defaults (50 epochs of 2 updates) gave R^2 0.53 where the
     # least-squares fit has 0.99, silently. Reference: numpy lstsq on the centred data.

@@ -37,6 +37,7 @@ def _rel(a, b):
     return np.max(np.abs(a - b)) / np.max(np.abs(b))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
 def test_binary_equals_sklearn_with_string_labels(cancer, loss):
     X, y = cancer
@@ -52,6 +53,7 @@ def test_binary_equals_sklearn_with_string_labels(cancer, loss):
     assert isinstance(ours.n_iter_, int) and ours.n_iter_ > 0
 
 
+@pytest.mark.full
 def test_multiclass_one_vs_rest_equals_sklearn(wine):
     X, y = wine
     ours = est.LinearSVC(C=0.3, max_iter=100_000, **TIGHT).fit(X, y)
@@ -62,6 +64,7 @@ def test_multiclass_one_vs_rest_equals_sklearn(wine):
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
 
 
+@pytest.mark.full
 def test_primal_equals_sklearn_primal_and_auto(cancer):
     X, y = cancer
     ours = est.LinearSVC(dual=False, tol=1e-10).fit(X, y)
@@ -71,6 +74,7 @@ def test_primal_equals_sklearn_primal_and_auto(cancer):
     np.testing.assert_array_equal(auto.coef_, ours.coef_)
 
 
+@pytest.mark.full
 def test_weights_equal_repeated_rows(wine):
     X, y = wine
     w = np.tile([1, 2, 3], 60)[: len(y)]
@@ -79,6 +83,7 @@ def test_weights_equal_repeated_rows(wine):
     assert _rel(weighted.coef_, repeated.coef_) < 1e-7
 
 
+@pytest.mark.full
 def test_pipeline_and_grid_search(wine):
     X, y = wine
     search = GridSearchCV(make_pipeline(StandardScaler(), est.LinearSVC()),
@@ -87,6 +92,7 @@ def test_pipeline_and_grid_search(wine):
     assert search.predict(X).shape == (178,)
 
 
+@pytest.mark.full
 def test_float32_input_fits_in_float32(wine):
     X, y = wine
     model = est.LinearSVC().fit(X.astype(np.float32), y)
@@ -95,6 +101,7 @@ def test_float32_input_fits_in_float32(wine):
     assert _rel(model.coef_, ref.coef_) < 1e-2  # tol 1e-4 on the dual
 
 
+@pytest.mark.full
 def test_unconverged_warns(wine):
     X, y = wine
     with pytest.warns(ConvergenceWarning, match="LinearSVC: did not converge in 2 iterations"):

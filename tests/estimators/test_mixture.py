@@ -26,6 +26,7 @@ def _sorted(est):
     return np.argsort(est.means_[:, 0])
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("covariance_type", TYPES)
 def test_equals_sklearn_where_both_starts_reach_one_optimum(covariance_type):
     ours = GaussianMixture(3, covariance_type=covariance_type, tol=1e-10, max_iter=500,
@@ -49,6 +50,7 @@ def test_equals_sklearn_where_both_starts_reach_one_optimum(covariance_type):
     assert ours.lower_bounds_[-1] == ours.lower_bound_ and len(ours.lower_bounds_) == ours.n_iter_
 
 
+@pytest.mark.full
 def test_equals_the_core_fit():
     # 300 rows are padded to 512 with zero weights; the core fit sees the 300 rows only
     est = GaussianMixture(3, covariance_type="diag", init_params="random", random_state=0,
@@ -61,6 +63,7 @@ def test_equals_the_core_fit():
     np.testing.assert_array_equal(est.fit_predict(X), est.predict(X))
 
 
+@pytest.mark.full
 def test_sample_is_grouped_by_component_and_seeded():
     est = GaussianMixture(3, tol=1e-10, max_iter=500, random_state=0).fit(X)  # compiled above
     Xs, ys = est.sample(50)
@@ -72,12 +75,14 @@ def test_sample_is_grouped_by_component_and_seeded():
         est.sample(0)
 
 
+@pytest.mark.full
 def test_float32_in_float32_out(x64_off):
     est = GaussianMixture(2, random_state=0).fit(X.astype(np.float32))
     assert est.means_.dtype == np.float32 and est.covariances_.dtype == np.float32
     assert est.score_samples(X.astype(np.float32)).dtype == np.float32
 
 
+@pytest.mark.full
 def test_sample_weight_equals_repeated_rows():
     # the k-means starts differ (weighted draws vs repeated rows), EM's optimum does not
     counts = np.random.default_rng(0).integers(1, 4, len(X))
@@ -89,6 +94,7 @@ def test_sample_weight_equals_repeated_rows():
     np.testing.assert_allclose(a.lower_bound_, b.lower_bound_, rtol=1e-8)
 
 
+@pytest.mark.full
 def test_convergence_warning_in_the_estimator_vocabulary():
     with pytest.warns(ConvergenceWarning, match="GaussianMixture did not converge in max_iter=1"):
         GaussianMixture(3, max_iter=1, tol=0.0, init_params="random", random_state=0).fit(X)
@@ -103,6 +109,7 @@ def test_bad_parameters():
         GaussianMixture(5).fit(X[:4])
 
 
+@pytest.mark.full
 def test_pipeline_and_grid_search_over_n_components():
     # GridSearchCV scores a density estimator by its mean held-out log-likelihood
     gm = GaussianMixture(covariance_type="diag", init_params="random_from_data", random_state=0)

@@ -17,6 +17,7 @@ XD, YD = datasets.load_diabetes(return_X_y=True)
 STD = (X - X.mean(0)) / X.std(0)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 def test_classifier_matches_sklearn_with_string_labels(weights):
     Xtr, ytr, Xte = XB[::2], np.where(YB[::2] == 1, "benign", "malignant"), XB[1::2]
@@ -29,6 +30,7 @@ def test_classifier_matches_sklearn_with_string_labels(weights):
         ref.score(Xte, np.where(YB[1::2] == 1, "benign", "malignant")), abs=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("metric,p", [("minkowski", 1), ("minkowski", 3), ("cosine", 2)])
 def test_regressor_matches_sklearn(metric, p):
     ours = est.KNeighborsRegressor(6, metric=metric, p=p).fit(XD[::2], YD[::2])
@@ -36,6 +38,7 @@ def test_regressor_matches_sklearn(metric, p):
     np.testing.assert_allclose(ours.predict(XD[1::2]), ref.predict(XD[1::2]), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_kneighbors_matches_sklearn():
     ours = est.KNeighborsRegressor(4).fit(XD[::2], YD[::2])
     ref = sk.KNeighborsRegressor(4, algorithm="brute").fit(XD[::2], YD[::2])
@@ -46,6 +49,7 @@ def test_kneighbors_matches_sklearn():
     np.testing.assert_array_equal(ours.kneighbors(XD[1::2], 2, return_distance=False), ref_idx[:, :2])
 
 
+@pytest.mark.full
 def test_grid_search_over_n_neighbors_matches_sklearn():
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     grid = {"n_neighbors": [1, 5, 15]}
@@ -55,6 +59,7 @@ def test_grid_search_over_n_neighbors_matches_sklearn():
     np.testing.assert_allclose(ours.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"])
 
 
+@pytest.mark.full
 def test_float32_input_gives_float32_outputs():
     m = est.KNeighborsRegressor(3).fit(XD.astype(np.float32), YD.astype(np.float32))
     assert m.predict(XD[:5].astype(np.float32)).dtype == np.float32

@@ -74,6 +74,7 @@ def test_the_sizes_share_one_bucket():
     assert bucket_size(max(SIZES) + 12) == 256
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_refit_at_nearby_sizes_builds_no_new_program(family, data):
     make, target = FAMILIES[family]
@@ -86,6 +87,7 @@ def test_refit_at_nearby_sizes_builds_no_new_program(family, data):
         assert pred.shape == (n,)
 
 
+@pytest.mark.full
 def test_the_counter_sees_a_new_bucket(data):
     # the control: 129 rows pad to 256, a new shape, so GaussianNB builds new programs
     make, target = FAMILIES["GaussianNB"]

@@ -101,6 +101,7 @@ def data():
     return X, y_bin, y_multi, y_reg
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 1.0, 1: 3.0}])
 def test_logistic_class_weight_equals_sklearn(data, class_weight):
     from sklearn.linear_model import LogisticRegression as SkLogistic
@@ -126,6 +127,7 @@ def test_class_weight_bad_values_are_errors(data):
         est.LogisticRegression(class_weight={0: 1.0, 1: -2.0}).fit(X, y)
 
 
+@pytest.mark.full
 def test_lasso_positive_equals_sklearn(data):
     from sklearn.linear_model import Lasso as SkLasso
 
@@ -150,6 +152,7 @@ def test_lasso_positive_equals_sklearn(data):
     np.testing.assert_allclose(weighted.coef_, head.coef_, atol=1e-7)
 
 
+@pytest.mark.full
 def test_positive_lasso_derivative_in_alpha_is_the_hand_derivation(data):
     # on the active set A (all coefficients > 0), beta_A solves G_AA beta_A = c_A - alpha 1, so
     # d beta_A / d alpha = -G_AA^{-1} 1 (G, c: the centred Gram form / n); 0 off the support
@@ -182,6 +185,7 @@ def test_lasso_warm_start_reuses_the_previous_coefficients(data):
     assert warm.n_iter_ < cold.n_iter_
 
 
+@pytest.mark.full
 def test_lda_shrinkage_auto_equals_sklearn(data):
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
 
@@ -276,6 +280,7 @@ def test_sgd_regressor_bad_parameters(data, params, message):
         est.SGDRegressor(**params).fit(X, y)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("class_weight", ["balanced", {0: 1.0, 1: 4.0}])
 def test_decision_tree_class_weight_equals_sklearn(data, class_weight):
     from sklearn.tree import DecisionTreeClassifier as SkTree
@@ -316,6 +321,7 @@ def test_random_forest_class_weight_is_the_rows_weighted_by_class(data, monkeypa
         est.RandomForestClassifier(class_weight="balanced_subsample").fit(X, y)
 
 
+@pytest.mark.full
 def test_linear_svc_class_weight_equals_sklearn(data):
     from sklearn.svm import LinearSVC as SkLinearSVC
 
@@ -341,6 +347,7 @@ def test_linear_regression_positive_equals_sklearn_nnls(data):
     assert ours.coef_[1] == 0.0 and (ours.coef_ >= 0).all()
 
 
+@pytest.mark.full
 def test_svc_class_weight_equals_sklearn(data):
     from sklearn.svm import SVC as SkSVC
 
@@ -388,6 +395,7 @@ def _sklearn_early_stopping_rounds(scores, n_iter_no_change, tol):
     return len(scores)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kind", ["regressor", "classifier"])
 def test_gradient_boosting_early_stopping_is_sklearns_rule_on_sklearns_split(data, kind):
     from sklearn.ensemble import GradientBoostingClassifier as SkGBC
@@ -434,6 +442,7 @@ def test_gradient_boosting_early_stopping_is_sklearns_rule_on_sklearns_split(dat
     # training values can be routed differently and their scores differ slightly)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("solver", ["lbfgs", "newton-cholesky"])
 def test_logistic_accepts_sklearn_solver_names(data, solver):
     from sklearn.linear_model import LogisticRegression as SkLogistic

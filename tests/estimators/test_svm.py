@@ -40,6 +40,7 @@ def wine():
 
 
 # --------------------------------------------------------------------------- SVC
+@pytest.mark.full
 def test_binary_equals_sklearn(cancer):
     X, y = cancer
     ours, ref = SVC(**TOL).fit(X, y), sk_svm.SVC(**TOL).fit(X, y)
@@ -53,6 +54,7 @@ def test_binary_equals_sklearn(cancer):
     assert ours.n_iter_.shape == (1,) and ours.fit_status_ == 0 and ours.shape_fit_ == X.shape
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["linear", "poly"])
 def test_multiclass_one_vs_one_equals_sklearn(wine, kernel):
     # LIBSVM's layout: support vectors grouped by class, dual_coef_ (n_classes - 1, n_SV) with the
@@ -72,6 +74,7 @@ def test_multiclass_one_vs_one_equals_sklearn(wine, kernel):
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
 
 
+@pytest.mark.full
 def test_multiclass_with_duplicate_points_equals_sklearn_up_to_ties():
     # iris repeats a point (rows 101 and 142): the split of alpha between the copies is not
     # unique, so the support sets may differ by a copy; the decision function is unique
@@ -83,12 +86,14 @@ def test_multiclass_with_duplicate_points_equals_sklearn_up_to_ties():
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
 
 
+@pytest.mark.full
 def test_break_ties_predicts_argmax_of_the_ovr_decision(wine):
     X, y = wine
     model = SVC(break_ties=True).fit(X, y)
     np.testing.assert_array_equal(model.predict(X), model.classes_[np.argmax(model.decision_function(X), axis=1)])
 
 
+@pytest.mark.full
 def test_string_labels_and_pipeline_grid_search():
     X, y = load_iris(return_X_y=True)
     labels = np.array(["setosa", "versicolor", "virginica"])[y]
@@ -97,6 +102,7 @@ def test_string_labels_and_pipeline_grid_search():
     assert set(search.predict(X)) <= set(labels)
 
 
+@pytest.mark.full
 def test_hard_margin_estimator_on_separable_data():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(20, 2)) + 4.0, rng.normal(size=(20, 2)) - 4.0])
@@ -106,6 +112,7 @@ def test_hard_margin_estimator_on_separable_data():
     assert margin.min() == pytest.approx(1.0, abs=1e-5)
 
 
+@pytest.mark.full
 def test_float32_input_fits_in_float32(cancer):
     X, y = cancer
     model = SVC().fit(X.astype(np.float32), y)
@@ -115,6 +122,7 @@ def test_float32_input_fits_in_float32(cancer):
 
 
 # --------------------------------------------------------------------------- probabilities
+@pytest.mark.full
 def test_binary_probabilities_equal_the_core(cancer):
     X, y = cancer
     model = SVC(probability=True).fit(X, y)
@@ -127,6 +135,7 @@ def test_binary_probabilities_equal_the_core(cancer):
         np.testing.assert_allclose(model.predict_proba(X), ref.predict_proba(X), atol=0.1)
 
 
+@pytest.mark.full
 def test_multiclass_probabilities_by_pairwise_coupling(wine):
     X, y = wine
     model = SVC(probability=True).fit(X, y)
@@ -140,6 +149,7 @@ def test_multiclass_probabilities_by_pairwise_coupling(wine):
         np.testing.assert_allclose(proba, ref.predict_proba(X), atol=0.1)
 
 
+@pytest.mark.full
 def test_predict_proba_unavailable_without_probability(cancer):
     X, y = cancer
     model = SVC().fit(X[:100], y[:100])
@@ -149,6 +159,7 @@ def test_predict_proba_unavailable_without_probability(cancer):
 
 
 # --------------------------------------------------------------------------- SVR
+@pytest.mark.full
 def test_svr_equals_sklearn():
     X, y = _standardised(load_diabetes)
     y = (y - y.mean()) / y.std()

@@ -41,6 +41,7 @@ DEPTH = 3
 
 
 # --------------------------------------------------------------------------- CART vs scikit-learn
+@pytest.mark.full
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 def test_classifier_equals_sklearn(criterion):
     ours = DecisionTreeClassifier(criterion=criterion, max_depth=DEPTH).fit(X, LABELS)
@@ -57,6 +58,7 @@ def test_classifier_equals_sklearn(criterion):
     assert len(set(zip(leaves, ref_leaves))) == len(set(leaves)) == len(set(ref_leaves))
 
 
+@pytest.mark.full
 def test_log_loss_criterion_is_entropy():
     a = DecisionTreeClassifier(criterion="log_loss", max_depth=DEPTH).fit(X, Y)
     b = DecisionTreeClassifier(criterion="entropy", max_depth=DEPTH).fit(X, Y)
@@ -65,6 +67,7 @@ def test_log_loss_criterion_is_entropy():
         np.testing.assert_array_equal(a.predict_log_proba(X), np.log(b.predict_proba(X)))
 
 
+@pytest.mark.full
 def test_regressor_equals_sklearn():
     ours = DecisionTreeRegressor(max_depth=DEPTH).fit(X, Y_REG)
     ref = sk_tree.DecisionTreeRegressor(max_depth=DEPTH, random_state=0).fit(X, Y_REG)
@@ -74,6 +77,7 @@ def test_regressor_equals_sklearn():
     assert (ours.get_depth(), ours.get_n_leaves()) == (ref.get_depth(), ref.get_n_leaves())
 
 
+@pytest.mark.full
 def test_pruning_path_and_ccp_alpha_equal_sklearn():
     ours = DecisionTreeClassifier(max_depth=DEPTH)
     ref = sk_tree.DecisionTreeClassifier(max_depth=DEPTH, random_state=0)
@@ -87,6 +91,7 @@ def test_pruning_path_and_ccp_alpha_equal_sklearn():
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-12)
 
 
+@pytest.mark.full
 def test_pipeline_and_grid_search_pick_sklearns_depth():
     grid = {"decisiontreeclassifier__max_depth": [1, 2, 3]}
     cv = KFold(4, shuffle=True, random_state=0)
@@ -119,6 +124,7 @@ def test_int_input_equals_float64_input():
     np.testing.assert_array_equal(a.predict_proba(X.astype(np.int32)), b.predict_proba(X))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_float_dtypes_are_kept(dtype):
     ours = DecisionTreeClassifier(max_depth=DEPTH).fit(X.astype(dtype), Y)
@@ -220,6 +226,7 @@ def test_id3_negative_codes_are_an_error():
         ID3Classifier().fit(-X, Y)
 
 
+@pytest.mark.full
 def test_c45_on_play_tennis_with_names_and_missing_values():
     pd = pytest.importorskip("pandas")
     Xp, yp, names = load_play_tennis()

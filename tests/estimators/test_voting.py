@@ -23,6 +23,7 @@ def _members():
     return [("tree", DecisionTreeClassifier(max_depth=2)), ("nb", GaussianNB())]
 
 
+@pytest.mark.full
 def test_voting_equals_sklearn_voting_of_the_same_members():
     from sklearn.ensemble import VotingClassifier as SkVoting
 
@@ -35,6 +36,7 @@ def test_voting_equals_sklearn_voting_of_the_same_members():
     assert not hasattr(VotingClassifier(_members()).fit(X, Y3), "predict_proba")
 
 
+@pytest.mark.full
 def test_stacking_equals_sklearn_stacking_of_the_same_members():
     from sklearn.ensemble import StackingClassifier as SkStacking
     from sklearn.ensemble import StackingRegressor as SkStackingR
@@ -52,6 +54,7 @@ def test_stacking_equals_sklearn_stacking_of_the_same_members():
 
 
 # --------------------------------------------------------------------------- scikit-learn's tools
+@pytest.mark.full
 def test_voting_and_stacking_in_pipeline_and_grid_search():
     from sklearn.model_selection import GridSearchCV, KFold
     from sklearn.pipeline import make_pipeline

@@ -47,6 +47,7 @@ def _overlapping(n_classes=2):
     lambda: est.LogisticRegression(penalty=None),
     lambda: est.SoftmaxRegression(C=np.inf),
 ])
+@pytest.mark.full
 def test_separation_warning_speaks_of_C(make):
     X, y = _separable()
     caught = [w for w in _record(lambda: make().fit(X, y))
@@ -64,6 +65,7 @@ def test_separation_warning_speaks_of_C(make):
     (lambda: est.LogisticRegression(max_iter=1), 3),
     (lambda: est.SoftmaxRegression(max_iter=1), 3),
 ])
+@pytest.mark.full
 def test_convergence_warning_speaks_of_C(make, n_classes):
     X, y = _overlapping(n_classes)
     caught = [w for w in _record(lambda: make().fit(X, y))
@@ -95,6 +97,7 @@ def test_lasso_raises_the_package_convergence_warning():
         est.Lasso(alpha=1e-3, max_iter=1, tol=1e-12).fit(X, y)
 
 
+@pytest.mark.full
 def test_package_convergence_warning_is_scikit_learns():
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 

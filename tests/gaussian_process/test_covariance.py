@@ -23,6 +23,7 @@ SK = {
 }
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", sorted(SK))
 @pytest.mark.parametrize("ard", [False, True])
 def test_kernels_equal_sklearn(name, ard):
@@ -45,6 +46,7 @@ def test_user_kernel_diagonal_by_vmap():
     assert not Cv.is_stationary(dot) and Cv.is_stationary(Cv.rbf)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", ["matern12", "matern32", "matern52"])
 def test_gradient_at_duplicate_points_is_finite_and_exact(name):
     # r = 0 off the diagonal: the safe square root gives the exact derivative 0 there
@@ -56,6 +58,7 @@ def test_gradient_at_duplicate_points_is_finite_and_exact(name):
     assert float(grad[0, 5]) == 0.0 and float(grad[1, 6]) == 0.0
 
 
+@pytest.mark.full
 def test_tiles_equal_one_block(monkeypatch):
     hyper = Cv.GPKernel(jnp.asarray(1.0), jnp.asarray(0.1), jnp.asarray(0.0))
     whole = Cv.covariance(hyper, X, Q, Cv.matern32)

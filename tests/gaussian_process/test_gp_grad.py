@@ -11,6 +11,7 @@ loss, so 1e-6 relative). Forward and reverse mode agree; ``jit`` equals eager; a
 ``jit`` call does not retrace.
 """
 
+import pytest
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -52,6 +53,7 @@ def _val_loss_hyper(h):
     return jnp.mean(jnp.square(G.predict(params, Q) - YQ))
 
 
+@pytest.mark.full
 def test_validation_loss_gradient_in_hyperparameters_equals_finite_differences():
     h = np.array([0.8, 1.1, 0.05])
     grad = np.asarray(jax.grad(_val_loss_hyper)(jnp.asarray(h)))
@@ -65,6 +67,7 @@ def _hand_kernel(a, b, amplitude, length_scale):
     return amplitude * np.exp(-0.5 * d2)
 
 
+@pytest.mark.full
 def test_mean_derivatives_equal_the_hand_derivation():
     amplitude, length_scale, noise = 0.8, 1.1, 0.05
     C = _hand_kernel(X, X, amplitude, length_scale) + (noise + 1e-10) * np.eye(20)
@@ -92,6 +95,7 @@ def _val_loss_data(Xv, yv, w):
 W2 = np.linspace(0.5, 2.0, 20)
 
 
+@pytest.mark.full
 def test_validation_loss_gradient_in_the_data_equals_finite_differences():
     # one reverse program for X, y and the weights together (suite time), each checked against
     # its own central differences (X: the first 6 rows)
@@ -104,6 +108,7 @@ def test_validation_loss_gradient_in_the_data_equals_finite_differences():
     np.testing.assert_allclose(g_w, _central(lambda v: _val_loss_data(X2, Y2, v), W2), rtol=FD_RTOL, atol=atol)
 
 
+@pytest.mark.full
 def test_zero_weight_row_has_zero_gradient():
     w = np.ones(20)
     w[[2, 11]] = 0.0
@@ -115,6 +120,7 @@ def test_zero_weight_row_has_zero_gradient():
     assert np.all(np.asarray(g_y)[w > 0] != 0)
 
 
+@pytest.mark.full
 def test_lml_of_the_fit_differentiates_as_log_marginal_likelihood():
     def through_fit(ls):
         return G.fit_gp(X2, Y2, amplitude=0.9, length_scale=ls, noise=0.1).log_marginal_likelihood_value
@@ -144,6 +150,7 @@ def test_jit_grad_equals_eager_and_does_not_retrace():
 
 
 # ----------------------------------------------------------------------------- type-II ML
+@pytest.mark.full
 def test_optimized_hyperparameters_have_implicit_derivatives():
     # the L-BFGS optimum's stationarity d log p / d log theta = 0, differentiated implicitly
     # (never through L-BFGS's loop) = central differences of the re-optimised hyperparameters
@@ -161,6 +168,7 @@ def test_optimized_hyperparameters_have_implicit_derivatives():
     np.testing.assert_allclose(fwd, fd, rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.full
 def test_lml_gradient_in_log_hyperparameters_equals_sklearns_eval_gradient():
     # an independent hand derivation: scikit-learn's analytic dK/dtheta and
     # 1/2 tr((a a^T - K^{-1}) dK/dtheta) over log(c), log(l_1), log(l_2), log(sigma^2)

@@ -40,6 +40,7 @@ def sin():
     return G.optimize_hyperparameters(X_SIN, Y_SIN, init=SIN_INIT, bounds=SIN_BOUNDS)
 
 
+@pytest.mark.full
 def test_optimised_lml_at_least_sklearns_on_diabetes(diabetes):
     res, ref = diabetes
     assert float(res.log_marginal_likelihood) >= ref.log_marginal_likelihood_value_ - 1e-6
@@ -48,6 +49,7 @@ def test_optimised_lml_at_least_sklearns_on_diabetes(diabetes):
     np.testing.assert_allclose(ours, ref.kernel_.theta, atol=1e-3)
 
 
+@pytest.mark.full
 def test_best_start_is_kept_and_the_fit_reproduces_its_lml(diabetes):
     res, _ = diabetes
     best = int(np.argmax(np.asarray(res.start_log_marginal_likelihoods)))
@@ -57,6 +59,7 @@ def test_best_start_is_kept_and_the_fit_reproduces_its_lml(diabetes):
     np.testing.assert_allclose(params.log_marginal_likelihood_value, res.log_marginal_likelihood, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_vmapped_restarts_equal_restarts_one_after_another(diabetes):
     res, _ = diabetes
     loop = G.optimize_hyperparameters(X_DIA, Y_DIA, kernel="matern52", init=G.GPKernel(1.0, 1.0, 0.1),
@@ -67,6 +70,7 @@ def test_vmapped_restarts_equal_restarts_one_after_another(diabetes):
     np.testing.assert_array_equal(loop.n_iter, res.n_iter)
 
 
+@pytest.mark.full
 def test_gradient_vanishes_at_the_optimum(diabetes):
     res, _ = diabetes
 
@@ -78,6 +82,7 @@ def test_gradient_vanishes_at_the_optimum(diabetes):
     assert float(jnp.max(jnp.abs(jax.grad(lml)(log_theta)))) < 1e-4
 
 
+@pytest.mark.full
 def test_fixed_length_scale_stays_fixed_and_lml_at_least_sklearns(sin):
     assert float(sin.kernel.length_scale) == 1.5
     k = (sk_kernels.ConstantKernel(1.0, (1e-3, 1e3)) * sk_kernels.RBF(1.5, "fixed")
@@ -87,6 +92,7 @@ def test_fixed_length_scale_stays_fixed_and_lml_at_least_sklearns(sin):
     assert bool(sin.converged[0])
 
 
+@pytest.mark.full
 def test_zero_weight_rows_equal_the_optimisation_without_them(sin):
     w = np.ones(30)
     w[[2, 9, 10, 25]] = 0
@@ -97,12 +103,14 @@ def test_zero_weight_rows_equal_the_optimisation_without_them(sin):
     np.testing.assert_allclose(weighted.kernel.noise, ref.kernel.noise, rtol=1e-5)
 
 
+@pytest.mark.full
 def test_second_call_does_not_retrace(sin):
     before = O._optimize._cache_size()
     G.optimize_hyperparameters(X_SIN, Y_SIN[::-1].copy(), init=G.GPKernel(2.0, 1.5, 0.5), bounds=SIN_BOUNDS)
     assert O._optimize._cache_size() == before
 
 
+@pytest.mark.full
 def test_nothing_free_returns_the_init_and_its_lml():
     init = G.GPKernel(1.0, 1.5, 0.1)
     res = G.optimize_hyperparameters(X_SIN, Y_SIN, init=init, bounds=G.GPKernel(None, "fixed", None))

@@ -62,6 +62,7 @@ def _close(ours, ref, tol=TOL):
 
 
 # ----------------------------------------------------------------------------- = scikit-learn
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", sorted(SK_BASE))
 @pytest.mark.parametrize("normalize_y", [False, True])
 def test_fit_predict_equal_sklearn_on_diabetes(kernel, normalize_y):
@@ -111,6 +112,7 @@ def test_alpha_per_row_equals_sklearn():
     assert float(ours.log_marginal_likelihood_value) == pytest.approx(ref.log_marginal_likelihood_value_, rel=TOL)
 
 
+@pytest.mark.full
 def test_user_kernels_equal_sklearn():
     # a user rbf (the non-stationary path: no centring, the diagonal by vmap) and a dot product
     user_rbf = lambda X, Z: jnp.exp(-0.5 * _tiling.squared_euclidean(X, Z))  # noqa: E731
@@ -206,6 +208,7 @@ def _autodiff_gradient(kernel, X, y, amplitude, length_scale, noise):
     return np.asarray(jax.grad(lml)(jnp.asarray(log_theta))), lml, log_theta
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", sorted(SK_BASE))
 def test_lml_gradient_equals_closed_form_and_sklearn(kernel):
     ours, _, _ = _autodiff_gradient(kernel, X_DIA, Y_DIA_STD, 1.7, 0.15, 0.3)
@@ -217,6 +220,7 @@ def test_lml_gradient_equals_closed_form_and_sklearn(kernel):
     np.testing.assert_allclose(ours, sk_grad, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.full
 def test_lml_gradient_ard_equals_closed_form_and_finite_differences():
     ls = np.linspace(0.1, 0.3, X_DIA.shape[1])
     ours, lml, log_theta = _autodiff_gradient("rbf", X_DIA, Y_DIA_STD, 1.7, ls, 0.3)
@@ -225,6 +229,7 @@ def test_lml_gradient_ard_equals_closed_form_and_finite_differences():
     check_grads(lml, (jnp.asarray(log_theta),), order=1, modes=("rev", "fwd"), eps=1e-6, rtol=1e-5)
 
 
+@pytest.mark.full
 def test_fit_outputs_are_differentiable_in_the_hyperparameters():
     # through the custom derivative of the jittered Cholesky: d mean / d length_scale by
     # autodiff equals central finite differences
@@ -239,6 +244,7 @@ def test_fit_outputs_are_differentiable_in_the_hyperparameters():
 
 
 # ----------------------------------------------------------------------------- weights
+@pytest.mark.full
 def test_zero_weight_rows_equal_the_fit_without_them():
     w = np.ones(60)
     w[[3, 17, 40, 41, 59]] = 0
@@ -271,6 +277,7 @@ def test_integer_weights_equal_repeated_rows():
 
 
 # ----------------------------------------------------------------------------- jitter
+@pytest.mark.full
 def test_duplicate_inputs_without_noise_take_the_jitter_path():
     X0 = np.arange(8.0)[:, None]  # distinct points, well conditioned at length scale 0.5
     X, y = np.vstack([X0, X0[:3]]), np.sin(np.concatenate([X0[:, 0], X0[:3, 0]]))
@@ -316,6 +323,7 @@ def test_jit_equals_eager_and_vmap_over_noise_equals_a_loop():
     np.testing.assert_allclose(G.predict(jitted, Q_DIA), G.predict(eager, Q_DIA), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_vmap_over_noise_of_the_lml_and_its_gradient():
     lml = lambda noise: G.log_marginal_likelihood(G.GPKernel(1.7, 0.15, noise), X_DIA, Y_DIA_STD)  # noqa: E731
     noises = jnp.array([0.05, 0.3])

@@ -163,6 +163,7 @@ def test_joint_log_prob_vmap_equals_batch():
 
 
 # ----------------------------------------------------------------------------- query
+@pytest.mark.full
 @pytest.mark.parametrize("name", ["student", "asia"])
 def test_query_equals_enumeration(name):
     net = NETS[name]
@@ -172,6 +173,7 @@ def test_query_equals_enumeration(name):
                                    err_msg=f"{target} | {evidence}")
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", ["student", "asia"])
 def test_query_equals_pgmpy_variable_elimination(name, pgmpy_nets):
     from pgmpy.inference import VariableElimination
@@ -251,6 +253,7 @@ def _pgmpy_fit(net, X, estimator, weights=None, **kwargs):
             for v, nm in enumerate(s.names)]
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weighted", [False, True])
 def test_fit_equals_pgmpy_maximum_likelihood(weighted, pgmpy_mod):
     X, w = _data(ASIA)
@@ -316,6 +319,7 @@ def test_gradient_of_log_likelihood_is_counts_over_tables():
         np.testing.assert_allclose(np.asarray(grads[v])[seen], row_total[seen], rtol=1e-10)
 
 
+@pytest.mark.full
 def test_fit_jit_vmap_and_no_retrace():
     X, w = _data(STUDENT)
     s = STUDENT.structure
@@ -478,6 +482,7 @@ def test_unknown_variable_in_graph_queries_is_rejected():
         bn.d_separated(STUDENT.structure, "I", "D", ["Q"])
 
 
+@pytest.mark.full
 def test_zero_probability_evidence_is_an_error_not_nan():
     # either = tub OR lung: tub = yes with either = no is impossible
     with pytest.raises(ValueError, match="evidence has probability zero"):

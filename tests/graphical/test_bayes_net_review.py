@@ -122,6 +122,7 @@ def test_dataframe_with_other_column_names_is_rejected():
         bn.fit_bayes_net(pd.DataFrame({"a": [0, 1], "c": [1, 0]}), S2)
 
 
+@pytest.mark.full
 def test_conflicting_evidence_on_many_children_does_not_underflow_in_float32():
     # naive-Bayes shape: class c, 50 children observed half for each class; each child's
     # factor on c rescales to (1, 1/99) or (1/99, 1), whose product (99**-25 ~ 1e-50)

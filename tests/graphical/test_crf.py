@@ -231,6 +231,7 @@ def _fit(X, y, lengths, weight, c2=0.3):
                        tol=1e-8, max_iter=300)
 
 
+@pytest.mark.full
 def test_fit_equals_scipy_on_enumerated_objective():
     """The fit on padded sequences with two zero-weight sequences = scipy's L-BFGS on the
     objective enumerated over the 6 unpadded sequences alone."""
@@ -263,6 +264,7 @@ def test_fit_equals_scipy_on_enumerated_objective():
     np.testing.assert_allclose(objective(got), ref.fun, rtol=1e-9)
 
 
+@pytest.mark.full
 def test_zero_weight_sequences_and_padding_have_no_influence():
     # other garbage in the zero-weight sequences and past the lengths: the same fit to rounding
     a = _fit(*_small_problem(seed=9))
@@ -271,6 +273,7 @@ def test_zero_weight_sequences_and_padding_have_no_influence():
         np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=0, atol=1e-12)
 
 
+@pytest.mark.full
 def test_padding_equals_unpadded():
     X, y, lengths, _ = _small_problem()
     params = _params(np.random.default_rng(10))
@@ -284,6 +287,7 @@ def test_padding_equals_unpadded():
             np.testing.assert_allclose(np.asarray(a)[: len(b)], np.asarray(b), atol=1e-12)
 
 
+@pytest.mark.full
 def test_packed_objective_equals_padded():
     # the fit packs several sequences a row (jaxclassic/graphical/_crf_packing.py): the same
     # objective and gradient as one padded sequence a row, with weights (0 included)
@@ -311,6 +315,7 @@ def test_packed_objective_equals_padded():
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=1e-12)
 
 
+@pytest.mark.full
 def test_dense_float32_equals_sparse_and_keeps_dtype():
     # the dense form with the one-hot rows of the sparse indices is the same model; float32
     # input gives float32 params, equal to the float64 sparse fit to float32's optimum
@@ -328,6 +333,7 @@ def test_dense_float32_equals_sparse_and_keeps_dtype():
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=1e-3)
 
 
+@pytest.mark.full
 def test_jit_vmap_and_no_retrace():
     rng = np.random.default_rng(11)
     params = _params(rng)
@@ -413,6 +419,7 @@ def test_index_features():
 # ------------------------------------------------------------------ CoNLL-2000 vs python-crfsuite
 
 
+@pytest.mark.full
 def test_conll2000_chunking_accuracy_matches_crfsuite():
     """First 700 sentences train, last 200 test, the README's features, c2 = 1: token accuracy
     within 1 point of python-crfsuite trained on the same features (0.9194 measured; the data

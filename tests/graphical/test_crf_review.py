@@ -55,6 +55,7 @@ def _sequences(seed=1, n_seq=3):
     return X, y, lengths
 
 
+@pytest.mark.full
 def test_float32_log_partition_and_marginals_with_large_weights():
     p32 = _large(jnp.float32, seed=3)
     X, _, lengths = _sequences(seed=4)
@@ -99,6 +100,7 @@ def test_chaincrf_mixed_label_types_are_a_type_error():
         ChainCRF().fit(X, [[None, "N"], ["V"]])
 
 
+@pytest.mark.full
 def test_chaincrf_in_grid_search_with_a_label_unseen_in_a_training_fold():
     # ChainCRF.score raised ValueError on a label unseen in fit, so GridSearchCV scored NaN
     # for every candidate whenever a rare label fell in a validation fold only. Now those
@@ -122,6 +124,7 @@ def test_chaincrf_in_grid_search_with_a_label_unseen_in_a_training_fold():
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
 
 
+@pytest.mark.full
 def test_batch_marginals_equal_per_sequence_marginals():
     # ChainCRF.predict_marginals uses the batched form (one fallback branch for the batch);
     # it equals marginals() sequence by sequence, on the exact path (large float32 weights)

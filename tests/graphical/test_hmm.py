@@ -85,6 +85,7 @@ def _sequences(X):
 
 
 # --------------------------------------------------------------------------- = hmmlearn
+@pytest.mark.full
 def test_log_likelihood_equals_hmmlearn_categorical():
     ref = _ref_cat()
     ours = float(hmm.log_likelihood(CAT, X_CAT, LENGTHS))
@@ -93,6 +94,7 @@ def test_log_likelihood_equals_hmmlearn_categorical():
         assert float(hmm.forward(CAT, x)[1]) == pytest.approx(ref.score(x[:, None]), abs=1e-6)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("ct", TYPES)
 def test_log_likelihood_equals_hmmlearn_gaussian(ct):
     ref = _ref_gauss(ct)
@@ -100,6 +102,7 @@ def test_log_likelihood_equals_hmmlearn_gaussian(ct):
     assert ours == pytest.approx(ref.score(X_GAUSS, LENGTHS), abs=1e-6)
 
 
+@pytest.mark.full
 def test_viterbi_and_posterior_equal_hmmlearn():
     ref_c, ref_g = _ref_cat(), _ref_gauss("full")
     g = _gauss("full")
@@ -133,6 +136,7 @@ def test_baum_welch_equals_hmmlearn_categorical():
     assert int(fit.n_iter) == K_ITER and not bool(fit.converged)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("ct", TYPES)
 def test_baum_welch_equals_hmmlearn_gaussian(ct):
     ref = _ref_gauss(ct).fit(X_GAUSS, LENGTHS)
@@ -161,6 +165,7 @@ def test_stops_on_tol_as_hmmlearn():
 
 
 # --------------------------------------------------------------------------- EM
+@pytest.mark.full
 @pytest.mark.parametrize("emission", ["categorical", "gaussian"])
 def test_log_likelihood_never_decreases(emission):
     X = X_CAT if emission == "categorical" else X_GAUSS
@@ -171,6 +176,7 @@ def test_log_likelihood_never_decreases(emission):
     assert np.all(np.diff(lls) >= -1e-10), np.diff(lls).min()
 
 
+@pytest.mark.full
 def test_restarts_keep_the_best():
     key = jax.random.key(7)
     best = fit_hmm(X_CAT, LENGTHS, K, n_init=3, key=key, max_iter=30, tol=1e-6)
@@ -250,6 +256,7 @@ def _brute(params, x):
     return ll, gamma, xi, np.array(best), lp[best]
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("emission", ["categorical", "gaussian"])
 def test_forward_backward_viterbi_equal_brute_force(emission):
     params, x = (CAT, X_CAT[:5]) if emission == "categorical" else (_gauss("diag"), X_GAUSS[:5])
@@ -283,6 +290,7 @@ def test_length_one_sequence():
 
 
 # --------------------------------------------------------------------------- autodiff = EM
+@pytest.mark.full
 def test_gradient_of_log_likelihood_is_expected_counts():
     x = jnp.asarray(X_CAT[:12])
 
@@ -300,6 +308,7 @@ def test_gradient_of_log_likelihood_is_expected_counts():
 
 
 # --------------------------------------------------------------------------- padding, jit, vmap
+@pytest.mark.full
 def test_padding_equals_unpadded_and_vmap_equals_loop():
     Xp, mask = hmm.pad_sequences(X_CAT, LENGTHS)
     g = _gauss("full")
@@ -318,6 +327,7 @@ def test_padding_equals_unpadded_and_vmap_equals_loop():
         np.testing.assert_array_equal(paths[s, T:], -1)
 
 
+@pytest.mark.full
 def test_jit_equals_eager_and_no_retrace():
     x = jnp.asarray(X_GAUSS[:7])
     g = _gauss("diag")
@@ -340,6 +350,7 @@ def test_jit_equals_eager_and_no_retrace():
     assert hmm_fit._fit._cache_size() <= fit_cache + 1
 
 
+@pytest.mark.full
 def test_float32_input_keeps_float32():
     fit = fit_hmm(X_GAUSS.astype(np.float32), LENGTHS, K, emission="gaussian", key=jax.random.key(0),
                   max_iter=20, tol=1e-3)
@@ -348,6 +359,7 @@ def test_float32_input_keeps_float32():
 
 
 # --------------------------------------------------------------------------- sampling
+@pytest.mark.full
 def test_sample_statistics():
     keys = jax.random.split(jax.random.key(0), 400)
     X, Z = jax.vmap(lambda k: hmm.sample(CAT, 50, k))(keys)
@@ -436,6 +448,7 @@ def test_bad_other_arguments():
         hmm.forward(CAT, np.array([], dtype=int))
 
 
+@pytest.mark.full
 def test_left_right_model_with_zero_probabilities_equals_hmmlearn():
     """Exact zeros in startprob / transmat / emissionprob (a left-right chain): log(0) = -inf
     in the recursions, finite results, the zeros kept by EM, as hmmlearn."""

@@ -33,6 +33,7 @@ def _categorical(emissionprob):
     return m
 
 
+@pytest.mark.full
 def test_never_visited_state_keeps_its_covariance():
     """State 1 has start and transition probability 0: no expected count; EM keeps its mean and
     covariance exactly (before the fix its covariance became reg_covar = 1e-6)."""
@@ -49,6 +50,7 @@ def test_never_visited_state_keeps_its_covariance():
         assert np.isfinite(m.covars_).all()
 
 
+@pytest.mark.full
 def test_fit_on_zero_probability_data_is_an_error():
     """Symbol 3 has probability 0 in every state of the init: EM cannot use the sequence."""
     m = _categorical([[1.0, 0, 0, 0], [0, 0.5, 0.5, 0]])
@@ -57,6 +59,7 @@ def test_fit_on_zero_probability_data_is_an_error():
         m.fit(X_SYM, [2, 2, 2])
 
 
+@pytest.mark.full
 def test_posteriors_and_paths_of_a_zero_probability_sequence_are_errors():
     m = _categorical([[1.0, 0, 0, 0], [0, 0.5, 0.5, 0]]).fit(np.array([[0], [1]]))
     impossible = np.array([[3], [0]])
@@ -88,6 +91,7 @@ def test_estimator_float_argument_is_a_type_error():
         CategoricalHMM(1.5).fit(X_SYM)
 
 
+@pytest.mark.full
 def test_float32_posteriors_of_a_long_sequence_stay_at_rounding_level():
     """T = 5000 in float32 against hmmlearn in float64, the same parameters. The posteriors
     divided by the one log p(x) of the last step carried the forward/backward rounding drift

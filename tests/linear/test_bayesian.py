@@ -46,6 +46,7 @@ def _compare(params, ref, X):
 
 
 # ----------------------------------------------------------------- (1) references
+@pytest.mark.full
 @pytest.mark.parametrize("weighted", [False, True])
 def test_evidence_maximisation_equals_sklearn(diabetes, weighted):
     X, y, w = diabetes
@@ -102,6 +103,7 @@ def test_one_fixed_precision_is_held_while_the_other_is_estimated(diabetes):
 
 
 # ----------------------------------------------------------------- (2) gradients
+@pytest.mark.full
 def test_posterior_mean_zeroes_the_log_posterior_gradient_and_hessian_is_A(diabetes):
     X, y, w = (jnp.asarray(a) for a in diabetes)
     params = fit_bayesian_ridge(X, y, sample_weight=w)
@@ -124,6 +126,7 @@ def test_posterior_mean_zeroes_the_log_posterior_gradient_and_hessian_is_A(diabe
 
 
 # ----------------------------------------------------------------- (3) transformations
+@pytest.mark.full
 def test_vmap_over_precisions_and_folds_equals_loop_jit_equals_eager_no_retrace(diabetes):
     X, y, _ = diabetes
     lams = jnp.array([0.1, 1.0, 10.0])

@@ -23,6 +23,7 @@ def X():
 
 
 # ----------------------------------------------------------------- (1) references
+@pytest.mark.full
 @pytest.mark.parametrize("degree", [1, 2, 3])
 @pytest.mark.parametrize("interaction_only", [False, True])
 @pytest.mark.parametrize("include_bias", [False, True])

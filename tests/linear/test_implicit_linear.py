@@ -95,6 +95,7 @@ def _logistic_hessian_by_hand(theta, X, sw, l2, fit_intercept=True):
     return Xt.T @ (Xt * (sw * p * (1 - p))[:, None]) + l2 * np.diag(penalty)
 
 
+@pytest.mark.full
 def test_logistic_dtheta_dl2_is_minus_inverse_hessian_times_w(logistic_case):
     X, y, sw, l2, theta, (_, _, jac_l2) = logistic_case
     w0 = np.concatenate([np.asarray(theta[:-1]), [0.0]])
@@ -102,6 +103,7 @@ def test_logistic_dtheta_dl2_is_minus_inverse_hessian_times_w(logistic_case):
     np.testing.assert_allclose(jac_l2, closed, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.full
 def test_logistic_equals_central_differences_of_refits(logistic_case):
     X, y, sw, l2, _, (jac_X, jac_sw, jac_l2) = logistic_case
     np.testing.assert_allclose(jac_l2, _central(lambda v: _logistic_theta(X, sw, v, y), l2), **FD_TOL)
@@ -113,6 +115,7 @@ def test_logistic_equals_central_differences_of_refits(logistic_case):
         np.testing.assert_allclose(jac_sw[:, i], fd, **FD_TOL)
 
 
+@pytest.mark.full
 def test_logistic_forward_mode_equals_reverse_mode(logistic_case):
     X, y, sw, l2, theta, (jac_X, jac_sw, jac_l2) = logistic_case
     dX = jnp.asarray(np.random.default_rng(5).normal(size=X.shape))
@@ -192,6 +195,7 @@ def _val_loss_counted(l2, X, y):
 _val_grad_grid = jax.jit(jax.vmap(jax.grad(_val_loss_counted), in_axes=(0, None, None)))
 
 
+@pytest.mark.full
 def test_logistic_user_example_grad_of_validation_loss(logistic_case):
     X, y = logistic_case[:2]
     g = _val_grad_grid(GRID, X, y)
@@ -204,6 +208,7 @@ def test_logistic_user_example_grad_of_validation_loss(logistic_case):
                   jnp.log(linear.predict_proba(p, X[30:])[:, 0]))), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_logistic_vmapped_grid_of_gradients_equals_loop_and_does_not_retrace(logistic_case):
     # the vmapped gradient equals, point by point, the chain rule through the (separately
     # compiled, un-vmapped) Jacobian of the solution: d val / d theta . d theta / d l2
@@ -218,6 +223,7 @@ def test_logistic_vmapped_grid_of_gradients_equals_loop_and_does_not_retrace(log
     assert len(_VAL_TRACES) == 1  # traced once, whichever test ran first
 
 
+@pytest.mark.full
 def test_logistic_lbfgs_has_the_same_derivative_as_newton(logistic_case):
     X, y, sw, l2, _, (_, _, jac_l2) = logistic_case
 
@@ -244,6 +250,7 @@ def test_logistic_without_intercept_holds_it_at_zero(logistic_case):
     np.testing.assert_allclose(dtheta[:-1], closed, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.full
 def test_logistic_forward_values_are_the_solvers_bit_for_bit(logistic_case):
     X, y, sw, l2, theta, _ = logistic_case
     core = jax.jit(logistic_mod._solve_logistic,
@@ -267,6 +274,7 @@ def softmax_case():
     return X, y, sw, l2, _softmax_B(X, sw, l2, y), jax.jit(jax.jacrev(_softmax_B, argnums=(0, 1, 2)))(X, sw, l2, y)
 
 
+@pytest.mark.full
 def test_softmax_equals_central_differences_of_refits_and_stays_centred(softmax_case):
     X, y, sw, l2, _, (jac_X, jac_sw, jac_l2) = softmax_case
     np.testing.assert_allclose(jac_l2, _central(lambda v: _softmax_B(X, sw, v, y), l2), **FD_TOL)
@@ -279,6 +287,7 @@ def test_softmax_equals_central_differences_of_refits_and_stays_centred(softmax_
     np.testing.assert_allclose(jac_X[..., 4, 1], fd, **FD_TOL)
 
 
+@pytest.mark.full
 def test_softmax_equals_unrolled_newton_on_the_centred_objective(softmax_case):
     # J + (C/2) |mean_c B_c|^2 has the centred optimum of J as its unique minimiser (the
     # added term is 0 there and its gradient is the mean of B's rows): plain Newton on it
@@ -320,6 +329,7 @@ def lasso_case():
     return X, y, sw, _lasso_theta(X, y, sw, LASSO_ALPHA), _lasso_jac(X, y, sw, LASSO_ALPHA)
 
 
+@pytest.mark.full
 def test_lasso_dbeta_dalpha_closed_form_on_the_active_set_zero_off_it(lasso_case):
     X, y, sw, theta, (_, _, _, jac_alpha) = lasso_case
     beta = np.asarray(theta[:-1])
@@ -337,6 +347,7 @@ def test_lasso_dbeta_dalpha_closed_form_on_the_active_set_zero_off_it(lasso_case
     assert np.all(got[~active] == 0.0)
 
 
+@pytest.mark.full
 def test_lasso_equals_central_differences_of_refits(lasso_case):
     # the lasso solution is linear in alpha and y between kinks (so differences are exact up
     # to the fits' accuracy), smooth in X and the weights; the intercept's row included
@@ -353,6 +364,7 @@ def test_lasso_equals_central_differences_of_refits(lasso_case):
         np.testing.assert_allclose(jac_sw[:, i], fd, **FD_TOL)
 
 
+@pytest.mark.full
 def test_lasso_equals_unrolled_ista(lasso_case):
     # 3000 proximal-gradient (ISTA) steps from 0, step 1/L, differentiated through the scan
     X, y, sw, theta, (_, _, _, jac_alpha) = lasso_case
@@ -374,6 +386,7 @@ def test_lasso_equals_unrolled_ista(lasso_case):
     np.testing.assert_allclose(jac_alpha[:-1], dbeta, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.full
 def test_lasso_vmapped_alpha_grid_of_derivatives_equals_loop(lasso_case):
     X, y, sw, _, _ = lasso_case
     grid = jnp.array([0.05, 0.3, 1.0])
@@ -409,6 +422,7 @@ def br_case():
     return X, y, sw, jax.jit(jax.jacrev(_br, argnums=(0, 1, 2, 3)))(X, y, sw, 1e-6)
 
 
+@pytest.mark.full
 def test_bayesian_ridge_equals_central_differences_of_refits(br_case):
     X, y, sw, (jac_X, jac_y, jac_sw, jac_l1) = br_case
     for index in [(0, 0), (13, 3)]:
@@ -425,6 +439,7 @@ def test_bayesian_ridge_equals_central_differences_of_refits(br_case):
                                rtol=1e-6, atol=2e-8)
 
 
+@pytest.mark.full
 def test_bayesian_ridge_with_a_fixed_precision():
     # alpha held fixed, lambda estimated: d(alpha)/d(alpha) = 1, the rest by central differences
     X, y, sw = _regression()
@@ -438,6 +453,7 @@ def test_bayesian_ridge_with_a_fixed_precision():
     np.testing.assert_allclose(d_alpha, _central(fit, 2.0), **FD_TOL)
 
 
+@pytest.mark.full
 def test_bayesian_ridge_equals_unrolled_mackay_updates(br_case):
     # 300 of MacKay's updates (Bishop eqs. 3.91-3.95, dense solve) from the fit's start,
     # differentiated through the scan; they converge linearly, to rounding on these data
@@ -481,6 +497,7 @@ def test_bayesian_ridge_fixed_point_residual_vanishes_at_the_fit():
 
 
 # --------------------------------------------------------------------------- ridge / OLS
+@pytest.mark.full
 def test_ridge_and_ols_closed_forms_differentiate():
     # already closed forms: their derivatives equal those of the hand-written closed form
     X, y, sw = _regression()
@@ -505,6 +522,7 @@ def test_ridge_and_ols_closed_forms_differentiate():
     np.testing.assert_allclose(o_y, h_ols, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.full
 def test_lasso_path_solutions_have_the_fits_derivatives(lasso_case):
     # each solution of the warm-started path is differentiated at its own fixed point: the
     # path's derivative in its alphas is diagonal, each entry the single fit's

@@ -14,6 +14,7 @@ precisions; step 1e-6, truncation ~1e-12 and rounding ~1e-10 against a fit conve
 1e-13: rtol 1e-6).
 """
 
+import pytest
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -53,6 +54,7 @@ def test_bayesian_ridge_derivative_in_x_at_repeated_eigenvalues_fixed_precisions
                                                             fit_intercept=False).coef)
 
 
+@pytest.mark.full
 def test_bayesian_ridge_derivative_in_x_at_repeated_eigenvalues_estimated_precisions():
     X, y = _orthogonal_design()
     got = jax.jit(jax.jacrev(_br), static_argnums=(2, 3))(X, y, None, None)
@@ -87,6 +89,7 @@ def _zero_weight_fits(sw, X, y):
     return jnp.concatenate([lasso.coef, lasso.intercept[None], ridge.coef, ridge.intercept[None]])
 
 
+@pytest.mark.full
 def test_derivative_in_a_zero_weight_is_the_one_sided_one_of_adding_the_row():
     X, y, sw = _weighted_case()
     e = jnp.zeros(25).at[1].set(1.0)  # a row of weight 0

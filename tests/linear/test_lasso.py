@@ -57,6 +57,7 @@ def test_matches_sklearn_weighted_no_intercept(diabetes, weights):
         np.testing.assert_allclose(ours.intercept, ref.intercept_, atol=1e-5)
 
 
+@pytest.mark.full
 def test_lasso_path_matches_sklearn(diabetes):
     X, y = diabetes
     # scikit-learn's lasso_path never centres: compare on centred data (= our intercept fit)
@@ -114,6 +115,7 @@ def _smooth_grad(params, X, y, sample_weight=None):
     return jax.grad(smooth, argnums=(0, 1))(params.coef, params.intercept)
 
 
+@pytest.mark.full
 def test_autodiff_gradient_equals_hand_derivation(diabetes):
     X, y = diabetes
     params = fit_lasso(X, y, alpha=0.1, **TIGHT)
@@ -123,6 +125,7 @@ def test_autodiff_gradient_equals_hand_derivation(diabetes):
     np.testing.assert_allclose(g_intercept, -r.mean(), atol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_kkt_conditions(diabetes, weights, alpha):
     """0 in the subdifferential: grad_j = -alpha sign(beta_j) on the active set, |grad_j| <= alpha off it."""
@@ -147,6 +150,7 @@ def test_objective_not_above_sklearn(diabetes):
 
 
 # --------------------------------------------------------------------------- (3) transformations
+@pytest.mark.full
 def test_jit_vmap_and_no_retrace(diabetes, weights):
     X, y = (jnp.asarray(a) for a in diabetes)
     alphas = jnp.array(ALPHAS)
@@ -198,6 +202,7 @@ def test_float32_keeps_dtype(diabetes):
     assert path32.coefs.dtype == jnp.float32
 
 
+@pytest.mark.full
 def test_predict_dispatch(diabetes):
     X, y = diabetes
     p = fit_lasso(X, y, alpha=0.1)
@@ -205,6 +210,7 @@ def test_predict_dispatch(diabetes):
     assert linear.fit_lasso is fit_lasso and linear.lasso_path is lasso_path
 
 
+@pytest.mark.full
 def test_constant_and_duplicate_columns(diabetes):
     X, y = diabetes
     Xd = np.hstack([X, np.full((len(y), 1), 3.0), X[:, :1]])  # constant + duplicate column
@@ -294,6 +300,7 @@ def test_path_bad_n_alphas(diabetes):
 
 
 # --------------------------------------------------------------------------- float32 rounding (issue 8)
+@pytest.mark.full
 def test_float32_running_gram_product_does_not_drift(diabetes):
     """The carried q = G beta after 4000 float32 sweeps equals G beta computed in float64.
 

@@ -44,6 +44,7 @@ def default_data():
 
 
 # --------------------------------------------------------------------------- references
+@pytest.mark.full
 def test_penalised_equals_sklearn(cancer, cancer_fit):
     # sklearn's newton-cholesky at tol=1e-12 is converged far below the 1e-7 compared here;
     # ours stops at |grad J| / n <= 1e-8, i.e. coefficients within ~1e-8 / lambda_min(H/n).
@@ -59,6 +60,7 @@ def test_penalised_equals_sklearn(cancer, cancer_fit):
     np.testing.assert_allclose(decision_function(cancer_fit, X), sk.decision_function(X), atol=1e-7)
 
 
+@pytest.mark.full
 def test_unpenalised_equals_statsmodels_coefficients_and_standard_errors(default_data):
     # ISLR Table 4.3 data. Both sides run Newton to convergence; the raw scales (balance ~1e3,
     # income ~1e4) make the last digits of the coefficients ill-conditioned: rtol 1e-6.
@@ -111,6 +113,7 @@ def test_newton_converges_quadratically(cancer_fit):
     assert np.all(tail[1:] / tail[:-1] < 0.05), hist
 
 
+@pytest.mark.full
 def test_first_order_methods_reach_the_newton_solution(cancer, cancer_fit):
     X, y = cancer
     lbfgs = fit_logistic(X, y, l2=1.0, method="lbfgs", max_iter=300)
@@ -141,6 +144,7 @@ def small():
     return x, y
 
 
+@pytest.mark.full
 def test_inference_without_intercept_equals_statsmodels(small):
     # issue 8.1: the no-intercept SEs inverted the Hessian with the intercept row (SE of the
     # shifted column 0.155 instead of 0.0504). Reference: statsmodels Logit without a constant,
@@ -170,6 +174,7 @@ def test_inference_fit_intercept_must_be_bool(small):
         logistic_inference(params, x, y, fit_intercept=1)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_newton_on_a_column_with_large_mean_equals_statsmodels(small, dtype):
     # issue 8.4: a column of mean 1e3 and sd 1 left float32 Newton 9.8e-3 from the optimum,
@@ -208,6 +213,7 @@ def test_no_spurious_convergence_warning_on_badly_scaled_columns(small):
     np.testing.assert_allclose(params.coef, res.params[1:], rtol=1e-5)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_quasi_complete_separation_warns(dtype):
     # issue 8.3: x = -2..2 with a tie at 0: no finite MLE (Albert & Anderson's quasi-complete
@@ -282,6 +288,7 @@ def test_int_and_numpy_l2_and_new_max_iter_do_not_retrace(small):
     assert int(capped.n_iter) == 3 and not bool(capped.converged)
 
 
+@pytest.mark.full
 def test_vmap_over_l2_and_sample_weight_equals_loop(cancer):
     X, y = cancer
     rng = np.random.default_rng(1)
@@ -294,6 +301,7 @@ def test_vmap_over_l2_and_sample_weight_equals_loop(cancer):
         assert int(batched.n_iter[k]) == int(single.n_iter)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(cancer):
     X, y = cancer
     rng = np.random.default_rng(2)
@@ -308,6 +316,7 @@ def test_zero_weight_rows_have_no_influence(cancer):
     assert int(padded.n_iter) == int(base.n_iter)
 
 
+@pytest.mark.full
 def test_float32_input_stays_float32(cancer, cancer_fit):
     X, y = cancer
     params = fit_logistic(X.astype(np.float32), y, l2=1.0)

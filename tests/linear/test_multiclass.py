@@ -39,6 +39,7 @@ def sk_logistic():
     return LogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-12, max_iter=1000)
 
 
+@pytest.mark.full
 def test_one_vs_rest_equals_sklearn(iris, sk_logistic):
     # each binary fit stops at |grad J|/n <= 1e-8, which leaves parameters within about
     # 1e-8 / lambda_min(H/n) ~ 1e-7 of the optimum; sklearn (tol 1e-12) is at the optimum
@@ -53,6 +54,7 @@ def test_one_vs_rest_equals_sklearn(iris, sk_logistic):
     np.testing.assert_array_equal(predict(params, X), sk.predict(X))
 
 
+@pytest.mark.full
 def test_one_vs_one_equals_sklearn(iris, sk_logistic):
     from sklearn.multiclass import OneVsOneClassifier
 
@@ -64,6 +66,7 @@ def test_one_vs_one_equals_sklearn(iris, sk_logistic):
     np.testing.assert_array_equal(predict(params, X), sk.predict(X))
 
 
+@pytest.mark.full
 def test_one_vs_one_pair_fit_equals_fit_on_the_pair_rows(iris):
     # the weight mask restricts pair (1, 2) to its rows: equal to fitting those rows alone
     X, y = iris
@@ -73,6 +76,7 @@ def test_one_vs_one_pair_fit_equals_fit_on_the_pair_rows(iris):
     np.testing.assert_allclose(params.estimators.coef[2], alone.coef, rtol=1e-9, atol=1e-10)
 
 
+@pytest.mark.full
 def test_vote_ties_broken_by_summed_confidence():
     # 3 classes, 3 pairs: scores making a 1-1-1 vote cycle; the confidences decide.
     from sklearn.multiclass import _ovr_decision_function
@@ -98,6 +102,7 @@ def _ovo_decision_from_scores(scores):
     return np.array(out)
 
 
+@pytest.mark.full
 def test_any_binary_fit_works_perceptron(iris):
     # OvR around the perceptron: estimator k is fit_perceptron on "class k vs rest"
     X, y = iris
@@ -113,6 +118,7 @@ def test_any_binary_fit_works_perceptron(iris):
     np.testing.assert_array_equal(predict(params, X), np.argmax(scores, axis=1))
 
 
+@pytest.mark.full
 def test_vmapped_fits_compile_once(iris):
     X, y = iris
     fit_one_vs_rest(fit_logistic, X, y, l2=1.0)

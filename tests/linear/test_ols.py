@@ -42,6 +42,7 @@ def _assert_close(ours, ref, rtol, atol=0.0):
 
 
 # ----------------------------------------------------------------- (1) references
+@pytest.mark.full
 def test_inference_equals_statsmodels_ols_on_hitters(hitters):
     # Tolerance 1e-8 relative (issue): both sides are float64 direct solves; the data's
     # condition number (~1e4 on the centred columns) leaves ~1e-12 of rounding.
@@ -89,6 +90,7 @@ def test_fit_equals_lstsq_with_weights(toy):
 
 
 # ----------------------------------------------------------------- (2) gradients
+@pytest.mark.full
 def test_autodiff_gradient_equals_hand_form_and_vanishes_at_the_fit(toy):
     X, y, w = toy
     X, y, w = map(jnp.asarray, (X, y, w))
@@ -169,6 +171,7 @@ def test_batched_weighted_products_equal_direct_products(toy, monkeypatch):
     _assert_close(jax.jit(_gram.weighted_outer_sums)(X, S), ref, 1e-12, atol=1e-12)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(toy):
     X, y, w = toy
     rng = np.random.RandomState(3)
@@ -310,6 +313,7 @@ def test_rank_and_minimum_norm_fit_are_scale_invariant_on_badly_scaled_columns(t
     _assert_close(coef, ref, rtol)
 
 
+@pytest.mark.full
 def test_float32_column_of_mean_1e6_and_sd_1_is_not_taken_for_a_constant():
     # issue-8 review: the constant-column rule was var <= (10 eps mean)^2, i.e. sd <= 1.19 at mean
     # 1e6 in float32, so this column (values 16 ulps apart per sd) was zeroed: scaled
@@ -335,6 +339,7 @@ def test_float32_column_of_mean_1e6_and_sd_1_is_not_taken_for_a_constant():
     assert abs(float(p32.coef[2]) - reference[2]) < 1e-2  # was exactly 0
 
 
+@pytest.mark.full
 def test_inference_on_collinear_columns_warns_and_is_nan():
     # issue-8 review: a duplicated column made every output NaN without a word (statsmodels
     # reports pseudo-inverse standard errors); the documented behaviour is NaN with a warning

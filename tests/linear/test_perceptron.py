@@ -75,6 +75,7 @@ def test_dual_with_linear_kernel_equals_primal(separable):
     np.testing.assert_allclose(decision_function(dual, X), decision_function(primal, X), atol=1e-10)
 
 
+@pytest.mark.full
 def test_kernel_perceptron_solves_xor():
     # not linearly separable; separable in the feature space of a Gaussian kernel
     def rbf(A, B):

@@ -49,6 +49,7 @@ def _fits(X, f, y, y3):
 
 @pytest.mark.parametrize("name", ["ridge", "sgd", "logistic", "softmax", "perceptron",
                                   "dual_perceptron", "one_vs_rest"])
+@pytest.mark.full
 def test_integer_X_predicts_as_float_X(data, name):
     X, f, y, y3 = data
     params = _fits(X, f, y, y3)[name]

@@ -35,6 +35,7 @@ def _close(ours, ref, rtol=1e-6, atol=0.0):
 
 
 # ----------------------------------------------------------------- (1) references
+@pytest.mark.full
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_equals_sklearn_ridge_weighted(diabetes, fit_intercept):
     X, y, w = diabetes
@@ -71,6 +72,7 @@ def test_standardize_constant_column_gets_zero_coefficient(diabetes):
 
 
 # ----------------------------------------------------------------- (2) gradients
+@pytest.mark.full
 def test_autodiff_gradient_equals_hand_form_and_vanishes_at_the_solution(diabetes):
     X, y, w = (jnp.asarray(a) for a in diabetes)
     alpha = 0.5
@@ -90,6 +92,7 @@ def test_autodiff_gradient_equals_hand_form_and_vanishes_at_the_solution(diabete
 
 
 # ----------------------------------------------------------------- (3) transformations
+@pytest.mark.full
 def test_vmap_over_alpha_equals_loop_and_path(diabetes):
     X, y, w = diabetes
     grid = jax.vmap(lambda a: fit_ridge(X, y, alpha=a, sample_weight=w))(jnp.asarray(ALPHAS))
@@ -101,6 +104,7 @@ def test_vmap_over_alpha_equals_loop_and_path(diabetes):
         _close(predict(path, X)[k], predict(one, X), 1e-8)  # predict of a path: (n_alphas, n)
 
 
+@pytest.mark.full
 def test_vmap_over_fold_weights_equals_loop_jit_equals_eager_no_retrace(diabetes):
     X, y, _ = diabetes
     folds = jnp.asarray(np.stack([(np.arange(len(y)) % 3 != k).astype(float) for k in range(3)]))
@@ -117,6 +121,7 @@ def test_vmap_over_fold_weights_equals_loop_jit_equals_eager_no_retrace(diabetes
     assert (_fit_ridge._cache_size(), _ridge_path._cache_size()) == before
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(diabetes):
     X, y, w = diabetes
     rng = np.random.RandomState(2)
@@ -157,6 +162,7 @@ def test_negative_alpha_is_rejected(diabetes):
         fit_ridge(X, y, alpha=-1.0)
 
 
+@pytest.mark.full
 def test_negative_alphas_in_path_are_rejected(diabetes):
     X, y, _ = diabetes
     with pytest.raises(ValueError, match="alphas must be >= 0"):
@@ -185,6 +191,7 @@ def test_single_row_gives_its_target(diabetes):
 
 
 # ----------------------------------------------------------------- badly scaled columns (issue 8)
+@pytest.mark.full
 @pytest.mark.parametrize("units", [(100.0, 1.0, 0.01), (1e4, 1e-3, 1.0, 1e2)])
 def test_float32_path_on_badly_scaled_columns_equals_float64_and_fit_ridge(diabetes, units):
     """Columns whose norms differ by 1e4 / 1e7: one float32 eigendecomposition of the raw Gram

@@ -111,6 +111,7 @@ def test_best_subset_matches_brute_force(hitters, hitters_small):
     np.testing.assert_array_equal(res.n_features, np.arange(P_SMALL + 1))
 
 
+@pytest.mark.full
 def test_best_subset_hitters_islr_choices(hitters, hitters_full):
     """ISLR §6.5.1: BIC picks 6 predictors, Cp 10, adjusted R² 11 (R's leaps::regsubsets)."""
     X, y, names = hitters
@@ -306,6 +307,7 @@ def test_forward_stagewise_hand_steps():
 
 
 # --------------------------------------------------------------------------- transformations
+@pytest.mark.full
 def test_jit_vmap_no_retrace(hitters):
     X, y, _ = hitters
     Xs, ys = jnp.asarray(X[:, :6]), jnp.asarray(y)
@@ -337,6 +339,7 @@ def test_jit_vmap_no_retrace(hitters):
     assert after == before
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(hitters):
     X, y, _ = hitters
     rng = np.random.default_rng(0)

@@ -64,6 +64,7 @@ def test_weighted_l2_fixed_point_is_ridge(data, adam_fit):
 
 
 # ----------------------------------------------------------------- (2) gradients
+@pytest.mark.full
 def test_objective_gradient_equals_hand_form_and_nearly_vanishes_at_the_fit(data, adam_fit):
     X, y, w = (jnp.asarray(a) for a in data)
     Xc = X - (w @ X) / w.sum()

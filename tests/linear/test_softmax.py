@@ -37,6 +37,7 @@ def iris_fit(iris):
     return fit_softmax(X, y, l2=1.0 / 3.0)
 
 
+@pytest.mark.full
 def test_equals_sklearn_multinomial(iris, iris_fit):
     # sklearn (multinomial, symmetric penalty, C = 3) at tol 1e-12 vs our Newton at
     # |grad J|/n <= 1e-8: both centred, so coefficients agree, not only probabilities.
@@ -51,6 +52,7 @@ def test_equals_sklearn_multinomial(iris, iris_fit):
     np.testing.assert_array_equal(predict(iris_fit, X), sk.predict(X))
 
 
+@pytest.mark.full
 def test_lbfgs_equals_newton(iris, iris_fit):
     X, y = iris
     params = fit_softmax(X, y, l2=1.0 / 3.0, method="lbfgs", max_iter=500)
@@ -58,6 +60,7 @@ def test_lbfgs_equals_newton(iris, iris_fit):
     np.testing.assert_allclose(predict_proba(params, X), predict_proba(iris_fit, X), atol=1e-6)
 
 
+@pytest.mark.full
 def test_two_class_softmax_equals_logistic_on_the_difference(iris):
     # P(1|x) = e^{F1} / (e^{F0} + e^{F1}) = sigma((w1 - w0)^T x + b1 - b0). The centred softmax
     # has w0 = -w1, so its penalty (l2/2)(|w0|^2 + |w1|^2) = (l2/4)|w1 - w0|^2: logistic l2/2.
@@ -115,6 +118,7 @@ def test_newton_converges_quadratically_and_stays_centred(iris, iris_fit):
     np.testing.assert_allclose(iris_fit.intercept.sum(), 0, atol=1e-10)
 
 
+@pytest.mark.full
 def test_unpenalised_singular_hessian_is_handled(iris):
     # l2 = 0: the loss Hessian is singular along 1_C (x) e_j for every j; the null-space term
     # gives the minimum-norm steps, the fit converges to centred finite parameters.
@@ -143,6 +147,7 @@ def test_class_without_rows_is_flagged(iris):
     np.testing.assert_allclose(params.coef.sum(0), 0, atol=1e-8)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("method", ["newton", "lbfgs"])
 def test_absent_class_is_flagged_and_named_whatever_l2(iris, method):
     # issue 23.5: with l2 > 0 the weights are held by the penalty but the intercepts are not:
@@ -169,6 +174,7 @@ def test_class_of_zero_weight_only_is_absent(iris):
     assert bool(params.separated) and not bool(params.converged)
 
 
+@pytest.mark.full
 def test_several_absent_classes_are_all_named(iris):
     X, y = iris
     with pytest.warns(PerfectSeparationWarning, match=r"classes \[1, 3\] have no training row"):
@@ -186,6 +192,7 @@ def test_absent_class_without_intercept_or_present_classes_are_not_flagged(iris,
     assert bool(iris_fit.converged) and not bool(iris_fit.separated)
 
 
+@pytest.mark.full
 def test_absent_class_under_jit_and_vmap_is_flagged_without_a_warning(iris):
     # inside jit / vmap nothing can be warned (the params are tracers): the flags say it, per fit
     X, y = iris
@@ -199,6 +206,7 @@ def test_absent_class_under_jit_and_vmap_is_flagged_without_a_warning(iris):
     assert bool(jitted.separated) and not bool(jitted.converged)
 
 
+@pytest.mark.full
 def test_quasi_complete_separation_warns():
     # issue 8.3 in the softmax: x = -2..2 with a tie at 0, two classes (statsmodels' Logit
     # warns on the same data, see test_logistic): flagged, not converged
@@ -208,6 +216,7 @@ def test_quasi_complete_separation_warns():
     assert bool(params.separated) and not bool(params.converged)
 
 
+@pytest.mark.full
 def test_float32_on_raw_columns_equals_float64(iris):
     # issue 8.4: raw columns with a large mean (1e3) and mixed units; Newton centres and
     # scales them, so float32 converges without a warning to the float64 fit within float32
@@ -251,6 +260,7 @@ def test_separation_warns_and_stays_finite(iris):
     np.testing.assert_array_equal(predict(params, X), y)
 
 
+@pytest.mark.full
 def test_jit_vmap_and_no_retrace(iris, iris_fit):
     X, y = iris
     jitted = jax.jit(lambda X, y: fit_softmax(X, y, n_classes=3, l2=1.0 / 3.0))(X, y)
@@ -268,6 +278,7 @@ def test_jit_vmap_and_no_retrace(iris, iris_fit):
     assert _fit_softmax._cache_size() == size
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(iris, iris_fit):
     X, y = iris
     rng = np.random.default_rng(3)

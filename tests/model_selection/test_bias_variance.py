@@ -43,6 +43,7 @@ def _run(degree, alpha, key=0, n_datasets=B):
     )
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("degree,alpha", [(1, 1e-6), (3, 0.1), (5, 1e-2)])
 def test_parts_add_up_to_the_monte_carlo_test_error(degree, alpha):
     r = _run(degree, alpha)

@@ -57,6 +57,7 @@ def test_equals_sklearn_cross_val_score():
     np.testing.assert_allclose(res.std, ref.std(), rtol=1e-8)
 
 
+@pytest.mark.full
 def test_equals_python_loop_over_sliced_folds():
     res = cross_validate(ridge_fit, neg_mse, X, Y, FOLDS, hyperparameters={"alpha": 0.3})
     params, scores = _loop(ridge_fit, neg_mse, X, Y, FOLDS, {"alpha": 0.3})
@@ -65,6 +66,7 @@ def test_equals_python_loop_over_sliced_folds():
     jax.tree_util.tree_map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-10), res.params, stacked)
 
 
+@pytest.mark.full
 def test_bootstrap_weights_give_the_out_of_bag_estimate():
     counts = bootstrap_weights(jax.random.key(5), N_SAMPLES, N_FOLDS)
     res = cross_validate(ridge_fit, neg_mse, X, Y, counts, hyperparameters={"alpha": 0.3})
@@ -75,6 +77,7 @@ def test_bootstrap_weights_give_the_out_of_bag_estimate():
         np.testing.assert_allclose(res.fold_scores[b], neg_mse(p, X[oob], Y[oob], sample_weight=None), rtol=1e-9)
 
 
+@pytest.mark.full
 def test_base_sample_weight_multiplies_train_and_validation_weights():
     sw = np.random.default_rng(0).uniform(0.5, 2.0, N_SAMPLES)
     res = cross_validate(ridge_fit, neg_mse, X, Y, FOLDS, hyperparameters={"alpha": 0.3},
@@ -110,6 +113,7 @@ def test_jit_of_cross_validate_equals_eager():
     np.testing.assert_allclose(jax.jit(cv_mean)(0.4), cv_mean(0.4), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_cv_score_is_differentiable_in_the_hyperparameter():
     """d CV(alpha) / d log(alpha) by autodiff through all folds equals central differences."""
     def cv(log_alpha):
@@ -130,6 +134,7 @@ def test_float32_input_gives_float32_scores():
 
 
 # --------------------------------------------------------------------------- every package fit
+@pytest.mark.full
 @pytest.mark.parametrize("case", FIT_CASES, ids=[c.name for c in FIT_CASES])
 def test_package_fit_cross_validate_equals_sliced_loop(case):
     fit = _fits.resolve(case.fit)

@@ -37,6 +37,7 @@ FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(0))
 SIZES = np.array([0.25, 0.5, 0.75, 1.0])
 
 
+@pytest.mark.full
 def test_learning_curve_equals_sklearn():
     res = learning_curve(ridge_fit, neg_mse, X, Y, FOLDS, SIZES, hyperparameters={"alpha": 1.0})
     sizes, train, val = sk_learning_curve(
@@ -48,6 +49,7 @@ def test_learning_curve_equals_sklearn():
     np.testing.assert_allclose(res.train_scores, train, rtol=1e-10)
 
 
+@pytest.mark.full
 def test_learning_curve_with_key_uses_random_nested_subsets():
     res = learning_curve(ridge_fit, neg_mse, X, Y, FOLDS, [8, 32], key=jax.random.key(3),
                          hyperparameters={"alpha": 1.0})

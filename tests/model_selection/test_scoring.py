@@ -48,6 +48,7 @@ def test_neg_mse_and_r2():
         skm.r2_score(Y_REG[ROWS], pred[ROWS]), rel=1e-12)
 
 
+@pytest.mark.full
 def test_accuracy_log_loss_roc_auc():
     proba = np.asarray(proba_binary(PARAMS, X))
     assert float(accuracy_scorer(predict_class)(PARAMS, X, Y_CLS, sample_weight=W)) == pytest.approx(

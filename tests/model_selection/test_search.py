@@ -29,6 +29,7 @@ FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(0))
 ALPHAS = np.logspace(-2, 3, 7)
 
 
+@pytest.mark.full
 def test_equals_sklearn_grid_search_cv():
     res = grid_search(ridge_fit, neg_mse, X, Y, {"alpha": ALPHAS}, FOLDS)
     ref = GridSearchCV(Ridge(), {"alpha": ALPHAS}, cv=fold_indices(FOLDS),
@@ -44,6 +45,7 @@ def test_equals_sklearn_grid_search_cv():
     np.testing.assert_allclose(res.params.intercept, ref.best_estimator_.intercept_, rtol=1e-10)
 
 
+@pytest.mark.full
 def test_table_rows_equal_cross_validate_at_each_point_and_product_order():
     grid = {"alpha": [0.1, 10.0], "degree_shift": [0.0, 1.0, 2.0]}
 
@@ -60,6 +62,7 @@ def test_table_rows_equal_cross_validate_at_each_point_and_product_order():
         np.testing.assert_allclose(res.train_scores[g], cv.train_scores, rtol=1e-10)
 
 
+@pytest.mark.full
 def test_whole_grid_is_one_trace_of_the_fit():
     from jaxclassic.model_selection.cross_validation import _fit_score_program
 
@@ -81,6 +84,7 @@ def _poly_score(params, X, y, *, sample_weight):  # params of the polynomial fea
     return -jnp.sum(sample_weight * (y - pred) ** 2) / jnp.sum(sample_weight)
 
 
+@pytest.mark.full
 def test_static_grid_is_looped_outside_the_traced_grid():
     score = _poly_score
     res = grid_search(poly_ridge_fit, score, X, Y, {"alpha": [0.01, 1.0]}, FOLDS,
@@ -110,6 +114,7 @@ def test_ties_go_to_the_first_point():
     assert res.best_index == best and res.best_index in (0, 1)
 
 
+@pytest.mark.full
 def test_float32_input():
     res = grid_search(ridge_fit, neg_mse, X.astype(np.float32), Y.astype(np.float32),
                       {"alpha": ALPHAS}, FOLDS)
@@ -196,6 +201,7 @@ def test_a_grid_checked_only_at_its_extremes_still_finds_the_bad_value():
         grid_search(fit_lasso, neg_mse_scorer(predict), X, Y, grid, FOLDS)
 
 
+@pytest.mark.full
 def test_boolean_in_traced_grid_says_static_grid():
     from jaxclassic.linear import fit_ridge, predict
     from jaxclassic.model_selection import neg_mse_scorer

@@ -51,6 +51,7 @@ def test_ridge_in_pipeline_equals_sklearn(diabetes):
     assert ours.score(X, y) == pytest.approx(ref.score(X, y), rel=1e-10)
 
 
+@pytest.mark.full
 def test_ridge_grid_search_cv_in_pipeline_equals_sklearn(diabetes):
     X, y = diabetes
     Ridge = _estimator("Ridge")
@@ -64,6 +65,7 @@ def test_ridge_grid_search_cv_in_pipeline_equals_sklearn(diabetes):
     assert ours.best_params_ == ref.best_params_
 
 
+@pytest.mark.full
 def test_functional_grid_search_chooses_as_grid_search_cv(diabetes):
     from jaxclassic.linear import fit_ridge, predict
 
@@ -78,6 +80,7 @@ def test_functional_grid_search_chooses_as_grid_search_cv(diabetes):
     np.testing.assert_allclose(ours.params.coef, ref.best_estimator_.coef_, rtol=1e-7)
 
 
+@pytest.mark.full
 def test_logistic_regression_grid_search_cv_equals_sklearn(cancer):
     X, y = cancer
     LogisticRegression = _estimator("LogisticRegression")

@@ -20,6 +20,7 @@ KEY = jax.random.key(0)
 
 
 # --------------------------------------------------------------------------- kfold
+@pytest.mark.full
 @pytest.mark.parametrize("n,k", [(10, 3), (12, 4), (7, 7)])
 def test_kfold_unshuffled_equals_sklearn_kfold(n, k):
     ours = fold_indices(kfold_weights(n, k))
@@ -53,6 +54,7 @@ def test_kfold_dtype_argument_and_default():
 
 
 # --------------------------------------------------------------------------- stratified
+@pytest.mark.full
 @pytest.mark.parametrize("key", [None, jax.random.key(1)])
 def test_stratified_folds_preserve_class_proportions(key):
     rng = np.random.default_rng(0)
@@ -85,6 +87,7 @@ def test_stratified_warns_when_a_class_is_smaller_than_k():
 
 
 # --------------------------------------------------------------------------- train_test_split
+@pytest.mark.full
 def test_train_test_split_partition_and_size():
     split = train_test_split(KEY, 50, test_size=0.2)
     assert split.test_index.shape == (10,)
@@ -95,6 +98,7 @@ def test_train_test_split_partition_and_size():
     np.testing.assert_array_equal(np.flatnonzero(np.asarray(split.train_weight)), split.train_index)
 
 
+@pytest.mark.full
 def test_train_test_split_int_test_size_and_same_key():
     a = train_test_split(jax.random.key(4), 20, test_size=3)
     b = train_test_split(jax.random.key(4), 20, test_size=3)
@@ -102,6 +106,7 @@ def test_train_test_split_int_test_size_and_same_key():
     np.testing.assert_array_equal(a.test_index, b.test_index)
 
 
+@pytest.mark.full
 def test_train_test_split_stratified_keeps_proportions():
     y = np.array([0] * 60 + [1] * 30 + [2] * 10)
     split = train_test_split(KEY, 100, test_size=0.3, stratify=y)
@@ -109,6 +114,7 @@ def test_train_test_split_stratified_keeps_proportions():
     np.testing.assert_array_equal(test_counts, [18, 9, 3])
 
 
+@pytest.mark.full
 def test_fold_indices_roundtrip():
     w = kfold_weights(9, 3, jax.random.key(0))
     for k, (tr, va) in enumerate(fold_indices(w)):

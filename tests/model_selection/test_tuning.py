@@ -47,6 +47,7 @@ def _grid_tolerance(grid):
 
 
 # --------------------------------------------------------------------------- (1) references
+@pytest.mark.full
 def test_ridge_on_diabetes_reaches_the_grid_optimum():
     X, y, folds = _diabetes()
     alphas = np.logspace(-4, 1, 26)  # spacing 0.2 in log10
@@ -66,6 +67,7 @@ def test_ridge_on_diabetes_reaches_the_grid_optimum():
     assert res.best_score == float(np.max(res.scores))
 
 
+@pytest.mark.full
 def test_logistic_on_breast_cancer_reaches_the_grid_optimum():
     # fit_logistic differentiates by the implicit function theorem at its Newton solution
     X, y = load_breast_cancer(return_X_y=True)
@@ -82,6 +84,7 @@ def test_logistic_on_breast_cancer_reaches_the_grid_optimum():
                                rtol=1e-10)
 
 
+@pytest.mark.full
 def test_lasso_on_diabetes_reaches_the_grid_optimum_from_a_coarse_grid():
     # the lasso's CV curve has several local maxima (a kink each time a feature enters the
     # active set; on diabetes at alpha ~ 0.007, 0.017 and 0.037): descent from alpha = 1 stops
@@ -101,6 +104,7 @@ def _svc_fit(X, y, *, C, gamma, sample_weight=None):
     return svm.fit_kernel_svm(X, y, C=C, gamma=gamma, tol=1e-10, sample_weight=sample_weight)
 
 
+@pytest.mark.full
 def test_kernel_svc_C_and_gamma_tuned_by_the_validation_hinge_loss_beat_a_grid():
     # the accuracy's gradient is 0 almost everywhere; the validation hinge loss is piecewise
     # linear in the decision values, and these move smoothly with (C, gamma) through the SMO
@@ -151,6 +155,7 @@ def _relevance_data(n, seed):
     return X, y
 
 
+@pytest.mark.full
 def test_per_feature_penalties_beat_the_best_single_alpha():
     X, y = _relevance_data(60, 0)
     folds = kfold_weights(60, 5, jax.random.key(1))
@@ -190,6 +195,7 @@ def _hand_ridge_cv_gradient(X, y, folds, alpha):
     return total / len(folds)
 
 
+@pytest.mark.full
 def test_cv_gradient_equals_hand_derivation_and_finite_differences():
     X, y, folds = _diabetes()
 
@@ -209,6 +215,7 @@ def test_cv_gradient_equals_hand_derivation_and_finite_differences():
     np.testing.assert_allclose(tangent, grad, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_logistic_cv_gradient_equals_finite_differences():
     # through fit_logistic's implicit derivatives (its Newton solution, not an unrolled loop)
     X, y = load_breast_cancer(return_X_y=True)
@@ -226,6 +233,7 @@ def test_logistic_cv_gradient_equals_finite_differences():
     np.testing.assert_allclose(jax.grad(cv)(2.0), fd, rtol=1e-6)
 
 
+@pytest.mark.full
 def test_grid_search_scores_differentiate_like_cross_validate():
     X, y, folds = _diabetes()
     alphas = jnp.array([0.01, 0.1, 1.0])
@@ -254,6 +262,7 @@ def test_grid_search_scores_differentiate_like_cross_validate():
 
 
 # --------------------------------------------------------------------------- (3) program
+@pytest.mark.full
 def test_compiled_path_equals_an_eager_loop_and_does_not_retrace():
     X, y, folds = _diabetes()
 
@@ -279,6 +288,7 @@ def test_compiled_path_equals_an_eager_loop_and_does_not_retrace():
     np.testing.assert_allclose(again.path["alpha"][0], 0.5)
 
 
+@pytest.mark.full
 def test_log_space_false_descends_the_value_itself():
     X, y, folds = _diabetes()
     sgd = optax.sgd(1e-5)
@@ -298,6 +308,7 @@ def small():
     return X, X @ np.ones(2), kfold_weights(20, 4, jax.random.key(0))
 
 
+@pytest.mark.full
 def test_n_steps_below_one(small):
     X, y, folds = small
     with pytest.raises(ValueError, match="n_steps must be >= 1, got 0"):
@@ -367,6 +378,7 @@ def test_init_name_also_in_fit_kwargs(small):
                              hyperparameters={"alpha": 2.0})
 
 
+@pytest.mark.full
 def test_traced_grid_search_cannot_refit_over_static_combinations(small):
     X, y, folds = small
 

@@ -45,6 +45,7 @@ def _assert_log_density_close(ours, ref, rtol=1e-6):
 
 
 # --------------------------------------------------------------------------- vs scikit-learn
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["gaussian", "tophat", "epanechnikov", "exponential", "linear"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_equals_sklearn_4d(kernel, weighted):
@@ -54,6 +55,7 @@ def test_equals_sklearn_4d(kernel, weighted):
     _assert_log_density_close(ours, _sklearn(STD, kernel, H, w).score_samples(Q))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", kde.KERNELS)
 @pytest.mark.parametrize("n_features", [1, 3])
 def test_equals_sklearn_odd_dimensions(kernel, n_features):
@@ -90,6 +92,7 @@ def test_rule_bandwidth_counts_positive_weight_rows():
 
 
 # --------------------------------------------------------------------------- hand checks
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", kde.KERNELS)
 def test_density_integrates_to_one_in_1d(kernel):
     X = np.array([[-1.0], [0.3], [0.5], [2.0]])
@@ -226,6 +229,7 @@ def test_second_call_does_not_retrace():
 FOLDS = (np.arange(len(STD))[None, :] % 5 != np.arange(5)[:, None]).astype(float)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov"])
 def test_bandwidth_cv_equals_loop_of_fits(kernel):
     hs = np.array([0.2, 0.5, 1.0])
@@ -249,6 +253,7 @@ def test_bandwidth_cv_compact_kernel_gives_minus_inf_for_isolated_held_out_rows(
     assert float(res.best_bandwidth) == 2.0
 
 
+@pytest.mark.full
 def test_bandwidth_cv_is_differentiable():
     def mean_score(log_h):
         return N.kde_bandwidth_cv(STD, jnp.exp(log_h)[None], FOLDS).mean_scores[0]

@@ -45,6 +45,7 @@ def _untied(Xtr, Xte, k, metric="euclidean", **kw):
 
 
 # --------------------------------------------------------------------------- vs scikit-learn
+@pytest.mark.full
 @pytest.mark.parametrize("data", [IRIS, CANCER], ids=["iris", "breast_cancer"])
 @pytest.mark.parametrize("metric,kw", METRICS, ids=[m for m, _ in METRICS])
 def test_classifier_equals_sklearn(data, metric, kw):
@@ -57,6 +58,7 @@ def test_classifier_equals_sklearn(data, metric, kw):
                                atol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("data", [IRIS, CANCER], ids=["iris", "breast_cancer"])
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan"])
 def test_distance_weighted_classifier_equals_sklearn(data, metric):
@@ -69,6 +71,7 @@ def test_distance_weighted_classifier_equals_sklearn(data, metric):
                                atol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 @pytest.mark.parametrize("metric,kw", METRICS, ids=[m for m, _ in METRICS])
 def test_regressor_equals_sklearn(metric, kw, weights):
@@ -79,6 +82,7 @@ def test_regressor_equals_sklearn(metric, kw, weights):
     np.testing.assert_allclose(np.asarray(N.predict(params, Xte))[u], ref.predict(Xte)[u], rtol=1e-12)
 
 
+@pytest.mark.full
 def test_exact_matches_take_all_the_weight_as_sklearn():
     # queries on the training rows themselves: d = 0 for the row (and iris's duplicates)
     Xtr, ytr, _, _ = IRIS
@@ -91,6 +95,7 @@ def test_exact_matches_take_all_the_weight_as_sklearn():
     np.testing.assert_allclose(np.asarray(N.predict(reg, Xd)), yd, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_float32_predictions_equal_float64():
     Xtr, ytr, Xte, _ = CANCER
     p64 = N.predict(N.fit_knn(Xtr, ytr, k=5), Xte)
@@ -99,6 +104,7 @@ def test_float32_predictions_equal_float64():
 
 
 # --------------------------------------------------------------------------- votes by hand
+@pytest.mark.full
 def test_tie_between_classes_goes_to_the_lowest_code():
     # one neighbour of each class at equal distance: class 0, as scikit-learn's argmax
     X = np.array([[-1.0], [1.0]])
@@ -108,6 +114,7 @@ def test_tie_between_classes_goes_to_the_lowest_code():
     assert ref.predict([[0.0]])[0] == 0
 
 
+@pytest.mark.full
 def test_more_than_2k_tied_neighbours_come_in_index_order():
     # issue 23.2: twelve rows at distance 1 from the query, alternating classes. The rule
     # (equal distances in increasing row index) takes rows 0, 1, 2 -> classes 0, 1, 0 -> 0;
@@ -124,6 +131,7 @@ def test_more_than_2k_tied_neighbours_come_in_index_order():
     np.testing.assert_allclose(np.asarray(N.predict(regressor, np.array([[0.0]]))), [1 / 3])
 
 
+@pytest.mark.full
 def test_sample_weights_multiply_the_votes():
     # neighbours (k=3) labelled 0, 1, 1 with weights 3, 1, 1: class 0 gets 3 votes of 5
     X = np.array([[0.0], [0.1], [0.2], [5.0]])
@@ -148,6 +156,7 @@ def test_regression_weighted_mean_by_hand():
 
 
 # --------------------------------------------------------------------------- weights, transforms
+@pytest.mark.full
 def test_zero_weight_rows_equal_removal():
     Xtr, ytr, Xte, _ = CANCER
     rng = np.random.default_rng(0)
@@ -172,6 +181,7 @@ def test_jit_equals_eager():
     np.testing.assert_allclose(np.asarray(jitted), np.asarray(eager), rtol=1e-12)
 
 
+@pytest.mark.full
 def test_vmap_over_sample_weights_equals_loop():
     Xtr, ytr, Xte, _ = DIABETES
     folds = np.asarray(kfold_weights(len(ytr), 4, jax.random.key(0)))
@@ -206,6 +216,7 @@ def _loop_scores(X, y, ks, folds, scorer, **kw):
                                                fit_kwargs=dict(kw, k=k)).fold_scores) for k in ks])
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 def test_cv_scores_equal_cross_validate_classification(weights):
     X, y = datasets.load_iris(return_X_y=True)
@@ -222,6 +233,7 @@ def test_cv_scores_equal_cross_validate_classification(weights):
     assert res.best_k == ks[int(np.argmax(ref.mean(1)))]
 
 
+@pytest.mark.full
 def test_cv_scores_equal_cross_validate_regression():
     X, y = datasets.load_diabetes(return_X_y=True)
     X, y = X[:200], y[:200]

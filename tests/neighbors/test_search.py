@@ -68,6 +68,7 @@ def _untied(dist_sorted_full):
     return ~(tied_next | tied_prev)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dataset", list(DATA))
 @pytest.mark.parametrize("metric", list(SCIPY))
 def test_equals_sklearn_brute_force_float64(dataset, metric):
@@ -85,6 +86,7 @@ def test_equals_sklearn_brute_force_float64(dataset, metric):
     # tied positions: the same rows, in some order, at the same distances (checked above)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dataset", list(DATA))
 @pytest.mark.parametrize("metric", list(SCIPY))
 def test_float32_distances_within_1e5(dataset, metric):
@@ -104,6 +106,7 @@ def test_euclidean_duplicates_have_distance_exactly_zero_in_float32():
     assert np.all(np.asarray(dist)[:, 0] == 0.0)
 
 
+@pytest.mark.full
 def test_minkowski_p_1_2_inf_are_manhattan_euclidean_chebyshev():
     Xtr, Xq = DATA["diabetes"]
     for p, metric in ((1, "manhattan"), (2, "euclidean"), (np.inf, "chebyshev")):
@@ -162,6 +165,7 @@ def _stable_reference(Xtr, Xq, metric, k):
     return np.argsort(np.round(full, 9), axis=1, kind="stable")[:, :k], full
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("metric", ALL_METRICS)
 def test_ties_come_in_increasing_index_on_grids_and_duplicated_rows(metric, dtype):
@@ -181,6 +185,7 @@ def test_ties_come_in_increasing_index_on_grids_and_duplicated_rows(metric, dtyp
                                        atol=rtol, err_msg=f"{name} k={k}")
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 def test_candidate_key_bounds_every_exact_distance(metric, dtype):
@@ -211,6 +216,7 @@ def test_candidate_key_bounds_every_exact_distance(metric, dtype):
         assert float(margin(X.astype(dtype), Q.astype(dtype))) >= 0, name
 
 
+@pytest.mark.full
 def test_issue_example_more_than_2k_ties():
     X = np.array([[1.0], [-1.0]] * 6 + [[5.0]])
     for k in (1, 3, 5):
@@ -300,6 +306,7 @@ def test_no_exact_pass_without_ties():
 
 
 # --------------------------------------------------------------------------- tiling
+@pytest.mark.full
 @pytest.mark.parametrize("metric", ["euclidean", "manhattan", "cosine"])
 def test_tiled_equals_one_block(metric, monkeypatch):
     Xtr, Xq = DATA["breast_cancer"]

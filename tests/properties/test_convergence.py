@@ -26,6 +26,7 @@ def _key(seed):
 _RUNS_TO_MAX_ITER = pytest.mark.filterwarnings("ignore::jaxclassic.exceptions.ConvergenceWarning")
 
 
+@pytest.mark.full
 @_RUNS_TO_MAX_ITER
 @FAST
 @given(seed=seeds)
@@ -40,6 +41,7 @@ def test_gmm_em_lower_bound_never_decreases(seed):
     assert np.all(np.diff(bounds) >= -1e-10 * np.abs(bounds[1:])), bounds
 
 
+@pytest.mark.full
 @_RUNS_TO_MAX_ITER
 @FAST
 @given(symbols=st.lists(st.integers(0, 3), min_size=N_SAMPLES, max_size=N_SAMPLES), seed=seeds)
@@ -58,6 +60,7 @@ def test_hmm_baum_welch_log_likelihood_never_decreases(symbols, seed):
 @FAST
 @given(seed=seeds, start=st.lists(st.integers(0, N_SAMPLES - 1), min_size=N_CLASSES, max_size=N_CLASSES,
                                    unique=True))
+@pytest.mark.full
 def test_kmeans_inertia_never_increases_per_lloyd_iteration(seed, start):
     """One Lloyd iteration at a time (``max_iter=1`` from the previous centres): neither the
     assignment nor the mean update raises the inertia (slack 1e-12 relative, float64)."""
@@ -73,6 +76,7 @@ def test_kmeans_inertia_never_increases_per_lloyd_iteration(seed, start):
     assert np.all(np.diff(inertias) <= 1e-12 * inertias[1:]), inertias
 
 
+@pytest.mark.full
 @FAST
 @given(seed=seeds, w=st.lists(st.integers(1, 4), min_size=N_SAMPLES, max_size=N_SAMPLES))
 def test_adaboost_training_error_below_its_bound(seed, w):
@@ -125,6 +129,7 @@ def _svm_primal_dual(p, X, y, C, w):
 @FAST
 @given(seed=seeds, C=st.sampled_from([0.1, 1.0, 10.0]),
        w=st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=N_SAMPLES, max_size=N_SAMPLES))
+@pytest.mark.full
 def test_kernel_svm_duality_gap_and_kkt(seed, C, w):
     """Weak duality: primal ``1/2 beta^T K beta + sum_i C s_i hinge_i`` >= dual
     ``sum alpha - 1/2 beta^T K beta`` at any feasible point; at ``tol=1e-3`` and at
@@ -181,6 +186,7 @@ def test_lasso_duality_gap(seed, alpha):
 @FAST
 @given(seed=seeds, C=st.sampled_from([0.1, 1.0, 10.0]),
        w=st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=N_SAMPLES, max_size=N_SAMPLES))
+@pytest.mark.full
 def test_linear_svm_dual_gap_and_kkt(seed, C, w):
     """Linear SVM, hinge loss, dual coordinate descent (liblinear's: the bias is the weight of
     a constant column ``intercept_scaling = 1``, penalised, so no equality constraint):

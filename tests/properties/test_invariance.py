@@ -87,6 +87,7 @@ NOT_COUNTS = {
 }
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 @FAST
 @given(seed=seeds, idx=st.lists(st.integers(0, N_SAMPLES - 1), min_size=N_SAMPLES, max_size=N_SAMPLES))
@@ -110,6 +111,7 @@ def test_integer_weights_equal_repeated_rows(case, seed, idx):
 @given(symbols=st.lists(st.integers(0, 3), min_size=N_SAMPLES, max_size=N_SAMPLES),
        other=st.lists(st.integers(0, 3), min_size=N_SAMPLES // 2, max_size=N_SAMPLES // 2),
        seed=seeds)
+@pytest.mark.full
 def test_hmm_zero_weight_sequence_has_no_influence(symbols, other, seed):
     """Baum-Welch weighs whole sequences: of two sequences of 12 symbols, the second at
     weight 0 may hold any symbols, the fitted HMM is the same (bit for bit here: the same

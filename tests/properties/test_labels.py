@@ -47,6 +47,7 @@ def test_relabelling_permutes_probabilities(case, seed, names):
 @FAST
 @given(seed=seeds, w=st.lists(st.integers(0, 3), min_size=N_SAMPLES, max_size=N_SAMPLES),
        scale=st.sampled_from([1.0, 1e2, 1e4]))
+@pytest.mark.full
 def test_probabilities_on_the_simplex(case, seed, w, scale):
     """Probabilities are finite, in [0, 1], and sum to 1 (float64: to 1e-12), at the test
     grid scaled up to 1e4 (far from the data: scores of order 1e4, overflow if unguarded)."""

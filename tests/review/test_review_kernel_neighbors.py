@@ -26,6 +26,7 @@ IRIS_X, IRIS_Y = datasets.load_iris(return_X_y=True)
 IRIS_S = np.array(["setosa", "versicolor", "virginica"])[IRIS_Y]
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 def test_knn_float32_badly_scaled_columns_match_sklearn(weights):
     Xb, Xqb = (X * SCALE + OFFSET).astype(np.float32), (XQ * SCALE + OFFSET).astype(np.float32)
@@ -39,6 +40,7 @@ def test_knn_float32_badly_scaled_columns_match_sklearn(weights):
                                atol=1e-6)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 def test_knn_duplicate_training_rows_with_conflicting_labels_match_sklearn(weights):
     # queries sit exactly on duplicated training rows (distance 0, two labels)
@@ -52,6 +54,7 @@ def test_knn_duplicate_training_rows_with_conflicting_labels_match_sklearn(weigh
                                skn.KNeighborsRegressor(3, weights=weights).fit(Xd, t).predict(X[:20]), atol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["gaussian", "tophat", "epanechnikov", "exponential", "linear"])
 def test_kde_weighted_score_samples_match_sklearn_and_repeated_rows(kernel):
     w = RNG.integers(1, 4, size=60)
@@ -72,6 +75,7 @@ def test_kde_float32_badly_scaled_matches_sklearn_float64():
     np.testing.assert_allclose(ours, skn.KernelDensity(bandwidth=3000.0).fit(Xb).score_samples(Xqb), rtol=1e-5)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("shape", ["ovr", "ovo"])
 def test_svc_iris_string_labels_shapes_and_decisions_match_sklearn(shape):
     ours = est.SVC(decision_function_shape=shape).fit(IRIS_X, IRIS_S)
@@ -84,6 +88,7 @@ def test_svc_iris_string_labels_shapes_and_decisions_match_sklearn(shape):
     np.testing.assert_array_equal(ours.n_support_, ref.n_support_)
 
 
+@pytest.mark.full
 def test_svc_probabilities_sum_to_one_multiclass():
     p = est.SVC(probability=True, random_state=0).fit(IRIS_X, IRIS_S).predict_proba(IRIS_X)
     assert p.shape == (150, 3)
@@ -91,6 +96,7 @@ def test_svc_probabilities_sum_to_one_multiclass():
     assert (p >= 0).all()
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("gamma", ["scale", "auto"])
 def test_svc_gamma_rules_equal_sklearns_on_raw_wine(gamma):
     Xw, yw = datasets.load_wine(return_X_y=True)
@@ -100,6 +106,7 @@ def test_svc_gamma_rules_equal_sklearns_on_raw_wine(gamma):
     np.testing.assert_allclose(ours.decision_function(Xw), ref.decision_function(Xw), atol=1e-2)
 
 
+@pytest.mark.full
 def test_svc_integer_sample_weight_equals_repeated_rows():
     w = RNG.integers(0, 4, size=60)
     a = est.SVC(gamma=0.3).fit(X, Y, sample_weight=w).decision_function(XQ)
@@ -116,6 +123,7 @@ def test_svr_matches_sklearn():
     np.testing.assert_allclose(ours.predict(XQ), ref.predict(XQ), atol=1e-2)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("normalize_y", [False, True])
 def test_gp_fixed_and_optimised_match_sklearn(normalize_y):
     t = np.sin(X[:, 0]) + 0.5 * X[:, 1] * 1e3 + 1e6

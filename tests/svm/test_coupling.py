@@ -6,6 +6,7 @@ numpy below from its C source, stops at max_t |(Qp)_t - p'Qp| < 0.005 / K, so th
 solution agrees with it to ~1e-3 (asserted at 5e-3).
 """
 
+import pytest
 import jax.numpy as jnp
 import numpy as np
 
@@ -40,6 +41,7 @@ def _random_pairwise(rng, k):
     return upper + np.tril(1 - upper.T, -1)
 
 
+@pytest.mark.full
 def test_consistent_pairwise_probabilities_give_back_p():
     p = np.array([0.1, 0.4, 0.3, 0.2])
     r = p[:, None] / (p[:, None] + p[None, :])
@@ -56,6 +58,7 @@ def test_equals_libsvm_iteration_to_its_tolerance():
     np.testing.assert_allclose(ours, ref, atol=5e-3)
 
 
+@pytest.mark.full
 def test_ovo_probabilities_from_decision_values():
     # three classes, pairs (0,1), (0,2), (1,2); the sigmoid with A = -1, B = 0 is sigmoid(f)
     pairs = jnp.array([[0, 1], [0, 2], [1, 2]])

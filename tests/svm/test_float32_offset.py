@@ -2,6 +2,7 @@
 of ||a - x||^2 lost the data's spread to the rounding of ||x||^2 (columns at 1e3: decision values
 off by 1.1, 4 of 120 predictions wrong); distances are now measured from a training row."""
 
+import pytest
 import numpy as np
 from sklearn.svm import SVC as SkSVC
 from sklearn.svm import SVR as SkSVR
@@ -15,6 +16,7 @@ def _data():
     return X, (X[:, 0] * X[:, 1] + X[:, 2] > 0).astype(int)
 
 
+@pytest.mark.full
 def test_svc_rbf_float32_with_offset_equals_sklearn():
     X, y = _data()
     Xo = X + 1e3

@@ -76,6 +76,7 @@ def lin_rev():
     return [np.asarray(J) for J in LIN_REV(jnp.asarray(H_LIN), jnp.asarray(W1))]
 
 
+@pytest.mark.full
 def test_linear_hinge_derivatives_equal_finite_differences(lin_rev):
     rev, rev_w = lin_rev
     fwd = np.asarray(LIN_FWD(jnp.asarray(H_LIN)))
@@ -87,6 +88,7 @@ def test_linear_hinge_derivatives_equal_finite_differences(lin_rev):
                                rtol=FD_TOL, atol=FD_TOL)
 
 
+@pytest.mark.full
 def test_linear_hinge_derivative_in_C_equals_the_kkt_system_by_hand(lin_rev):
     C, c = H_LIN
     p = svm.fit_linear_svm(X, Y, C=C, intercept_scaling=c, loss="hinge", method="dual", tol=1e-12, max_iter=20000,
@@ -133,6 +135,7 @@ def _primal(h):
 PRIMAL_REV = jax.jit(jax.jacrev(_primal))
 
 
+@pytest.mark.full
 def test_linear_squared_hinge_derivatives_equal_the_unrolled_newton_and_finite_differences():
     ours = np.asarray(PRIMAL_REV(jnp.asarray(H_LIN)))
     unrolled = np.asarray(jax.jit(jax.jacrev(lambda h: _unrolled_newton(h[0], h[1])))(jnp.asarray(H_LIN)))
@@ -141,6 +144,7 @@ def test_linear_squared_hinge_derivatives_equal_the_unrolled_newton_and_finite_d
     np.testing.assert_allclose(ours, _central(_primal, H_LIN), rtol=FD_TOL, atol=FD_TOL)
 
 
+@pytest.mark.full
 def test_linear_squared_hinge_dual_derivatives_equal_the_primal_ones():
     # the dual CD stops on its own rule (1e-8 here: it converges linearly); the derivative of
     # its solution agrees with the primal's to the solution's accuracy (the primal's d/dC:
@@ -173,6 +177,7 @@ SVC_REV = jax.jit(jax.jacrev(_svc, argnums=(0, 1, 2)))
 SVC_FWD = jax.jit(jax.jacfwd(_svc_both))
 
 
+@pytest.mark.full
 def test_kernel_svc_derivatives_in_C_and_gamma_equal_finite_differences():
     p = svm.fit_kernel_svm(X, Y_RBF, C=2.0, gamma=0.8, tol=1e-12, sample_weight=W1)
     a = np.asarray(p.alpha)
@@ -183,6 +188,7 @@ def test_kernel_svc_derivatives_in_C_and_gamma_equal_finite_differences():
     np.testing.assert_allclose(fwd, rev, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.full
 def test_kernel_svc_derivatives_in_the_data_equal_finite_differences():
     w0, v = np.linspace(0.5, 1.5, N), np.cos(np.arange(N))
     _, rev_x, rev_w = SVC_REV(jnp.asarray(H_RBF), jnp.asarray(X), jnp.asarray(w0))
@@ -223,6 +229,7 @@ def test_kernel_svc_without_a_free_support_vector_has_nan_derivatives():
     assert np.all(np.isnan(d_fwd)) and np.all(np.isnan(d_rev))
 
 
+@pytest.mark.full
 def test_kernel_svc_gradient_jit_vmap_and_no_retrace():
     traces = []
 
@@ -250,6 +257,7 @@ def _svr(h, z=Z):
     return svm.predict(p, Q)
 
 
+@pytest.mark.full
 def test_kernel_svr_derivatives_equal_finite_differences():
     fwd = np.asarray(jax.jit(jax.jacfwd(_svr))(jnp.asarray(H_SVR)))
     np.testing.assert_allclose(fwd, _central(_svr, H_SVR), rtol=FD_TOL, atol=FD_TOL)
@@ -260,6 +268,7 @@ def test_kernel_svr_derivatives_equal_finite_differences():
                                rtol=FD_TOL, atol=FD_TOL)
 
 
+@pytest.mark.full
 def test_forward_values_are_the_solvers():
     # the wrapper returns the solvers' values: the fits equal their solvers called directly (to
     # rounding: the two programs are compiled separately; against the fits before the wrapper,
@@ -287,6 +296,7 @@ def test_forward_values_are_the_solvers():
     np.testing.assert_allclose(np.asarray(q.dual_coef), np.asarray(alpha * (2.0 * Y - 1)), rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.full
 def test_cross_validated_score_is_differentiable_through_the_svr():
     # cross_validate vmaps the fit over fold weights: the implicit derivatives batch with it
     from jaxclassic import metrics

@@ -87,6 +87,7 @@ def _fit_common(name, kernel, tol=1e-5, **kw):
 
 
 # --------------------------------------------------------------------------- references
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("name", list(DATA))
 def test_equals_sklearn_svc(name, kernel):
@@ -111,6 +112,7 @@ def test_equals_sklearn_svc(name, kernel):
     np.testing.assert_allclose(float(params.intercept), sk.intercept_[0], atol=1e-3)
 
 
+@pytest.mark.full
 def test_default_tol_matches_sklearn_objective_and_support():
     # at LIBSVM's default tol = 1e-3 the objectives still agree to ~1e-8 and the support sets
     # are equal; predictions agree
@@ -127,6 +129,7 @@ def test_default_tol_matches_sklearn_objective_and_support():
     np.testing.assert_array_equal(predict(params, X), sk.predict(X))
 
 
+@pytest.mark.full
 def test_row_block_equals_kernels_module():
     X = jnp.asarray(DATA["iris_1_2"][0])
     for name, fn, hyper in (("linear", kernels.linear, {}),
@@ -158,6 +161,7 @@ def test_kkt_conditions_at_the_solution():
     assert alpha.min() >= 0 and alpha.max() <= 1.0
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 def test_strong_duality_primal_equals_minus_dual(kernel):
     # P(w, b) = 1/2 |w|^2 + C sum_i hinge(y_i f_i), |w|^2 = c^T K c with c = alpha * y; at the
@@ -171,6 +175,7 @@ def test_strong_duality_primal_equals_minus_dual(kernel):
     np.testing.assert_allclose(primal, -float(params.dual_objective), rtol=1e-7)
 
 
+@pytest.mark.full
 def test_hard_margin_on_separable_data():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(20, 2)) + 4.0, rng.normal(size=(20, 2)) - 4.0])
@@ -194,6 +199,7 @@ def test_hard_margin_on_non_separable_data_does_not_converge():
 
 
 # --------------------------------------------------------------------------- solver variants
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["rbf", "poly"])
 def test_cached_rows_and_rows_on_demand_equal_the_gram_path(kernel):
     full = _fit_common("breast_cancer", kernel)
@@ -220,6 +226,7 @@ def test_choose_storage_by_budget_and_size():
     assert K.choose_storage("auto", 10_000, 20, 4, 2**40)[0] == "rows"  # above GRAM_MAX_ROWS
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 def test_batched_working_set_equals_pairs(kernel):
     pairs = _fit_common("breast_cancer", kernel)
@@ -247,6 +254,7 @@ def test_zero_weight_rows_equal_fitting_without_them():
     np.testing.assert_allclose(decision_function(full, X), decision_function(ref, X), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.full
 def test_integer_weights_equal_repeated_rows():
     # weight k and k copies give the same primal problem, hence the same decision function
     X, y = DATA["iris_1_2"]
@@ -267,6 +275,7 @@ def test_gamma_scale_is_the_weighted_variance():
     assert float(K.resolve_gamma("scale", X, counts)) == pytest.approx(1 / (X.shape[1] * rep.var()), rel=1e-12)
 
 
+@pytest.mark.full
 def test_duplicate_points_are_fine():
     X, y = DATA["iris_1_2"]
     twice = fit_kernel_svm(np.concatenate([X, X]), np.concatenate([y, y]), tol=1e-8)
@@ -282,6 +291,7 @@ def small():
     return jnp.asarray(X[:60]), jnp.asarray(y[:60])
 
 
+@pytest.mark.full
 def test_jit_equals_eager(small):
     X, y = small[0][:24], small[1][:24]  # eager runs the loop op by op: few rows
     jitted = jax.jit(lambda C: fit_kernel_svm(X, y, C=C, gamma=0.05))(0.7)
@@ -292,6 +302,7 @@ def test_jit_equals_eager(small):
     np.testing.assert_allclose(jitted.intercept, eager.intercept, rtol=1e-10)
 
 
+@pytest.mark.full
 def test_vmap_over_C_equals_a_loop(small):
     X, y = small
     Cs = jnp.array([0.1, 1.0, 10.0])
@@ -313,6 +324,7 @@ def test_no_retrace_on_new_hyperparameters(small):
 
 
 # --------------------------------------------------------------------------- probabilities
+@pytest.mark.full
 def test_platt_on_out_of_fold_decisions_equals_a_loop_of_fits(small):
     # LIBSVM's procedure: contiguous folds of the rows, each row's decision value from a fit on
     # the other folds (sliced data here), Platt's sigmoid on those
@@ -395,6 +407,7 @@ def test_labels_beyond_binary(small):
         fit_kernel_svm(X, np.arange(60) % 3)
 
 
+@pytest.mark.full
 def test_non_psd_callable_kernel_detected(small):
     def negative_distance(A, B):  # -|a - b|^2: conditionally, not positive semi-definite
         return -kernels._tiling.squared_euclidean(A, B)

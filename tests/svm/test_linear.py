@@ -56,6 +56,7 @@ def _rel(a, b):
 
 
 # --------------------------------------------------------------------------- references
+@pytest.mark.full
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
 def test_equals_sklearn_linearsvc(cancer, fits, loss):
     X, y = cancer
@@ -67,6 +68,7 @@ def test_equals_sklearn_linearsvc(cancer, fits, loss):
     np.testing.assert_array_equal(predict(params, X), ref.predict(X))
 
 
+@pytest.mark.full
 def test_intercept_scaling_and_no_intercept_equal_sklearn(small):
     X, y = small
     for kwargs in (dict(intercept_scaling=10.0), dict(fit_intercept=False)):
@@ -76,6 +78,7 @@ def test_intercept_scaling_and_no_intercept_equal_sklearn(small):
         np.testing.assert_allclose(params.intercept, np.ravel(ref.intercept_)[0], rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.full
 def test_primal_newton_equals_dual_and_sklearn_primal(cancer, fits):
     X, y = cancer
     params = fit_linear_svm(X, y, C=1.0, method="primal", tol=1e-10)
@@ -88,6 +91,7 @@ def test_primal_newton_equals_dual_and_sklearn_primal(cancer, fits):
     assert _rel(params.coef, ref.coef_[0]) < 1e-5
 
 
+@pytest.mark.full
 def test_multiclass_one_vs_rest_equals_sklearn():
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
@@ -99,6 +103,7 @@ def test_multiclass_one_vs_rest_equals_sklearn():
 
 
 # --------------------------------------------------------------------------- optimality
+@pytest.mark.full
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
 def test_duality_gap_closes(cancer, fits, loss):
     X, y = cancer
@@ -135,6 +140,7 @@ def test_kkt_hinge(cancer, fits):
     np.testing.assert_allclose(np.sum(params.dual_coef), params.intercept, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.full
 def test_kkt_squared_hinge_and_autodiff_stationarity(cancer, fits):
     X, y = cancer
     params, C = fits["squared_hinge"], 1.0
@@ -151,6 +157,7 @@ def test_kkt_squared_hinge_and_autodiff_stationarity(cancer, fits):
 # --------------------------------------------------------------------------- weights
 @pytest.mark.parametrize("loss,method,key", [("hinge", "dual", KEY), ("squared_hinge", "dual", KEY),
                                              ("hinge", "dual", None), ("squared_hinge", "primal", None)])
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(small, loss, method, key):
     X, y = small
     rng = np.random.default_rng(0)
@@ -166,6 +173,7 @@ def test_zero_weight_rows_have_no_influence(small, loss, method, key):
     np.testing.assert_allclose(np.asarray(full.dual_coef)[~zero], sliced.dual_coef, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.full
 def test_integer_weights_equal_repeated_rows(small):
     X, y = small
     w = np.tile([1.0, 2.0, 3.0], len(y) // 3)
@@ -176,6 +184,7 @@ def test_integer_weights_equal_repeated_rows(small):
     assert _rel(weighted.coef, repeated.coef) < 1e-7
 
 
+@pytest.mark.full
 def test_shrinking_and_order_do_not_change_the_solution(small):
     X, y = small
     ref = fit_linear_svm(X, y, key=KEY, tol=1e-10)
@@ -200,6 +209,7 @@ def test_jit_equals_eager(small):
     assert int(jitted.n_iter) == int(eager.n_iter)
 
 
+@pytest.mark.full
 def test_vmap_over_C_equals_loop_and_no_retrace(small):
     X, y = small
     Cs = jnp.array([0.05, 0.5, 5.0])
@@ -217,6 +227,7 @@ def test_vmap_over_C_equals_loop_and_no_retrace(small):
         assert int(grid.n_iter[k]) == int(params.n_iter)
 
 
+@pytest.mark.full
 def test_float32_keeps_dtype_and_is_close(small):
     X, y = small
     p32 = fit_linear_svm(X.astype(np.float32), y, key=KEY, tol=1e-4)
@@ -226,6 +237,7 @@ def test_float32_keeps_dtype_and_is_close(small):
 
 
 # --------------------------------------------------------------------------- predict & co
+@pytest.mark.full
 def test_predict_support_vectors_and_dispatch(small):
     X, y = small
     params = fit_linear_svm(X, y, loss="hinge", C=0.5, key=KEY, tol=1e-10)
@@ -241,6 +253,7 @@ def test_predict_support_vectors_and_dispatch(small):
         predict_proba(params, X)
 
 
+@pytest.mark.full
 def test_probability_equals_platt_on_sliced_fold_fits(small):
     """probability=True: Platt's sigmoid on decision values of fits that did not see the row
     (5 contiguous folds without a key) == the same computed by hand with sliced fits."""

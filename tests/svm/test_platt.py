@@ -110,6 +110,7 @@ def test_signs_equal_codes(scores):
     np.testing.assert_array_equal(platt_scale(f, y), platt_scale(f, 2 * y - 1))
 
 
+@pytest.mark.full
 def test_gradient_through_shared_loss_equals_hand_derivation(scores):
     """The objective sum_i log_loss(1 - t_i, A f_i + B) has gradient (sum f (t - p), sum (t - p))
     with p = 1 / (1 + exp(A f + B)): LLW's g1, g2."""
@@ -127,6 +128,7 @@ def test_gradient_through_shared_loss_equals_hand_derivation(scores):
     np.testing.assert_allclose(jax.grad(objective)(theta), hand, rtol=1e-10)
 
 
+@pytest.mark.full
 def test_jit_vmap_equals_loop(scores):
     f, y = scores
     batch = jnp.stack([jnp.asarray(f), 2 * jnp.asarray(f), jnp.asarray(f) - 1])
@@ -140,6 +142,7 @@ def test_jit_vmap_equals_loop(scores):
     np.testing.assert_allclose(A[1], A[0] / 2, rtol=1e-6)
 
 
+@pytest.mark.full
 def test_fold_assignment_ignores_zero_weight_rows():
     sw = np.ones(23)
     sw[[2, 7, 8, 20]] = 0

@@ -82,6 +82,7 @@ def _objective(coef, intercept, X, y, C=1.0):
 
 
 # --------------------------------------------------------------------------- findings
+@pytest.mark.full
 @pytest.mark.parametrize("C", [1e-5, 1e-3])
 def test_primal_small_C_equals_sklearn(small, C):
     """regression: the primal stopped on |grad P| / sum s <= tol, which |grad P(0)| = 2C|sum t x|
@@ -96,6 +97,7 @@ def test_primal_small_C_equals_sklearn(small, C):
     assert _rel(model.coef_, ref.coef_) < 1e-3
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("C", [1e4, 1e6])
 def test_primal_large_C_at_default_tol_closes_the_gap(C):
     """regression (of the first fix, |grad P| / (C sum s) <= tol): at C = 1e4 on separable data
@@ -121,6 +123,7 @@ def test_primal_rule_invariant_to_weight_scale(small):
     np.testing.assert_allclose(b.coef, a.coef, rtol=1e-9)
 
 
+@pytest.mark.full
 def test_traced_sign_labels_equal_codes(small):
     """regression: under jit, labels {-1, +1} were turned into 2y - 1 = {-3, +1} and the fit was
     silently wrong (fixed: signs from y > 0)."""
@@ -131,6 +134,7 @@ def test_traced_sign_labels_equal_codes(small):
     np.testing.assert_allclose(signs.intercept, codes.intercept, rtol=1e-12)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("shape", [(5, 8), (8, 8), (12, 8)])
 @pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
 def test_dual_auto_follows_sklearn_rule(shape, loss):
@@ -150,6 +154,7 @@ def test_random_state_instance_accepted(small):
 
 
 # --------------------------------------------------------------------------- awkward data
+@pytest.mark.full
 def test_badly_scaled_float32_primal_reaches_the_optimum(raw):
     """Raw columns (x1e4, +1e6) in float32: the primal reaches the objective of LIBLINEAR's
     float64 primal at tol 1e-12 (to 1e-6; measured 4e-13), where LIBLINEAR at its default tol
@@ -185,6 +190,7 @@ def test_pipeline_float32_badly_scaled_equals_sklearn(raw):
     assert np.mean(ours.predict(X32) == ref.predict(X32)) == 1.0
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dual", [True, False])
 def test_duplicated_columns_equal_sklearn(small, dual):
     X, y = small
@@ -204,6 +210,7 @@ def test_constant_column_equals_sklearn(small):
     np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-7)
 
 
+@pytest.mark.full
 def test_duplicate_rows_equal_weight_two(small):
     X, y = small
     rows = est.LinearSVC(dual=False, tol=1e-10).fit(np.vstack([X, X[:40]]), np.r_[y, y[:40]])
@@ -214,6 +221,7 @@ def test_duplicate_rows_equal_weight_two(small):
 
 @pytest.mark.parametrize("loss, method", [("hinge", "dual"), ("squared_hinge", "dual"),
                                           ("squared_hinge", "primal")])
+@pytest.mark.full
 def test_separable_large_C_converges_with_closed_gap(small, loss, method):
     """C = 1e4 on separable data: converges, the duality gap closes, objective <= LIBLINEAR's."""
     X, y = small
@@ -231,6 +239,7 @@ def test_separable_large_C_converges_with_closed_gap(small, loss, method):
     assert P <= P_ref * (1 + 1e-8)
 
 
+@pytest.mark.full
 def test_int_pandas_and_string_labels_equal_sklearn(small):
     X, y = small
     Xi = np.round(X * 10).astype(int)
@@ -245,6 +254,7 @@ def test_int_pandas_and_string_labels_equal_sklearn(small):
     np.testing.assert_array_equal(ours.predict(frame), ref.predict(frame))
 
 
+@pytest.mark.full
 def test_imbalanced_and_balanced_weights_equal_sklearn_class_weight(small):
     """sample_weight = compute_sample_weight("balanced") is the same problem as scikit-learn's
     class_weight="balanced" (both rescale C row by row); so is our own class_weight="balanced"."""
@@ -262,6 +272,7 @@ def test_imbalanced_and_balanced_weights_equal_sklearn_class_weight(small):
 
 
 # --------------------------------------------------------------------------- multiclass & API
+@pytest.mark.full
 def test_digits_one_vs_rest_equals_sklearn_and_zero_weight_is_removal(digits):
     X, y = digits
     ours = est.LinearSVC(C=0.1, **TIGHT).fit(X, y)
@@ -276,6 +287,7 @@ def test_digits_one_vs_rest_equals_sklearn_and_zero_weight_is_removal(digits):
     assert _rel(zero.coef_, sliced.coef_) < 1e-7
 
 
+@pytest.mark.full
 def test_grid_search_over_C_equals_sklearn(digits):
     X, y = digits
     grid = {"C": [0.01, 0.1, 1.0]}
@@ -301,6 +313,7 @@ def test_binary_decision_shape_clone_refit_and_unfitted(small):
         model.predict(X)
 
 
+@pytest.mark.full
 def test_max_iter_warns_once(digits):
     X, y = digits
     for Xy in ((X, y), (X, (y > 4).astype(int))):
@@ -345,6 +358,7 @@ def test_platt_scale_equals_hand_likelihood_weighted_and_repeated():
     np.testing.assert_allclose(platt_scale(np.repeat(f, reps), np.repeat(y, reps)), [A, B], rtol=1e-9)
 
 
+@pytest.mark.full
 def test_probability_equals_sklearn_folds_and_sigmoid(small):
     """probability=True (no key: 5 contiguous folds) == scikit-learn fits on the same folds,
     scikit-learn's Platt sigmoid on their out-of-fold decision values, and P(y=1 | f) by hand."""

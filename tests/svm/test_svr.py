@@ -33,6 +33,7 @@ def _gram(params, X):
     return np.asarray(K.make_kernel(params.kernel, params.gamma, params.coef0)(jnp.asarray(X), jnp.asarray(X)))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("kernel", ["linear", "rbf", "poly", "sigmoid"])
 def test_equals_sklearn_svr(diabetes, kernel):
     X, z = diabetes
@@ -66,6 +67,7 @@ def test_kkt_conditions_of_the_tube(diabetes):
     np.testing.assert_allclose(coef.sum(), 0.0, atol=1e-10)
 
 
+@pytest.mark.full
 def test_strong_duality(diabetes):
     X, z = diabetes
     C, eps = 2.0, 0.2
@@ -86,6 +88,7 @@ def test_zero_weight_rows_equal_fitting_without_them(diabetes):
     np.testing.assert_allclose(full.intercept, ref.intercept, rtol=1e-9)
 
 
+@pytest.mark.full
 def test_cached_rows_equal_gram(diabetes):
     X, z = diabetes
     full = fit_kernel_svr(X, z, tol=1e-6)
@@ -94,6 +97,7 @@ def test_cached_rows_equal_gram(diabetes):
     np.testing.assert_allclose(predict(cached, X), predict(full, X), atol=1e-5)
 
 
+@pytest.mark.full
 def test_vmap_over_epsilon_equals_a_loop(diabetes):
     X, z = diabetes[0][:80], diabetes[1][:80]
     eps = jnp.array([0.05, 0.3])

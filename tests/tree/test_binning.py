@@ -105,6 +105,7 @@ def test_inf_is_rejected():
 
 
 # --------------------------------------------------------------------------- traced input
+@pytest.mark.full
 @pytest.mark.parametrize("weights", ["none", "counts", "real"])
 def test_traced_edges_equal_the_host_edges(weights):
     """Inside jit (X and weights traced) the edges are computed in JAX by the host's rule:
@@ -122,6 +123,7 @@ def test_traced_edges_equal_the_host_edges(weights):
     np.testing.assert_array_equal(np.asarray(traced[0]), np.asarray(codes))
 
 
+@pytest.mark.full
 def test_traced_edges_ignore_zero_weight_rows_like_slicing():
     """vmap over 0/1 fold weights: each fold's edges are those of its sliced rows."""
     rng = np.random.default_rng(4)
@@ -154,6 +156,7 @@ def test_midpoint_below_float32_is_scikit_learns_float64_midpoint_rounded_down()
     assert float(midpoint_below(jnp.float32(1), jnp.float32(inf))) == inf
 
 
+@pytest.mark.full
 def test_midpoint_below_float64_is_the_exact_midpoint_rounded_down():
     from fractions import Fraction
 
@@ -167,6 +170,7 @@ def test_midpoint_below_float64_is_the_exact_midpoint_rounded_down():
         assert Fraction(float(ti)) <= mid < Fraction(float(np.nextafter(ti, np.inf)))
 
 
+@pytest.mark.full
 def test_bin_ranges_hold_each_bins_least_and_largest_positive_weight_value():
     from jaxclassic.tree.binning import bin_ranges
 

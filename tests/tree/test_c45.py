@@ -51,6 +51,7 @@ def test_upper_bound_equals_scipy(cf):
 
 
 # --------------------------------------------------------------------------- gain ratio
+@pytest.mark.full
 def test_play_tennis_gain_ratios_by_hand():
     s = gain_ratio(X_TENNIS, Y_TENNIS, categorical=True)
     base = H(9, 5)
@@ -67,6 +68,7 @@ def test_play_tennis_gain_ratios_by_hand():
     np.testing.assert_array_equal(s.eligible, [True, False, True, False])
 
 
+@pytest.mark.full
 def test_play_tennis_c45_tree_equals_id3():
     c45 = fit_c45(X_TENNIS, Y_TENNIS, categorical=True)
     id3 = fit_id3(X_TENNIS, Y_TENNIS)
@@ -78,6 +80,7 @@ def test_play_tennis_c45_tree_equals_id3():
     np.testing.assert_array_equal(tree.predict(c45, X_TENNIS), Y_TENNIS)
 
 
+@pytest.mark.full
 def test_golf_numeric_tree_is_j48s():
     params = fit_c45(X_GOLF, Y_GOLF, categorical=GOLF_CATEGORICAL)
     # J48 on weather.numeric: outlook; sunny: humidity <= 75 (yes 2) / > 75 (no 3); overcast yes (4);
@@ -114,6 +117,7 @@ def test_golf_sunny_node_scores_by_hand():
     np.testing.assert_array_equal(np.asarray(s.threshold)[1:3], [75.0, 70.0])
 
 
+@pytest.mark.full
 def test_golf_with_an_unknown_outlook_quinlan_chapter_3():
     # Quinlan 1993 §3.1-3.3: the case (overcast, 72, 90, true, Play) with outlook unknown
     X = X_GOLF.copy()
@@ -148,6 +152,7 @@ def _quinlan_pruning_data():
     return X, y
 
 
+@pytest.mark.full
 def test_pruning_replaces_a_subtree_quinlans_example():
     X, y = _quinlan_pruning_data()
     full = fit_c45(X, y, categorical=True, prune=False)
@@ -177,6 +182,7 @@ def test_pessimistic_prune_applies_to_id3():
     assert int(pessimistic_prune(fit_id3(X.astype(int), y)).n_nodes) == 1
 
 
+@pytest.mark.full
 def test_collapse_removes_splits_that_do_not_lower_training_errors():
     # both branches keep class 0 as the majority: 2 training errors with or without the split
     X = np.array([[0.0]] * 5 + [[1.0]] * 5)
@@ -196,6 +202,7 @@ def _mixed_data(seed, n=30):
     return X, y
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence():
     X, y = _mixed_data(0)
     weight = np.ones(len(y))
@@ -209,6 +216,7 @@ def test_zero_weight_rows_have_no_influence():
         np.testing.assert_allclose(np.asarray(u, float), np.asarray(v, float), rtol=1e-12, atol=1e-15, err_msg=name)
 
 
+@pytest.mark.full
 def test_jit_equals_eager_and_rows_sum_to_one():
     X, y = _mixed_data(1)
     cat = np.array([True, False, True])
@@ -223,6 +231,7 @@ def test_jit_equals_eager_and_rows_sum_to_one():
     np.testing.assert_allclose(eager[full_rows], params.value[leaves], rtol=1e-12)
 
 
+@pytest.mark.full
 def test_unseen_category_is_treated_as_missing_or_rejected():
     params = fit_c45(X_TENNIS, Y_TENNIS, categorical=True)
     unseen = np.array([[9.0, 0, 0, 0]])
@@ -311,6 +320,7 @@ def test_iris_tree_is_j48s():
     assert int(params.n_nodes) == 9
 
 
+@pytest.mark.full
 def test_vmap_over_rows_equals_the_batch():
     X, y = _mixed_data(2)
     params = fit_c45(X, y, categorical=np.array([True, False, True]), prune=False)

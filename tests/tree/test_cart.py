@@ -112,6 +112,7 @@ def _assert_same_tree(tree, sk, sw=None):
 
 
 # --------------------------------------------------------------------------- scikit-learn equality
+@pytest.mark.full
 @pytest.mark.parametrize("crit", ["gini", "entropy"])
 def test_classifier_equals_sklearn(crit):
     sk = DecisionTreeClassifier(criterion=crit, max_depth=DEPTH, min_samples_leaf=LEAF, random_state=0).fit(X, Y_CLS)
@@ -128,6 +129,7 @@ def test_classifier_equals_sklearn(crit):
     np.testing.assert_allclose(np.asarray(tree.impurity[:used]), np.asarray(ref), rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.full
 def test_regressor_equals_sklearn():
     sk = DecisionTreeRegressor(max_depth=DEPTH, min_samples_leaf=LEAF).fit(X, Y_REG)
     _check_no_ties(sk, Y_REG, np.ones(N), "squared_error")
@@ -137,6 +139,7 @@ def test_regressor_equals_sklearn():
     np.testing.assert_allclose(np.asarray(feature_importances(tree)), sk.feature_importances_, rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.full
 def test_sample_weight_equals_sklearn():
     sk = DecisionTreeClassifier(max_depth=DEPTH, min_samples_leaf=LEAF, random_state=0).fit(X, Y_CLS, sample_weight=W_INT)
     _check_no_ties(sk, Y_CLS, W_INT, "gini")
@@ -145,6 +148,7 @@ def test_sample_weight_equals_sklearn():
     np.testing.assert_allclose(np.asarray(feature_importances(tree)), sk.feature_importances_, rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.full
 def test_min_impurity_decrease_equals_sklearn():
     sk = DecisionTreeClassifier(max_depth=DEPTH, min_samples_leaf=LEAF, min_impurity_decrease=0.01, random_state=0).fit(X, Y_CLS)
     tree = fit_cart(X, Y_CLS, min_impurity_decrease=0.01, **KW)
@@ -152,6 +156,7 @@ def test_min_impurity_decrease_equals_sklearn():
     _assert_same_tree(tree, sk)
 
 
+@pytest.mark.full
 def test_unlimited_depth_grows_to_pure_leaves_like_sklearn():
     # max_depth=None with min_samples_leaf = 10: no ties on this data (checked), leaves pure or small
     sk = DecisionTreeRegressor(min_samples_leaf=10).fit(X, Y_REG)
@@ -176,6 +181,7 @@ def test_misclassification_root_split_is_the_numpy_best():
 
 
 # --------------------------------------------------------------------------- weights, transformations
+@pytest.mark.full
 def test_zero_weight_padding_has_no_influence():
     pad = RNG.integers(0, 40, size=(56, F)).astype(float)  # values never seen in the real rows
     Xp = np.vstack([X, pad])
@@ -188,6 +194,7 @@ def test_zero_weight_padding_has_no_influence():
         np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)), err_msg=name)
 
 
+@pytest.mark.full
 def test_vmap_over_weights_equals_loop():
     codes, edges = bin_features(X, NBINS)
     weights = jnp.asarray(RNG.integers(0, 3, size=(3, N)).astype(float))
@@ -199,6 +206,7 @@ def test_vmap_over_weights_equals_loop():
         jax.tree.map(lambda u, v: np.testing.assert_allclose(np.asarray(u[i]), np.asarray(v), rtol=1e-12), batched, one)
 
 
+@pytest.mark.full
 def test_jit_equals_eager_and_no_retrace():
     codes, edges = bin_features(X, NBINS)
     jitted = fit_cart_binned(codes, edges, Y_CLS, max_depth=DEPTH, min_samples_leaf=LEAF)
@@ -212,6 +220,7 @@ def test_jit_equals_eager_and_no_retrace():
     jax.tree.map(lambda u, v: np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=1e-12), jitted, outer)
 
 
+@pytest.mark.full
 def test_float32_input_matches_float64():
     a = fit_cart(X, Y_REG, task="regression", **KW)
     b = fit_cart(X.astype(np.float32), Y_REG.astype(np.float32), task="regression", **KW)
@@ -223,6 +232,7 @@ def test_float32_input_matches_float64():
 
 
 # --------------------------------------------------------------------------- missing values
+@pytest.mark.full
 @pytest.mark.parametrize("nan_class", [0, 1])
 def test_nan_rows_go_to_the_learned_side(nan_class):
     # class 1 iff x0 > 9; the NaN rows all belong to `nan_class`: the best split x0 <= 9.5
@@ -241,6 +251,7 @@ def test_nan_rows_go_to_the_learned_side(nan_class):
     assert bool(sk.tree_.missing_go_to_left[0]) == bool(tree.missing_left[0])
 
 
+@pytest.mark.full
 def test_nan_unseen_in_training_goes_to_the_larger_child():
     tree = fit_cart(X[:, :2], (X[:, 0] > 13).astype(int), max_depth=1, n_bins=NBINS)
     n_left, n_right = (int(tree.n_node_samples[i]) for i in (1, 2))
@@ -249,6 +260,7 @@ def test_nan_unseen_in_training_goes_to_the_larger_child():
     assert leaf == (1 if n_left > n_right else 2)
 
 
+@pytest.mark.full
 def test_all_nan_and_constant_features_are_never_split():
     Xc = np.c_[np.full(N, np.nan), np.full(N, 7.0), X[:, 0]]
     tree = fit_cart(Xc, Y_CLS, max_depth=3, n_bins=NBINS)
@@ -279,6 +291,7 @@ def test_budget_truncation_warns():
     assert int(tree.n_nodes) == 5
 
 
+@pytest.mark.full
 def test_gradient_pair_gain_by_hand():
     # 6 rows, one feature with 3 values; g, h chosen by hand
     codes_T = jnp.array([[0, 0, 1, 1, 2, 2]], jnp.uint8)
@@ -319,11 +332,13 @@ def test_gradient_pair_gain_by_hand():
     (dict(min_impurity_decrease=-1.0), ValueError, "min_impurity_decrease must be >= 0"),
     (dict(feature_mask=jnp.ones(3, bool)), ValueError, "feature_mask must have shape"),
 ])
+@pytest.mark.full
 def test_bad_hyperparameters(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         fit_cart(X, Y_CLS, **kwargs)
 
 
+@pytest.mark.full
 def test_bad_data():
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         fit_cart(X, Y_CLS[:-1])
@@ -346,6 +361,7 @@ def test_jit_of_fit_cart_on_traced_X_equals_eager():
         np.testing.assert_array_equal(np.asarray(getattr(jitted, name)), np.asarray(getattr(eager, name)), err_msg=name)
 
 
+@pytest.mark.full
 def test_vmap_over_fold_weights_equals_fits_on_the_sliced_rows():
     # the cross-validation contract: fold k by its 0/1 weights = the fit on its training rows
     folds = (np.arange(N)[None, :] % 3 != np.arange(3)[:, None]).astype(float)
@@ -359,6 +375,7 @@ def test_vmap_over_fold_weights_equals_fits_on_the_sliced_rows():
 
 
 # --------------------------------------------------------------------------- pure nodes
+@pytest.mark.full
 def test_pure_nodes_are_not_split_with_real_weights():
     """Non-integer weights: sibling subtraction leaves +-1e-16 of an absent class, the impurity
     of a pure node comes out ~1e-15 > eps, and scikit-learn (impurity <= eps) splits such

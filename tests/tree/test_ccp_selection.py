@@ -48,6 +48,7 @@ def _hand_cv(task, criterion, X, y, w, fold_ids, kwargs):
     return grid, errors
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("task, criterion", [("classification", "gini"), ("regression", "squared_error")])
 def test_choose_ccp_alpha_equals_hand_loop_over_sklearn(task, criterion):
     X, y, w = _data(task, n=80)
@@ -75,6 +76,7 @@ def test_choose_ccp_alpha_equals_hand_loop_over_sklearn(task, criterion):
     _assert_same_tree(best.params, ref, X, task)
 
 
+@pytest.mark.full
 def test_choose_ccp_alpha_shuffled_folds_from_key():
     X, y, w = _data("classification", n=40)
     fit = _sklearn_fit("classification", "gini")
@@ -134,6 +136,7 @@ def test_choose_rejects_a_fold_without_weight(small_tree):
 # ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.full
 def test_choose_ccp_alpha_with_the_default_fit_cart():
     X, y, w = _data("classification", n=80)
     best = choose_ccp_alpha(X, y, n_folds=4, sample_weight=w, max_depth=4)

@@ -80,6 +80,7 @@ def test_hist_rows_vmap_equals_loop():
         np.testing.assert_array_equal(np.asarray(got[i]), np.asarray(ROWS_HIST(*p)))
 
 
+@pytest.mark.full
 def test_best_splits_live_equals_the_full_search():
     C, n_live = 16, 11
     hist = jax.random.uniform(jax.random.key(0), (NB + 1, 3, F, C))
@@ -111,6 +112,7 @@ def _grow(codes_T, stats, count, criterion, params, has_missing=True):
 GROW = jax.jit(_grow, static_argnums=(3, 5))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("name", ["gini", "gradient", "gradient_right"])
 def test_has_missing_false_grows_the_same_tree(name):
     codes_T, X, w = _data(nan=False)
@@ -125,6 +127,7 @@ def test_has_missing_false_grows_the_same_tree(name):
     _tree_equal(GROW(codes_T, stats, count, crit, params, True), GROW(codes_T, stats, count, crit, params, False))
 
 
+@pytest.mark.full
 def test_unseen_missing_goes_right():
     # with unseen_missing_right, a split node no counted row reached with its feature
     # missing sends NaN right; with the default rule, to the child with more rows
@@ -154,6 +157,7 @@ def test_unseen_missing_goes_right():
         np.testing.assert_array_equal(np.asarray(tree.missing_left)[unseen], expect[unseen])
 
 
+@pytest.mark.full
 def test_grow_vmap_equals_loop():
     # trees of different shapes in one batch (the batched dynamic loops run the longest)
     codes_T, X, w = _data(nan=True)

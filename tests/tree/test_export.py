@@ -136,6 +136,7 @@ def test_single_leaf_and_bad_input():
         export_text(params, decimals=-1)
 
 
+@pytest.mark.full
 def test_fit_cart_tree_with_unused_slots():
     from jaxclassic.tree import fit_cart
     data = load_iris()

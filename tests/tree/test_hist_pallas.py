@@ -51,6 +51,7 @@ def _reorder_tol(sc):
     return sc.shape[0] * EPS32 * float(np.abs(sc).sum())
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("n, n_features, n_codes, n_slots, block", CASES)
 def test_hist_equals_xla_and_numpy(n, n_features, n_codes, n_slots, block):
     pallas = jax.jit(lambda c, s, sl: P.hist(c, s, sl, n_slots, n_codes, interpret=True, block=block))
@@ -69,6 +70,7 @@ def test_hist_equals_xla_and_numpy(n, n_features, n_codes, n_slots, block):
             np.testing.assert_allclose(got, ref, rtol=0, atol=_reorder_tol(sc))
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence():
     n, n_features, n_codes, n_slots, block = CASES[1]
     codes_T, sc, slot = _data(n, n_features, n_codes, n_slots, 1, True)
@@ -100,6 +102,7 @@ def _rows_case(seed, n_used):
 ROWS_PALLAS = jax.jit(lambda c, s, sl, r, u: P.hist_rows(c, s, sl, r, u, 4, 17, interpret=True, block=ROWS_BLOCK))
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("n_used", [0, 45, ROWS_M])
 def test_hist_rows_equals_the_xla_kernel(n_used):
     args = _rows_case(n_used, n_used)
@@ -178,6 +181,7 @@ def _fit(kernel):
     return jax.device_get(xgboost.fit_xgboost(X, y, n_estimators=2, max_depth=2, max_bin=16, sample_weight=sw))
 
 
+@pytest.mark.full
 def test_a_fit_with_the_pallas_kernel_equals_the_default(forced_pallas):
     default = _fit(None)
     assert not forced_pallas  # the CPU's default is the XLA kernel
@@ -191,6 +195,7 @@ def test_a_fit_with_the_pallas_kernel_equals_the_default(forced_pallas):
             np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.full
 def test_the_gpu_default_is_checked_once_and_falls_back_to_xla(monkeypatch):
     # on a GPU the Pallas kernel is the default only if it builds and equals the XLA kernel
     # there; a kernel that fails to build (as a Triton error would) warns, and XLA stays
@@ -217,6 +222,7 @@ def test_the_gpu_default_is_checked_once_and_falls_back_to_xla(monkeypatch):
         P._probe.cache_clear()
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("rows", [False, True])
 def test_the_kernels_lower_to_triton_for_cuda_and_to_xla_for_the_cpu(rows):
     # Pallas -> Triton IR runs without a GPU (cross-platform lowering); Triton's PTX

@@ -36,6 +36,7 @@ def test_root_gains_equal_mitchell_and_scipy():
     np.testing.assert_allclose(gains, reference, rtol=1e-12)   # same formula, float64 rounding
 
 
+@pytest.mark.full
 def test_play_tennis_tree_is_mitchells():
     params = fit_id3(X_TENNIS, Y_TENNIS)
     assert isinstance(params, ID3Params)
@@ -60,6 +61,7 @@ def test_play_tennis_tree_is_mitchells():
     np.testing.assert_array_equal(tree.predict(params, X_TENNIS), Y_TENNIS)   # consistent tree
 
 
+@pytest.mark.full
 def test_empty_branch_predicts_parent_distribution():
     # feature 0 declares 3 categories but code 2 never occurs: its branch is an empty leaf
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [1, 1]])
@@ -120,6 +122,7 @@ def test_integer_weights_equal_repeated_rows():
                       fit_id3(np.repeat(X, counts, axis=0), np.repeat(y, counts)))
 
 
+@pytest.mark.full
 def test_xor_needs_a_zero_gain_split():
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
     y = np.array([0, 1, 1, 0])
@@ -136,6 +139,7 @@ def test_max_depth_and_min_samples_split():
     assert int(fit_id3(X_TENNIS, Y_TENNIS, min_samples_split=6).n_nodes) == 4
 
 
+@pytest.mark.full
 def test_jit_equals_eager_and_no_retrace():
     params = fit_id3(X_TENNIS, Y_TENNIS)
     codes = jnp.asarray(X_TENNIS, jnp.int32)

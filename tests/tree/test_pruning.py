@@ -171,6 +171,7 @@ def _assert_same_tree(ours, ref_est, X, task):
         np.testing.assert_allclose(pred, ref_est.predict(X), rtol=0, atol=ATOL)
 
 
+@pytest.mark.full
 def test_prune_equals_sklearn_refit_on_the_whole_path(case):
     task, criterion, kwargs, X, y, w, est = case
     params = _to_params(est)
@@ -183,6 +184,7 @@ def test_prune_equals_sklearn_refit_on_the_whole_path(case):
         _assert_same_tree(ours, ref, X, task)
 
 
+@pytest.mark.full
 def test_prune_layout_of_collapsed_and_unused_slots(case):
     task, *_, X, y, w, est = case
     params = _to_params(est)
@@ -233,6 +235,7 @@ def test_prune_jit_equals_eager_and_does_not_retrace():
     assert pruning._prune._cache_size() == size
 
 
+@pytest.mark.full
 def test_prune_vmap_over_trees_equals_loop():
     trees, alphas = [], []
     for seed in range(3):
@@ -250,6 +253,7 @@ def test_prune_vmap_over_trees_equals_loop():
 # ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.full
 def test_reestimate_on_training_data_reproduces_the_tree(case):
     task, criterion, kwargs, X, y, w, est = case
     params = _to_params(est)
@@ -284,6 +288,7 @@ def _reference_stats(est, X, y, w, task, criterion):
     return weight, count, np.where(weight > 0, impurity, 0.0)
 
 
+@pytest.mark.full
 def test_path_on_other_data_equals_sklearn_on_the_reestimated_tree(case):
     task, criterion, kwargs, X, y, w, est = case
     X2, y2, w2 = _data(task, n=60, seed=7)
@@ -302,6 +307,7 @@ def test_path_on_other_data_equals_sklearn_on_the_reestimated_tree(case):
     assert abs(float(path.impurities[-1]) - float(cost_complexity_path(_to_params(est)).impurities[-1])) > 1e-3
 
 
+@pytest.mark.full
 def test_misclassification_reestimate_equals_decision_path_statistics():
     # every criterion recomputes the impurity from the new rows' own class fractions, so
     # g(t) >= 0 up to rounding (concavity); checked on node statistics, not the path, whose
@@ -421,6 +427,7 @@ def test_path_rejects_inconsistent_lengths(small_tree):
 
 @pytest.mark.parametrize("task, criterion, seed, max_depth",
                          [("classification", "gini", 1, 6), ("regression", "squared_error", 0, None)])
+@pytest.mark.full
 def test_path_and_prune_of_a_fit_cart_tree_equal_sklearn(task, criterion, seed, max_depth):
     # n = 90 rows: every feature has fewer distinct values than bins, so the engine's tree
     # equals scikit-learn's up to ties in the gain (data chosen where it is the same tree)

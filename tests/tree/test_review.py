@@ -25,6 +25,7 @@ def _partition(leaves):
 
 
 # --------------------------------------------------------------------------- badly scaled targets
+@pytest.mark.full
 @pytest.mark.parametrize("scale", [1e-9, 1e9])
 def test_squared_error_tree_does_not_depend_on_the_scale_of_y(scale):
     """Before: impurity <= eps (absolute, scikit-learn's rule) called a root with y of scale
@@ -51,6 +52,7 @@ def test_target_with_a_large_mean_splits_as_the_centred_target():
     np.testing.assert_allclose(np.asarray(predict(tree, X_CONT)) - 1e9, np.asarray(predict(ref, X_CONT)), atol=1e-6)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("value", [5.3, 1e9, 1e-12])
 def test_constant_target_with_real_weights_is_one_leaf(value):
     w = RNG.uniform(0.1, 2.0, N)
@@ -60,6 +62,7 @@ def test_constant_target_with_real_weights_is_one_leaf(value):
 
 
 # --------------------------------------------------------------------------- badly scaled columns, float32
+@pytest.mark.full
 def test_float32_badly_scaled_columns_give_the_float64_tree():
     """Columns of scale 1e9 (mean 1e9, steps of 64 = float32's spacing there), 1e6 and 1e-6,
     every value exactly representable in float32: the float32 tree makes the float64 tree's
@@ -81,6 +84,7 @@ def test_float32_badly_scaled_columns_give_the_float64_tree():
     assert np.unique(e[np.isfinite(e)]).size == 19
 
 
+@pytest.mark.full
 def test_consecutive_float32_values_stay_in_separate_bins():
     # three adjacent float32 numbers: their midpoints round onto a value; the edge falls back
     # to the lower value, so x <= edge still separates them
@@ -96,12 +100,14 @@ def test_consecutive_float32_values_stay_in_separate_bins():
 
 
 # --------------------------------------------------------------------------- edge sizes
+@pytest.mark.full
 def test_single_row_is_one_leaf():
     tree = fit_cart(X_CONT[:1], np.array([2]), n_classes=3)
     assert int(tree.n_nodes) == 1
     np.testing.assert_array_equal(np.asarray(predict(tree, X_CONT[:4])), 2)
 
 
+@pytest.mark.full
 def test_two_bins_split_at_the_weighted_median():
     # n_bins = 2: one edge, the midpoint after the first value of cumulative share >= 1/2
     y = (X_CONT[:, 0] > 0.3).astype(int)
@@ -111,6 +117,7 @@ def test_two_bins_split_at_the_weighted_median():
     assert float(tree.threshold[0]) == v[i] / 2 + v[i + 1] / 2
 
 
+@pytest.mark.full
 def test_fully_grown_tree_on_noisy_labels_fits_the_training_set():
     """max_depth=None on 2,000 rows of noisy labels (distinct continuous values): no
     truncation warning and training accuracy 1, as scikit-learn's."""
@@ -125,6 +132,7 @@ def test_fully_grown_tree_on_noisy_labels_fits_the_training_set():
 
 
 # --------------------------------------------------------------------------- the estimators
+@pytest.mark.full
 def test_estimator_zero_weights_equal_the_sliced_fit_with_quantile_bins():
     # breast_cancer has more than n_bins distinct values per feature: quantile edges, which
     # must ignore the zero-weight rows as slicing does
@@ -142,6 +150,7 @@ def test_estimator_zero_weights_equal_the_sliced_fit_with_quantile_bins():
                                       err_msg=name)
 
 
+@pytest.mark.full
 def test_pipeline_grid_search_with_string_labels_and_pandas():
     """GridSearchCV over max_depth and ccp_alpha in a Pipeline, pandas X and string labels, on
     data binned exactly (ranks of breast_cancer's first 10 features // 3, <= 190 values):

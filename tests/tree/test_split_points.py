@@ -45,6 +45,7 @@ def _ours(task, dtype):
     return fit_cart(X.astype(dtype), y, task=task, **kw)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("task", list(CASES))
 def test_thresholds_equal_sklearn_in_float64(task):
     """Float64 fit of float32 values: scikit-learn's ``tree_.threshold`` (float64 midpoints of
@@ -55,6 +56,7 @@ def test_thresholds_equal_sklearn_in_float64(task):
         split_set(sk.tree_.feature, sk.tree_.threshold, sk.tree_.children_left)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("task", list(CASES))
 def test_thresholds_in_float32_are_sklearns_rounded_down(task):
     """A float32 fit cannot hold scikit-learn's float64 midpoint; it holds the largest float32
@@ -70,6 +72,7 @@ def test_thresholds_in_float32_are_sklearns_rounded_down(task):
     assert np.all(np.nextafter(t, np.float32(np.inf)).astype(np.float64) > r)
 
 
+@pytest.mark.full
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("task", list(CASES))
 def test_new_rows_land_in_scikit_learns_leaves(task, dtype):
@@ -88,6 +91,7 @@ def test_new_rows_land_in_scikit_learns_leaves(task, dtype):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
+@pytest.mark.full
 def test_estimators_predict_new_rows_as_sklearn():
     """The estimator layer (padding rows of weight 0 included) predicts the new rows as
     scikit-learn's DecisionTreeClassifier / DecisionTreeRegressor."""
@@ -97,6 +101,7 @@ def test_estimators_predict_new_rows_as_sklearn():
     np.testing.assert_allclose(reg.predict(X_NEW), _reference("regression").predict(X_NEW), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_do_not_move_thresholds():
     """Rows of weight 0 whose values fall in the gaps of the node's values take no part in the
     split points (nor in the bins): the tree equals the tree without them."""
