@@ -273,12 +273,13 @@ _inv = _differentiable(_inv_guarded, _inv_tangent)
 
 
 def _inexact(*arrays):
-    """``arrays`` as arrays of one common inexact dtype (integers and bools promote to the
-    default float), as ``jnp.linalg`` promotes its arguments."""
+    """``arrays`` as arrays of one common inexact dtype, as ``jnp.linalg`` promotes its
+    arguments: their result type, and for integers and bools a float of at least their width
+    (bool to int32 give float32, 64-bit integers float64: JAX 0.10's ``to_inexact_dtype``)."""
     arrays = [jnp.asarray(x) for x in arrays]
     dtype = jnp.result_type(*arrays)
     if not jnp.issubdtype(dtype, jnp.inexact):
-        dtype = jnp.result_type(dtype, float)
+        dtype = jax.dtypes.canonicalize_dtype(jnp.float64 if jnp.dtype(dtype).itemsize > 4 else jnp.float32)
     return [x.astype(dtype) for x in arrays]
 
 

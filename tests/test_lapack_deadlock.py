@@ -146,12 +146,18 @@ def test_mixed_dtypes_promote_as_jnp_linalg_does():
             (_linalg.solve_triangular(L32, b64, lower=True),
              jax.scipy.linalg.solve_triangular(L32, b64, lower=True)),
             (_linalg.solve(L32, b64), jnp.linalg.solve(L32, b64)),
-            (_linalg.solve(np.eye(2, dtype=np.int32) * 2, np.array([1, 2])), np.array([0.5, 1.0])),
+            (_linalg.solve(np.eye(2, dtype=np.int64) * 2, np.array([1, 2])), np.array([0.5, 1.0])),
             (_linalg.cholesky(np.eye(2, dtype=np.int64) * 4), 2 * np.eye(2)),
-            (_linalg.inv(np.eye(2, dtype=np.int32) * 4), 0.25 * np.eye(2)),
+            (_linalg.inv(np.eye(2, dtype=np.int64) * 4), 0.25 * np.eye(2)),
         ]:
             assert got.dtype == np.float64
             np.testing.assert_allclose(got, want, rtol=1e-6)
+        # integer and bool inputs: jnp.linalg's float of their width (int32 -> float32, int64 -> float64)
+        for dtype, want in [(np.bool_, np.float32), (np.int16, np.float32), (np.int32, np.float32),
+                            (np.int64, np.float64)]:
+            a = np.eye(2, dtype=dtype)
+            assert _linalg.solve(a, a[0]).dtype == jnp.linalg.solve(a, a[0]).dtype == want
+            assert _linalg.inv(a).dtype == _linalg.cholesky(a).dtype == want
 
 
 @pytest.mark.full
