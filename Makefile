@@ -2,6 +2,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# XLA's compiled programs each hold memory mappings; raise Linux's per-process limit where allowed
+RAISE_MAX_MAPS := -sysctl -qw vm.max_map_count=1048576 2>/dev/null || echo 1048576 > /proc/sys/vm/max_map_count 2>/dev/null
 
 .PHONY: tour test test-all bench notebooks venv clean
 
@@ -18,12 +20,12 @@ tour: $(STAMP)
 
 # the fast tier: every family, fit and estimator on small data (tests marked `full` excluded)
 test: $(STAMP)
-	-sysctl -qw vm.max_map_count=1048576 2>/dev/null || echo 1048576 > /proc/sys/vm/max_map_count 2>/dev/null
+	$(RAISE_MAX_MAPS)
 	$(BIN)/python -m pytest -x -q -n 2 -m "not full" --durations=10
 
 # the whole suite (CI): the fast tier and every test marked `full`
 test-all: $(STAMP)
-	-sysctl -qw vm.max_map_count=1048576 2>/dev/null || echo 1048576 > /proc/sys/vm/max_map_count 2>/dev/null
+	$(RAISE_MAX_MAPS)
 	$(BIN)/python -m pytest -x -q -n 2 --durations=15
 
 bench: $(STAMP)

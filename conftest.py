@@ -93,10 +93,6 @@ FAST_CASES = {
 #: the estimator check each estimator keeps in the fast tier (it fits twice and compares)
 FAST_ESTIMATOR_CHECK = "check_fit_idempotent"
 
-#: module doctests (the docstrings' examples) run in the full tier: the fits they show are the
-#: fast tier's tests too, and the README's examples stay in the fast tier (tests/test_readme.py)
-
-
 def _case_id(item) -> str:
     return item.name[item.name.index("[") + 1:-1] if "[" in item.name else ""
 
@@ -113,6 +109,8 @@ def pytest_collection_modifyitems(config, items):
             estimator, check = _case_id(item).rsplit("-", 1)
             by_estimator.setdefault(estimator, []).append((check, item))
         elif type(item).__name__ == "DoctestItem":
+            # module doctests (the docstrings' examples) are the full tier's: the fits they show
+            # are fast-tier tests too, and the README's examples stay fast (tests/test_readme.py)
             item.add_marker(full)
     for estimator, cases in by_estimator.items():
         runnable = [(check, item) for check, item in cases
