@@ -21,12 +21,12 @@ tour: $(STAMP)
 # the fast tier: every family, fit and estimator on small data (tests marked `full` excluded)
 test: $(STAMP)
 	$(RAISE_MAX_MAPS)
-	$(BIN)/python -m pytest -x -q -n 2 --dist loadscope -m "not full" --durations=10
+	$(BIN)/python -m pytest -x -q -n 2 -m "not full" --durations=10
 
 # the whole suite (CI): the fast tier and every test marked `full`
 test-all: $(STAMP)
 	$(RAISE_MAX_MAPS)
-	$(BIN)/python -m pytest -x -q -n 2 --dist loadscope --durations=15
+	$(BIN)/python -m pytest -x -q -n 2 --durations=15
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run

@@ -32,7 +32,6 @@ jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 # Every 20 tests, when the process holds more than MAX_MAPS mappings, the in-process caches
 # are cleared; programs needed again reload from the persistent cache above.
 import gc  # noqa: E402
-import re  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -98,42 +97,6 @@ def _case_id(item) -> str:
     return item.name[item.name.index("[") + 1:-1] if "[" in item.name else ""
 
 
-# --------------------------------------------------------------------------- xdist groups
-# `make test` / `make test-all` run two workers with `--dist loadscope`, scheduled by the groups
-# below: every test module is one unit of work, run whole by one worker, so a module-scoped
-# fitted fixture is fitted once (not once per worker) and the programs its tests compile are
-# compiled once. scikit-learn's estimator checks, one module of ~2,400 cases, are one unit per
-# estimator instead (an estimator's checks share its programs; different estimators share
-# none). Modules whose tests each run a subprocess share nothing in-process and are spread test by
-# test, so their long cases use both workers. (xdist's own `loadgroup` marks do not work with
-# pytest >= 9.2, whose node ids xdist can no longer rewrite, hence a scheduler of our own.)
-#: modules whose tests are spread one by one (each runs a subprocess: nothing to share)
-UNGROUPED = {"tests/test_notebooks.py", "tests/test_benchmarks_quick.py", "tests/test_distributed.py"}
-SKLEARN_CHECKS = "tests/estimators/test_sklearn_checks.py::test_sklearn_compatible"
-
-
-def _work_unit(nodeid: str) -> str:
-    """The unit of work (for the xdist scheduler) that the test ``nodeid`` belongs to."""
-    module = nodeid.split("::", 1)[0]
-    if module in UNGROUPED:
-        return nodeid
-    if nodeid.startswith(SKLEARN_CHECKS + "["):
-        return module + "::" + re.match(r"[A-Za-z_]\w*", nodeid[len(SKLEARN_CHECKS) + 1:]).group()
-    return module
-
-
-def pytest_xdist_make_scheduler(config, log):
-    if config.getvalue("dist") != "loadscope":
-        return None
-    from xdist.scheduler import LoadScopeScheduling
-
-    class ModuleGroups(LoadScopeScheduling):
-        def _split_scope(self, nodeid):
-            return _work_unit(nodeid)
-
-    return ModuleGroups(config, log)
-
-
 def pytest_collection_modifyitems(config, items):
     full = pytest.mark.full
     by_estimator: dict[str, list] = {}
@@ -142,7 +105,7 @@ def pytest_collection_modifyitems(config, items):
         if function in FAST_CASES:
             if _case_id(item) not in FAST_CASES[function]:
                 item.add_marker(full)
-        elif function == SKLEARN_CHECKS:
+        elif function == "tests/estimators/test_sklearn_checks.py::test_sklearn_compatible":
             estimator, check = _case_id(item).rsplit("-", 1)
             by_estimator.setdefault(estimator, []).append((check, item))
         elif type(item).__name__ == "DoctestItem":
