@@ -355,10 +355,13 @@ def _estimator_classes() -> dict:
     import jaxclassic.estimators as est
     from jaxclassic import io
 
+    # every class first (the package imports a family's module on first access), then the
+    # NamedTuple / dataclass types of every module that defines them
+    classes = {name: getattr(est, name) for name in est.__all__ if isinstance(getattr(est, name), type)}
     for name, module in list(sys.modules.items()):
         if name.startswith("jaxclassic.estimators.") and module is not None:
             io.register_module_types(module)
-    return {name: getattr(est, name) for name in est.__all__ if isinstance(getattr(est, name), type)}
+    return classes
 
 
 def _encode_estimator(obj, encoder, where: str):

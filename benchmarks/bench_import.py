@@ -1,0 +1,72 @@
+"""Import times in fresh processes: ``import jaxclassic`` beyond ``import jax``,
+``import jaxclassic.estimators`` beyond that, and one estimator class, beside scikit-learn's.
+
+Each round starts one fresh interpreter per row, rows alternating, and each child reports the
+seconds of its own imports (``time.perf_counter`` around each ``import``, after ``import jax``
+or ``import sklearn.base``, which the child imports first and reports apart). Medians of the
+rounds are printed; the ratio is ours / scikit-learn's for the same step (below 1: ours is
+lighter). Issue 25's goals: ``import jaxclassic`` <= 0.3 s beyond ``import jax``,
+``import jaxclassic.estimators`` <= 0.5 s beyond that.
+
+    python -m benchmarks.bench_import            # 7 rounds
+    python -m benchmarks.bench_import --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+#: row -> (what the child imports first, untimed beyond its own figure; the timed import)
+ROWS = {
+    "import jaxclassic (after jax)": ("import jax", "import jaxclassic"),
+    "import jaxclassic.estimators (after jaxclassic, sklearn.base)": (
+        "import jax, jaxclassic, sklearn.base", "import jaxclassic.estimators"),
+    "from jaxclassic.estimators import LogisticRegression (after the package, sklearn.base)": (
+        "import jax, jaxclassic.estimators, sklearn.base",
+        "from jaxclassic.estimators import LogisticRegression"),
+    "from jaxclassic.estimators import RandomForestClassifier (after the package, sklearn.base)": (
+        "import jax, jaxclassic.estimators, sklearn.base",
+        "from jaxclassic.estimators import RandomForestClassifier"),
+    "sklearn: from sklearn.linear_model import LogisticRegression (after sklearn.base)": (
+        "import sklearn.base", "from sklearn.linear_model import LogisticRegression"),
+    "sklearn: from sklearn.ensemble import RandomForestClassifier (after sklearn.base)": (
+        "import sklearn.base", "from sklearn.ensemble import RandomForestClassifier"),
+}
+
+_CHILD = """
+import json, time
+t0 = time.perf_counter(); {first}; t1 = time.perf_counter(); {timed}; t2 = time.perf_counter()
+print(json.dumps({{"first": t1 - t0, "timed": t2 - t1}}))
+"""
+
+
+def _child(first: str, timed: str) -> dict:
+    env = dict(os.environ, JAXCLASSIC_NO_COMPILATION_CACHE="1")
+    out = subprocess.run([sys.executable, "-c", _CHILD.format(first=first, timed=timed)],
+                         capture_output=True, text=True, env=env, timeout=300, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args(argv)
+    times: dict[str, list] = {row: [] for row in ROWS}
+    for _ in range(args.rounds):
+        for row, (first, timed) in ROWS.items():
+            times[row].append(_child(first, timed))
+    print(f"median of {args.rounds} fresh processes per row (rows alternate within each round)")
+    print(f"{'step':78s} {'timed s':>8s} {'first s':>8s}")
+    for row, runs in times.items():
+        print(f"{row:78s} {statistics.median(r['timed'] for r in runs):8.3f} "
+              f"{statistics.median(r['first'] for r in runs):8.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
