@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -55,6 +57,7 @@ def test_every_public_name_resolves_and_dir_lists_it():
     assert n_line == "N 42 [] []", n_line  # 45 names: 42 classes and the 3 config functions
 
 
+@pytest.mark.full  # fits and compiles in two fresh processes (~15 s)
 def test_a_model_file_loads_in_a_process_that_imported_no_family(tmp_path):
     """A saved soft-voting ensemble loads, and predicts bitwise the same, in a process that imported
     only the package: loading resolves the classes it names on demand."""
