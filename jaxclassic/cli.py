@@ -110,7 +110,7 @@ _NAN = {"", "nan", "NaN", "NA", "N/A", "null"}
 def _estimator_classes() -> dict:
     import jaxclassic.estimators as est
 
-    return {name: getattr(est, name) for name in est.__all__ if isinstance(getattr(est, name), type)}
+    return {name: getattr(est, name) for name in est._CLASSES}
 
 
 def parse_param(text: str) -> tuple[str, object]:

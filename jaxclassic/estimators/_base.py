@@ -348,20 +348,20 @@ def prepare_predict(estimator, X, *, attributes=None, allow_nan: bool = False):
 
 
 # --------------------------------------------------------------------------- model files
-def _estimator_classes() -> dict:
-    """The classes a saved estimator may name: ``jaxclassic.estimators.__all__``'s classes."""
+def _estimator_class(name):
+    """The class ``name`` of ``jaxclassic.estimators`` (None if there is no such class), with its
+    family's module imported and that module's NamedTuple / dataclass types registered with
+    :mod:`jaxclassic.io`. Only that family is imported (the package loads classes on first use)."""
     import sys
 
     import jaxclassic.estimators as est
     from jaxclassic import io
 
-    # every class first (the package imports a family's module on first access), then the
-    # NamedTuple / dataclass types of every module that defines them
-    classes = {name: getattr(est, name) for name in est.__all__ if isinstance(getattr(est, name), type)}
-    for name, module in list(sys.modules.items()):
-        if name.startswith("jaxclassic.estimators.") and module is not None:
-            io.register_module_types(module)
-    return classes
+    if name not in est._CLASSES:
+        return None
+    cls = getattr(est, name)
+    io.register_module_types(sys.modules[cls.__module__])
+    return cls
 
 
 def _encode_estimator(obj, encoder, where: str):
@@ -373,9 +373,8 @@ def _encode_estimator(obj, encoder, where: str):
         return {"t": "bunch", "v": [[k, encoder.encode(v, f"{where}.{k}")] for k, v in obj.items()]}
     if not isinstance(obj, _SklearnBaseEstimator):
         return None
-    classes = encoder.__dict__.setdefault("_classes", _estimator_classes())
     cls = type(obj)
-    if classes.get(cls.__name__) is not cls:
+    if _estimator_class(cls.__name__) is not cls:
         raise TypeError(f"{where}: only the classes of jaxclassic.estimators can be saved, got "
                         f"{cls.__module__}.{cls.__qualname__}")
     memo = encoder.__dict__.setdefault("_memo", {})
@@ -402,8 +401,7 @@ def _decode_estimator(node, decoder):
         return memo[node["id"]]
     if t != "estimator":
         raise ValueError(f"{decoder.path}: corrupt model file: unknown node type {t!r}")
-    classes = decoder.__dict__.setdefault("_classes", _estimator_classes())
-    cls = classes.get(node.get("class"))
+    cls = _estimator_class(node.get("class"))
     if cls is None:
         raise ValueError(f"{decoder.path}: unknown estimator class {node.get('class')!r}: not a class of "
                          "jaxclassic.estimators in this version")

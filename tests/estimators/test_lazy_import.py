@@ -60,7 +60,7 @@ def test_every_public_name_resolves_and_dir_lists_it():
 @pytest.mark.full  # fits and compiles in two fresh processes (~15 s)
 def test_a_model_file_loads_in_a_process_that_imported_no_family(tmp_path):
     """A saved soft-voting ensemble loads, and predicts bitwise the same, in a process that imported
-    only the package: loading resolves the classes it names on demand."""
+    only the package: loading resolves the classes it names on demand, and only those."""
     path = tmp_path / "vote.jc"
     _run(f"""
         import numpy as np
@@ -77,5 +77,8 @@ def test_a_model_file_loads_in_a_process_that_imported_no_family(tmp_path):
         m = est.VotingClassifier.load({str(path)!r})
         X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0], [0.5, 0.2], [2.5, 2.2]])
         print("SAME", bool(np.array_equal(m.predict_proba(X), np.load({str(tmp_path / "p.npy")!r}))))
+        import sys
+        print("OTHERS", "jaxclassic.estimators.svm" in sys.modules, "jaxclassic.estimators.hmm" in sys.modules)
     """)
     assert "SAME True" in out
+    assert "OTHERS False False" in out  # loading imported the families the file names, no others
