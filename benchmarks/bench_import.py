@@ -38,6 +38,9 @@ ROWS = {
         "import sklearn.base", "from sklearn.ensemble import RandomForestClassifier"),
 }
 
+#: (our row, scikit-learn's row) timing the same step: importing one estimator class
+PAIRS = [(list(ROWS)[2], list(ROWS)[4]), (list(ROWS)[3], list(ROWS)[5])]
+
 _CHILD = """
 import json, time
 t0 = time.perf_counter(); {first}; t1 = time.perf_counter(); {timed}; t2 = time.perf_counter()
@@ -62,9 +65,11 @@ def main(argv=None) -> int:
             times[row].append(_child(first, timed))
     print(f"median of {args.rounds} fresh processes per row (rows alternate within each round)")
     print(f"{'step':78s} {'timed s':>8s} {'first s':>8s}")
+    median = {row: statistics.median(r["timed"] for r in runs) for row, runs in times.items()}
     for row, runs in times.items():
-        print(f"{row:78s} {statistics.median(r['timed'] for r in runs):8.3f} "
-              f"{statistics.median(r['first'] for r in runs):8.3f}")
+        print(f"{row:78s} {median[row]:8.3f} {statistics.median(r['first'] for r in runs):8.3f}")
+    for ours, ref in PAIRS:
+        print(f"ratio ours / scikit-learn, {ours.split(' (')[0]}: {median[ours] / median[ref]:.2f}")
     return 0
 
 
