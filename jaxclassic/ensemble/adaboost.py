@@ -99,7 +99,7 @@ from jaxclassic.ensemble._api import decision_function, feature_importances, pre
 from jaxclassic.tree._api import feature_importances as tree_feature_importances
 from jaxclassic.tree._params import ClassificationTree
 from jaxclassic.tree.binning import bin_features, bin_ranges
-from jaxclassic.tree.cart import fit_cart_binned
+from jaxclassic.tree.cart import codes_have_missing, fit_cart_binned
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
@@ -170,8 +170,9 @@ class AdaBoostParams(NamedTuple):
         return int(self.estimators.value.shape[-1])
 
 
-@partial(jax.jit, static_argnames=("n_estimators", "max_depth", "n_bins", "n_classes"))
-def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_depth, n_bins, n_classes):
+@partial(jax.jit, static_argnames=("n_estimators", "max_depth", "n_bins", "n_classes", "has_missing"))
+def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_depth, n_bins, n_classes,
+             has_missing=True):
     dtype = edges.dtype
     n_features = edges.shape[0]
     K = n_classes
@@ -185,7 +186,8 @@ def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_de
         w, active = carry
         w = jnp.where(positive, jnp.maximum(w, floor), 0)
         tree = fit_cart_binned(codes, edges, y, task="classification", criterion="gini",
-                               max_depth=max_depth, sample_weight=w, n_classes=K, bin_ranges=ranges)
+                               max_depth=max_depth, sample_weight=w, n_classes=K, bin_ranges=ranges,
+                               has_missing=has_missing)
         leaf = B.route_codes(tree, codes_T, max_depth, n_bins)
         miss = (jnp.argmax(tree.value[leaf], axis=1) != y) & positive
         err = jnp.sum(jnp.where(miss, w, 0)) / jnp.sum(w)
@@ -290,7 +292,8 @@ def fit_adaboost(
     ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
     lr = jnp.asarray(learning_rate, dtype)
     trees, alpha, err, Z, n_used = _program(codes, edges, ranges, y, sw, lr, n_estimators=n_estimators,
-                                            max_depth=max_depth, n_bins=n_bins, n_classes=n_classes)
+                                            max_depth=max_depth, n_bins=n_bins, n_classes=n_classes,
+                                            has_missing=codes_have_missing(codes, n_bins))
     if not is_traced(n_used) and int(n_used) == 0:
         raise ValueError("the first tree of AdaBoost is no better than chance (weighted error "
                          f"{float(err[0]) if not is_traced(err) else 'traced'} >= 1 - 1/n_classes); "

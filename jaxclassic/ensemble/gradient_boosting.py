@@ -96,6 +96,7 @@ from jaxclassic.ensemble._api import decision_function, feature_importances, pre
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import bin_features, bin_ranges
+from jaxclassic.tree.cart import codes_have_missing
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
@@ -218,9 +219,9 @@ def _row_losses(loss, y, f, n_outputs):
 
 
 @partial(jax.jit, static_argnames=("loss", "loss_name", "n_outputs", "n_estimators", "max_depth",
-                                   "n_bins", "max_nodes", "max_width", "use_subsample"))
+                                   "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing"))
 def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name, n_outputs, n_estimators,
-             max_depth, n_bins, max_nodes, max_width, use_subsample):
+             max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True):
     dtype = edges.dtype
     n_features, n = codes_T.shape
     K = n_outputs
@@ -236,7 +237,7 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name
                      n_bins=n_bins, max_nodes=max_nodes, max_width=max_width, max_depth=max_depth,
                      min_samples_split=hyper["min_samples_split"], min_samples_leaf=hyper["min_samples_leaf"],
                      min_weight_leaf=hyper["min_weight_fraction_leaf"] * jnp.sum(w),
-                     min_impurity_decrease=hyper["min_impurity_decrease"])
+                     min_impurity_decrease=hyper["min_impurity_decrease"], has_missing=has_missing)
         s = grown.node_stats
         node_mean = s[:, 1] / jnp.where(s[:, 0] > 0, s[:, 0], 1) + mean
         return grown, node_mean
@@ -399,7 +400,7 @@ def fit_gradient_boosting(
     trees, train_loss, clamped = _program(
         codes.T, y, sw, edges, ranges, init_score, hyper, key, loss=loss_fn, loss_name=loss_name,
         n_outputs=n_outputs, n_estimators=n_estimators, max_depth=max_depth, n_bins=n_bins, max_nodes=max_nodes,
-        max_width=max_width, use_subsample=use_subsample)
+        max_width=max_width, use_subsample=use_subsample, has_missing=codes_have_missing(codes, n_bins))
     B.warn_if_clamped(clamped)
     return cls(trees, init_score, hyper["learning_rate"], train_loss, edges)
 

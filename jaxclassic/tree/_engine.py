@@ -50,7 +50,11 @@ _PHASE_GROWTH = 16``): level ``d`` (at most ``2^d`` candidates) runs in the firs
 ``log_g(2W) + 1`` level bodies are compiled (one ``while_loop`` per phase; the last phase runs
 until no candidate is left). Measured at depth 8 on 4,000 x 8 (loaded 2-core CPU): g = 4
 compiled in 27 s and ran in 93 ms, g = 16 in 15 s and 44 ms, one phase (g = inf) 9 s and
-236 ms.
+236 ms. Up to ``2W = _ONE_PHASE_WIDTH = 64`` (trees of at most 128 rows: ``W <= n/2``) there
+is one phase: each phase's body is about 170 of the program's HLO computations, so a
+second one nearly doubles the compile time (a single tree on 256 x 5: 594 computations in
+three phases, 250 in one; 4.3 s and 2.0 s to compile), while at that width the levels'
+width-proportional work (the histogram buffers of ``2W`` nodes) is small.
 
 scikit-learn's stopping rules: a node is a leaf when its depth is ``max_depth``, it has fewer
 than ``min_samples_split`` (or ``2·min_samples_leaf``) rows, weight below
@@ -564,6 +568,7 @@ def _children(hist, small, src, small_left, n_live, chunk):
 
 # --------------------------------------------------------------------------- growth
 _PHASE_GROWTH = 16  # width ratio of consecutive growth phases (see grow)
+_ONE_PHASE_WIDTH = 64  # up to this width (2W) one phase: one level body compiled (see grow)
 _N_CHUNKS = 8  # the smaller children's rows are summed in chunks of n/16: work ~ their number
 _SPLIT_CHUNK = 8  # candidates searched (and children histograms built) per step: work ~ live ones
 
@@ -773,7 +778,7 @@ def grow(
     # g x the live candidates while only a few level bodies are compiled (every distinct
     # width is one more body: compile time); the last phase (c = 2W) runs to the end.
     phase_widths = []
-    width = _PHASE_GROWTH
+    width = _PHASE_GROWTH if 2 * W > _ONE_PHASE_WIDTH else 2 * W
     while width < 2 * W:
         phase_widths.append(width)
         width *= _PHASE_GROWTH

@@ -55,8 +55,10 @@ Params layout: :mod:`jaxclassic.tree._params` (``value`` holds class fractions o
 at every node; ``impurity`` the criterion's impurity, entropy in bits as scikit-learn).
 Node budget ``max_nodes`` (static) defaults to :math:`\min(2n - 1, 2^{D+1} - 1)` (a tree
 of ``n`` rows has at most ``2n - 1`` nodes); at most ``max_width`` nodes split per level
-(default :math:`\min(2^{D-1}, (M-1)/2, 256)`); a node past either limit stays a leaf and
-:func:`fit_cart` warns (:class:`TreeTruncatedWarning`).
+(default :math:`\min(2^{D-1}, (M-1)/2, \lfloor n/2 \rfloor, 256)`: the nodes of one level
+are disjoint and each that splits holds at least ``min_samples_split`` :math:`\ge 2` rows, so
+at most :math:`n/2` of them split, and the width costs compile and run time in proportion);
+a node past either limit stays a leaf and :func:`fit_cart` warns (:class:`TreeTruncatedWarning`).
 
 References
 ----------
@@ -85,6 +87,7 @@ from jaxclassic.tree.binning import bin_ranges as _bin_ranges
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
+    check_bool,
     check_choice,
     check_classification_targets,
     check_consistent_length,
@@ -115,14 +118,15 @@ class TreeTruncatedWarning(UserWarning):
 
 
 def default_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None):
-    """``(max_nodes, max_width)``: ``M = min(2n-1, 2^(D+1)-1)``, ``W = min(2^(D-1), (M-1)//2, 256)``."""
+    """``(max_nodes, max_width)``: ``M = min(2n-1, 2^(D+1)-1)``, ``W = min(2^(D-1), (M-1)//2, n//2, 256)``
+    (at most ``n/2`` disjoint nodes of two or more rows split on one level)."""
     if max_nodes is None:
         max_nodes = 2 * n_samples - 1
         if max_depth is not None:
             max_nodes = min(max_nodes, 2 ** (max_depth + 1) - 1)
     max_nodes = max(check_int(max_nodes, "max_nodes", low=1), 1)
     if max_width is None:
-        max_width = min(max(1, (max_nodes - 1) // 2), _MAX_WIDTH_CAP)
+        max_width = max(1, min((max_nodes - 1) // 2, n_samples // 2, _MAX_WIDTH_CAP))
         if max_depth is not None:
             max_width = min(max_width, 2 ** (max_depth - 1))
     return max_nodes, check_int(max_width, "max_width", low=1)
@@ -140,6 +144,12 @@ def _resolve_max_features(max_features, n_features):
         return check_int(max_features, "max_features", low=1, high=n_features)
     check_scalar(max_features, "max_features", low=0.0, high=1.0, include_low=False)
     return max(1, int(max_features * n_features))
+
+
+def codes_have_missing(codes, n_bins: int) -> bool:
+    """Whether any bin code is ``n_bins`` (a missing value); True when ``codes`` are traced
+    (unknown while compiling). The ``has_missing`` flag of the fits (static)."""
+    return is_traced(codes) or bool(np.any(np.asarray(codes) == n_bins))  # numpy: no program to compile
 
 
 def _check_targets(y, task, n_samples, sw, n_classes):
@@ -174,6 +184,7 @@ def fit_cart_binned(
     max_width: int | None = None,
     feature_mask=None,
     bin_ranges=None,
+    has_missing: bool | None = None,
 ) -> TreeParams:
     """:func:`fit_cart` on data binned once by :func:`~jaxclassic.tree.binning.bin_features`.
 
@@ -192,6 +203,10 @@ def fit_cart_binned(
         Without them (codes alone carry no values) a threshold is the upper edge of the
         split's bin, ``edges[feature, threshold_bin]``: the same routing of the training rows,
         not scikit-learn's point for new rows.
+    has_missing : bool, optional (static)
+        Whether some code is ``n_bins`` (a missing value). Default: read from ``codes`` when
+        they are concrete, True when traced. False compiles a split search of one missing side
+        instead of two (the same tree, a smaller and faster program; ``grow``).
 
     Returns
     -------
@@ -244,11 +259,12 @@ def fit_cart_binned(
             raise ValueError(f"bin_ranges must be (bin_min, bin_max) of shape ({n_features}, {n_bins}) each "
                              f"(tree.binning.bin_ranges), got shapes {[r.shape for r in bin_ranges]}")
     max_nodes, max_width = default_budget(n_samples, max_depth, max_nodes, max_width)
+    has_missing = codes_have_missing(codes, n_bins) if has_missing is None else check_bool(has_missing, "has_missing")
     tree, truncated = _fit_binned(
         codes, edges, bin_ranges, y, sw, jnp.asarray(feature_mask, bool), key,
         min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
         task=task, criterion=criterion, max_depth=max_depth, n_bins=n_bins, max_features=max_features,
-        max_nodes=max_nodes, max_width=max_width, n_classes=n_classes,
+        max_nodes=max_nodes, max_width=max_width, n_classes=n_classes, has_missing=has_missing,
     )
     if not is_traced(truncated) and bool(truncated):
         warnings.warn(
@@ -367,10 +383,11 @@ def fit_cart(
 
 
 @partial(jax.jit, static_argnames=(
-    "task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes", "max_width", "n_classes"))
+    "task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes", "max_width", "n_classes",
+    "has_missing"))
 def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_split, min_samples_leaf,
                 min_weight_fraction_leaf, min_impurity_decrease, *, task, criterion, max_depth,
-                n_bins, max_features, max_nodes, max_width, n_classes):
+                n_bins, max_features, max_nodes, max_width, n_classes, has_missing=True):
     dtype = edges.dtype
     sw = sw.astype(dtype)
     count = (sw > 0).astype(dtype)
@@ -386,7 +403,7 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
         codes.T, stats, count, criterion=crit, n_bins=n_bins, max_nodes=max_nodes, max_width=max_width,
         max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
         min_weight_leaf=min_weight_fraction_leaf * jnp.sum(sw), min_impurity_decrease=min_impurity_decrease,
-        max_features=max_features, feature_mask=feature_mask, key=key,
+        max_features=max_features, feature_mask=feature_mask, key=key, has_missing=has_missing,
     )
     n_stats = stats.shape[1]
     used = jnp.arange(max_nodes) < g.n_nodes
