@@ -37,24 +37,23 @@ bounds branch (a scatter that drops the rows outside the smaller children mispre
 every other row: 3x slower). The sums per (feature, bin) are taken in row order, as one
 ``segment_sum`` over all rows would. Split search and children histograms run over only
 the live candidates of the level, ``_SPLIT_CHUNK`` at a time (a loop of dynamic length), so
-their cost does not follow the padded width of a phase.
+their cost does not follow the width ``2W`` of the level's arrays.
 
 Layout and cost. Histograms are stored bins first, ``(B + 1, S + 1, F, C)``: the cumulative
 sum over the bins is a scan of whole ``(S + 1, F, C)`` planes and each statistic is one
 contiguous plane, and the criteria are written on lists of planes (``plane_loss``), so the
 gains of all (bin, side, feature, candidate) are one fused elementwise loop, the best split
 a max and a min-index reduction (10-20x faster than a stats-last layout with ``argmax``).
-Levels run in phases of fixed candidate width ``c = g, g^2, ...`` then ``2W`` (``g =
-_PHASE_GROWTH = 16``): level ``d`` (at most ``2^d`` candidates) runs in the first phase with
-``2^(d+1) <= c``, so the split search costs at most ``g`` x the live candidates while only
-``log_g(2W) + 1`` level bodies are compiled (one ``while_loop`` per phase; the last phase runs
-until no candidate is left). Measured at depth 8 on 4,000 x 8 (loaded 2-core CPU): g = 4
-compiled in 27 s and ran in 93 ms, g = 16 in 15 s and 44 ms, one phase (g = inf) 9 s and
-236 ms. Up to ``2W = _ONE_PHASE_WIDTH = 64`` (trees of at most 128 rows: ``W <= n/2``) there
-is one phase: each phase's body is about 170 of the program's HLO computations, so a
-second one nearly doubles the compile time (a single tree on 256 x 5: 594 computations in
-three phases, 250 in one; 4.3 s and 2.0 s to compile), while at that width the levels'
-width-proportional work (the histogram buffers of ``2W`` nodes) is small.
+Levels run in one ``while_loop`` whose arrays have the width ``2W`` of the widest level, and
+no level's work follows that width: the split search and the children's histograms run over
+the live candidates (above), and the histograms live in one buffer ``(2, B + 1, S + 1, F,
+2W)`` carried by the loop, a level's candidates in one half and its children written into
+the other, which nothing zeroes (entries past the live candidates are stale; nobody reads
+them), as the scratch of the smaller children's sums has only its live slots zeroed. (Until
+2026-11 levels ran in phases of widths 16, 256, ``2W``, one compiled body each, because a
+level zeroed buffers of its whole width: a single tree on 256 x 5 compiled 594 HLO
+computations in 4.3 s, one body 250 in 2.0 s; on 200 x 30, 107 ms a fit with phases, 152 ms
+in one phase before the zeroing went, 75 ms after; 2-core CPU.)
 
 scikit-learn's stopping rules: a node is a leaf when its depth is ``max_depth``, it has fewer
 than ``min_samples_split`` (or ``2·min_samples_leaf``) rows, weight below
@@ -358,16 +357,36 @@ def _dynamic_loop(n_loop, body, init, args):
     return loop(n_loop, init, *args)
 
 
-def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks):
-    """:func:`_hist_rows_xla`, or its Pallas form (:func:`_hist`'s choice of kernel)."""
+def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks, scratch=None, n_live=None):
+    """:func:`_hist_rows_xla`, or its Pallas form (:func:`_hist`'s choice of kernel).
+
+    With ``scratch`` (an ``(F, n_codes, n_slots, S1)`` buffer of earlier sums, :func:`grow`)
+    the XLA form zeroes and sums into it only the first ``n_live`` slots (the others keep
+    what they held: nobody reads them), instead of a zeroed buffer of every slot."""
     choice = _hist_pallas.kernel_choice()
     if choice != "xla":
         return _hist_pallas.hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes,
                                       interpret=choice == "pallas-interpret")
-    return _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks)
+    if scratch is not None:
+        scratch = _zero_slots(scratch, n_live, _SPLIT_CHUNK)
+    return _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks, acc=scratch)
 
 
-def _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks):
+def _zero_slots(buf, n_live, chunk):
+    """``buf`` ``(F, n_codes, n_slots, S1)`` with its first ``n_live`` slots zeroed, ``chunk``
+    slots a step (the cost follows ``n_live``, not ``n_slots``)."""
+    n_slots = buf.shape[2]
+    chunk = min(chunk, n_slots)
+
+    def body(j, buf):  # no closed-over array: _dynamic_loop's custom_vmap traces it alone
+        zeros = jnp.zeros(buf.shape[:2] + (chunk, buf.shape[3]), buf.dtype)
+        start = jnp.asarray(jnp.minimum(j * chunk, n_slots - chunk), jnp.int32)
+        return jax.lax.dynamic_update_slice(buf, zeros, (jnp.int32(0), jnp.int32(0), start, jnp.int32(0)))
+
+    return _dynamic_loop((n_live + chunk - 1) // chunk, body, buf, ())
+
+
+def _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks, acc=None):
     """:func:`_hist` (not yet transposed: ``(F, n_codes, n_slots, S1)``) of the compacted rows
     ``rows`` (m,) (:func:`_compact`) only: their ``stats_count`` (m, S1) and in-range ``slot``
     (m,) given at those rows, of which the first ``n_used`` are real (the rest: zero
@@ -381,7 +400,8 @@ def _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n
     feature's codes gathered at ``rows``). Per (feature, bin) the rows are added in row
     order: the sums of :func:`_hist` bit for bit. Every index is in range
     (``promise_in_bounds``: no bounds branch per update; an unpredictable branch costs a
-    misprediction per row).
+    misprediction per row). ``acc``: a ``(F, n_codes, n_slots, S1)`` buffer to add into
+    (default zeros); the result is ``acc`` plus the sums.
     """
     n_features = codes_T.shape[0]
     n_out = n_codes * n_slots
@@ -399,7 +419,10 @@ def _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n
 
         return jax.lax.fori_loop(0, n_features, feature, acc)
 
-    acc = jnp.zeros((n_features * n_out, n_s1), stats_count.dtype)
+    if acc is None:
+        acc = jnp.zeros((n_features * n_out, n_s1), stats_count.dtype)
+    else:
+        acc = acc.astype(stats_count.dtype).reshape(n_features * n_out, n_s1)
     out = _dynamic_loop((n_used + chunk - 1) // chunk, body, acc, (codes_T, stats_count, slot, rows))
     return out.reshape(n_features, n_codes, n_slots, n_s1)  # transposed by _children, per chunk
 
@@ -518,24 +541,30 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
     return best, feat.astype(jnp.int32), bin_.astype(jnp.int32), side == 1, left_stats
 
 
-def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk, missing=True):
-    """:func:`_best_splits` of the first ``n_live`` (traced) candidates only, ``chunk`` at a
-    time (a loop of ``ceil(n_live / chunk)`` steps): the cost follows the live candidates,
-    not the width of the level's arrays. Candidates past the chunks run get gain ``-inf``.
+def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk,
+                      missing=True):
+    """:func:`_best_splits` of the first ``n_live`` (traced) candidates only, whose histograms
+    are ``hbuf[half]`` (``hbuf``: the two halves ``(2, B+1, S1, F, C)`` of :func:`grow`'s
+    buffer), ``chunk`` at a time (a loop of ``ceil(n_live / chunk)`` steps): the cost follows
+    the live candidates, not the width of the level's arrays. Candidates past the chunks run
+    get gain ``-inf``; those past ``n_live`` in the last chunk read unspecified histograms
+    (the caller ignores candidates that are not live).
 
     Each candidate's search is independent of the others, so the chunks give the same
     values as one call over all candidates (a last chunk that would run past the end is
     moved back to end there: it recomputes some candidates, with the same results)."""
-    n_cand = hist.shape[3]
+    n_cand = hbuf.shape[4]
     if chunk >= n_cand:
-        return _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing)
-    dtype = hist.dtype
+        return _best_splits(hbuf[half], pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing)
+    dtype = hbuf.dtype
+    size = (1,) + hbuf.shape[1:4] + (chunk,)
     out = (jnp.full((n_cand,), -jnp.inf, dtype), jnp.zeros((n_cand,), jnp.int32), jnp.zeros((n_cand,), jnp.int32),
            jnp.zeros((n_cand,), bool), jnp.zeros(pstats.shape, dtype))
 
     def body(j, out):
         start = jnp.minimum(j * chunk, n_cand - chunk)
-        part = _best_splits(jax.lax.dynamic_slice_in_dim(hist, start, chunk, axis=3),
+        at = (half, 0, 0, 0, start)
+        part = _best_splits(jax.lax.dynamic_slice(hbuf, tuple(jnp.asarray(i, jnp.int32) for i in at), size)[0],
                             jax.lax.dynamic_slice_in_dim(pstats, start, chunk),
                             criterion, params, n_bins, msl, mwl,
                             jax.lax.dynamic_slice_in_dim(feat_ok, start, chunk), missing)
@@ -544,31 +573,34 @@ def _best_splits_live(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok
     return jax.lax.fori_loop(0, (n_live + chunk - 1) // chunk, body, out)
 
 
-def _children(hist, small, src, small_left, n_live, chunk):
-    """The children's histograms ``(B+1, S1, F, 2s)`` of the first ``n_live`` (traced) of
-    ``s`` splits, ``chunk`` splits at a time (:func:`_dynamic_loop`): child ``2r`` (left)
-    and ``2r + 1`` (right) of split ``r`` are its smaller child's ``small[:, :, r]``
-    (``(F, B+1, s, S1)``, as summed) and the parent's ``hist[..., src[r]]`` minus it.
-    Entries past ``2 n_live`` are unspecified (no candidate lives there)."""
-    n_codes, n_s1, n_features, _ = hist.shape
+def _children(hbuf, half, small, src, small_left, n_live, chunk):
+    """The children's histograms of the first ``n_live`` (traced) of ``s`` splits, written
+    into ``hbuf[1 - half]`` (:func:`grow`'s buffer ``(2, B+1, S1, F, C)``, ``C >= 2s``; its
+    parents are ``hbuf[half]``), ``chunk`` splits at a time (:func:`_dynamic_loop`): child
+    ``2r`` (left) and ``2r + 1`` (right) of split ``r`` are its smaller child's
+    ``small[:, :, r]`` (``(F, B+1, s, S1)``, as summed) and the parent's
+    ``hbuf[half, ..., src[r]]`` minus it. Returns the buffer. Entries past ``2 n_live`` keep
+    what they held (no candidate lives there): nothing is zeroed, so the cost follows the
+    live splits, not the width (a width-``C`` buffer zeroed per level cost more than the
+    level's histograms on 200 x 30)."""
     n_slots = small.shape[2]
     chunk = min(chunk, n_slots)
-    out = jnp.zeros((n_codes, n_s1, n_features, 2 * n_slots), hist.dtype)
 
-    def body(j, out, hist, small, src, small_left):
+    def body(j, hbuf, half, small, src, small_left):  # half an argument: batched under vmap
         start = jnp.minimum(j * chunk, n_slots - chunk)
         sm = jax.lax.dynamic_slice_in_dim(small, start, chunk, axis=2).transpose(1, 3, 0, 2)
-        large = hist[..., jax.lax.dynamic_slice_in_dim(src, start, chunk)] - sm
+        parent = hbuf[half, ..., jax.lax.dynamic_slice_in_dim(src, start, chunk)]  # (chunk, B+1, S1, F)
+        large = jnp.moveaxis(parent, 0, -1) - sm
         sl = jax.lax.dynamic_slice_in_dim(small_left, start, chunk)
         both = jnp.stack([jnp.where(sl, sm, large), jnp.where(sl, large, sm)], -1)
-        return jax.lax.dynamic_update_slice_in_dim(out, both.reshape(sm.shape[:3] + (2 * chunk,)), 2 * start, 3)
+        both = both.reshape((1,) + sm.shape[:3] + (2 * chunk,))
+        at = tuple(jnp.asarray(i, jnp.int32) for i in (1 - half, 0, 0, 0, 2 * start))
+        return jax.lax.dynamic_update_slice(hbuf, both.astype(hbuf.dtype), at)
 
-    return _dynamic_loop((n_live + chunk - 1) // chunk, body, out, (hist, small, src, small_left))
+    return _dynamic_loop((n_live + chunk - 1) // chunk, body, hbuf, (half, small, src, small_left))
 
 
 # --------------------------------------------------------------------------- growth
-_PHASE_GROWTH = 16  # width ratio of consecutive growth phases (see grow)
-_ONE_PHASE_WIDTH = 64  # up to this width (2W) one phase: one level body compiled (see grow)
 _N_CHUNKS = 8  # the smaller children's rows are summed in chunks of n/16: work ~ their number
 _SPLIT_CHUNK = 8  # candidates searched (and children histograms built) per step: work ~ live ones
 
@@ -674,12 +706,13 @@ def grow(
     n_small = max(1, min(n_rows, n_rows // 2 + n_rows // (1 << 20) + 1))
     n_small = -(-n_small // _N_CHUNKS) * _N_CHUNKS  # whole chunks (the pad: spare rows)
 
-    def level(st, hist):
-        """Split the candidates of one level (histograms ``(B+1, S1, F, c)``, at most
-        ``s = min(c/2, W)`` splits); returns the state and the children's histograms
-        ``(B+1, S1, F, 2s)``: the same shape, a while_loop body."""
-        n_cand = hist.shape[3]
-        n_slots = n_cand // 2 if n_cand < 2 * W else W
+    def level(st, hbuf, scratch):
+        """Split the candidates of one level (histograms ``hbuf[st["half"]]``, ``hbuf``
+        ``(2, B+1, S1, F, 2W)``, at most ``W`` splits); returns the state, the buffer with the
+        children's histograms in the other half and the scratch: a while_loop body."""
+        n_cand = hbuf.shape[4]
+        half = st["half"]
+        n_slots = W
         ids = st["cand_ids"]
         pstats = st["node_stats"][ids]
         pcount = pstats[:, n_stats]
@@ -690,7 +723,7 @@ def grow(
             open_ &= ~criterion.is_pure(pstats[:, :n_stats], st["impurity"][ids], purity_ref, eps)
         feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits_live(
-            hist, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
+            hbuf, half, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
             jnp.sum(st["cand_valid"]), _SPLIT_CHUNK, has_missing)
         want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
         rank = (jnp.cumsum(want) - 1).astype(i32)
@@ -738,23 +771,21 @@ def grow(
         src = jnp.zeros((n_slots,), i32).at[at_rank].set(jnp.arange(n_cand, dtype=i32), mode="drop")
         small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
 
-        def children():
-            sel, n_used = _compact(slot < n_slots, n_small)
-            filled = jnp.arange(n_small) < n_used
-            sc_sel = jnp.where(filled[:, None], sc[sel], 0)
-            slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_small) % n_slots)
-            small = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS)
-            return _children(hist, small, src, small_left_r, n_split, _SPLIT_CHUNK // 2)
-
-        if max_depth is None:
-            children = children()
-        else:  # the children of the last level are leaves: no histogram for them
-            children = jax.lax.cond(st["level"] + 1 < depth_cap, children,
-                                    lambda: jnp.zeros(hist.shape[:3] + (2 * n_slots,), dtype))
+        # the children of the last level are leaves: no histogram for them (no row and no
+        # split takes part: both loops below run no step)
+        n_built = n_split if max_depth is None else jnp.where(st["level"] + 1 < depth_cap, n_split, 0)
+        sel, n_used = _compact((slot < n_slots) & (n_built > 0), n_small)
+        filled = jnp.arange(n_small) < n_used
+        sc_sel = jnp.where(filled[:, None], sc[sel], 0)
+        slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_small) % n_slots)
+        small = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
+                           scratch=scratch, n_live=n_built)
+        hbuf = _children(hbuf, half, small, src, small_left_r, n_built, _SPLIT_CHUNK // 2)
+        new["half"] = 1 - half
         new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
         new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split
         new["level"] = st["level"] + 1
-        return new, children
+        return new, hbuf, small.astype(scratch.dtype)  # the next level's scratch (or the Pallas kernel's output)
 
     st = dict(
         level=jnp.asarray(0, i32),
@@ -771,28 +802,18 @@ def grow(
         cand_ids=jnp.zeros((1,), i32),
         cand_valid=jnp.ones((1,), bool),
         truncated=jnp.asarray(False),
+        half=jnp.asarray(0, i32),
     )
-    hist = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
-    # Phases of fixed width c = g, g^2, ... (then 2W): level d runs in the first phase
-    # with 2^(d+1) <= c (it has at most 2^d candidates), so the split search costs at most
-    # g x the live candidates while only a few level bodies are compiled (every distinct
-    # width is one more body: compile time); the last phase (c = 2W) runs to the end.
-    phase_widths = []
-    width = _PHASE_GROWTH if 2 * W > _ONE_PHASE_WIDTH else 2 * W
-    while width < 2 * W:
-        phase_widths.append(width)
-        width *= _PHASE_GROWTH
-    phase_widths.append(2 * W)
-    for width in phase_widths:
-        pad = width - hist.shape[3]
-        hist = jnp.pad(hist, ((0, 0),) * 3 + ((0, pad),))
-        st["cand_ids"] = jnp.pad(st["cand_ids"], (0, pad))
-        st["cand_valid"] = jnp.pad(st["cand_valid"], (0, pad))
-        end = depth_cap if width == 2 * W else min(depth_cap, width.bit_length() - 1)
-        st, hist = jax.lax.while_loop(lambda c, end=end: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < end),
-                                      lambda c: level(*c), (st, hist))
-        if end >= depth_cap:
-            break
+    # the histograms of a level's candidates are half st["half"] of hbuf, its children are
+    # written into the other half (a buffer carried by the loop, never zeroed: _children)
+    # (its two halves zeroed once here, with the scratch of the smaller children's sums)
+    root = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
+    hbuf = jnp.zeros((2,) + root.shape[:3] + (2 * W,), dtype).at[0, ..., :1].set(root)
+    scratch = jnp.zeros((n_features, n_codes, W, n_stats + 1), dtype)
+    st["cand_ids"] = jnp.pad(st["cand_ids"], (0, 2 * W - 1))
+    st["cand_valid"] = jnp.pad(st["cand_valid"], (0, 2 * W - 1))
+    st, hbuf, _ = jax.lax.while_loop(lambda c: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < depth_cap),
+                                     lambda c: level(*c), (st, hbuf, scratch))
     used = jnp.arange(M) < st["n_nodes"]
     left_bin, right_bin = _split_bins(flat_codes, n_rows, positive, st, n_bins)
     return Grown(

@@ -81,6 +81,31 @@ def test_hist_rows_vmap_equals_loop():
 
 
 @pytest.mark.full
+def test_hist_rows_into_a_stale_scratch_equals_a_zeroed_one():
+    # the engine carries the smaller children's sums from level to level and zeroes only the
+    # slots in use: those equal the sums into zeros bit for bit, under vmap too
+    codes_T, sc, slot = _subset(4, 0.4)
+    m = E._N_CHUNKS * -(-(N // 2 + 1) // E._N_CHUNKS)
+    live = int(np.max(np.asarray(slot)[np.asarray(slot) < SLOTS])) + 1
+
+    def both(codes_T, sc, slot, stale, n_live):
+        sel, n_used = E._compact(slot < SLOTS, m)
+        filled = jnp.arange(m) < n_used
+        sc_sel = jnp.where(filled[:, None], sc[sel], 0)
+        slot_sel = jnp.where(filled, slot[sel], jnp.arange(m) % SLOTS)
+        args = (codes_T, sc_sel, slot_sel, sel, n_used, SLOTS, NB + 1, E._N_CHUNKS)
+        return E._hist_rows(*args), E._hist_rows(*args, scratch=stale, n_live=n_live)
+
+    stale = jax.random.normal(jax.random.key(5), (F, NB + 1, SLOTS, 3))
+    fresh, reused = jax.jit(both)(codes_T, sc, slot, stale, live)
+    np.testing.assert_array_equal(np.asarray(reused)[:, :, :live], np.asarray(fresh)[:, :, :live])
+    batched = jax.vmap(both, in_axes=(None, None, None, 0, 0))(
+        codes_T, sc, slot, jnp.stack([stale, -stale]), jnp.array([live, SLOTS]))
+    for i in range(2):
+        np.testing.assert_array_equal(np.asarray(batched[1][i])[:, :, :live], np.asarray(fresh)[:, :, :live])
+
+
+@pytest.mark.full
 def test_best_splits_live_equals_the_full_search():
     C, n_live = 16, 11
     hist = jax.random.uniform(jax.random.key(0), (NB + 1, 3, F, C))
@@ -88,10 +113,14 @@ def test_best_splits_live_equals_the_full_search():
     feat_ok = jax.random.uniform(jax.random.key(1), (C, F)) < 0.8
     args = (E.GradientPair(), (1.0, 0.0), NB, jnp.float32(1.0), jnp.float32(0.5))
     full = jax.jit(lambda h, p, f: E._best_splits(h, p, *args, f))(hist, pstats, feat_ok)
-    live = jax.jit(lambda h, p, f: E._best_splits_live(h, p, *args, f, n_live, 4))(hist, pstats, feat_ok)
-    for a, b in zip(full, live):
-        np.testing.assert_array_equal(np.asarray(a)[:n_live], np.asarray(b)[:n_live])
-    assert np.all(np.asarray(live[0])[12:] == -np.inf)  # past the 3 chunks of 4 run
+    # the candidates' histograms are one half of the engine's two-half buffer (the other: noise)
+    other = jax.random.uniform(jax.random.key(2), hist.shape)
+    for half, buf in ((0, jnp.stack([hist, other])), (1, jnp.stack([other, hist]))):
+        live = jax.jit(lambda b, h, p, f: E._best_splits_live(b, h, p, *args, f, n_live, 4))(
+            buf, half, pstats, feat_ok)
+        for a, b in zip(full, live):
+            np.testing.assert_array_equal(np.asarray(a)[:n_live], np.asarray(b)[:n_live])
+        assert np.all(np.asarray(live[0])[12:] == -np.inf)  # past the 3 chunks of 4 run
 
 
 def _data(nan):
