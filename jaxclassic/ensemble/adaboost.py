@@ -99,7 +99,7 @@ from jaxclassic.ensemble._api import decision_function, feature_importances, pre
 from jaxclassic.tree._api import feature_importances as tree_feature_importances
 from jaxclassic.tree._params import ClassificationTree
 from jaxclassic.tree.binning import bin_features, bin_ranges
-from jaxclassic.tree.cart import codes_have_missing, fit_cart_binned
+from jaxclassic.tree.cart import _codes_have_missing, fit_cart_binned
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
@@ -293,7 +293,7 @@ def fit_adaboost(
     lr = jnp.asarray(learning_rate, dtype)
     trees, alpha, err, Z, n_used = _program(codes, edges, ranges, y, sw, lr, n_estimators=n_estimators,
                                             max_depth=max_depth, n_bins=n_bins, n_classes=n_classes,
-                                            has_missing=codes_have_missing(codes, n_bins))
+                                            has_missing=_codes_have_missing(codes, n_bins))
     if not is_traced(n_used) and int(n_used) == 0:
         raise ValueError("the first tree of AdaBoost is no better than chance (weighted error "
                          f"{float(err[0]) if not is_traced(err) else 'traced'} >= 1 - 1/n_classes); "

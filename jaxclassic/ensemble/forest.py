@@ -91,7 +91,7 @@ from jaxclassic.ensemble.bagging import (
 )
 from jaxclassic.tree.binning import bin_ranges
 from jaxclassic.tree.cart import TASK_CRITERIA, default_budget
-from jaxclassic.tree.cart import _fit_binned as _tree_fit_binned, codes_have_missing
+from jaxclassic.tree.cart import _fit_binned as _tree_fit_binned, _codes_have_missing
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (check_array, check_bool, check_choice, check_int, check_key, check_scalar,
                                    check_sample_weight, is_traced)
@@ -313,7 +313,7 @@ def fit_random_forest(
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
             task=task, criterion=criterion, max_depth=max_depth, n_bins=edges.shape[1] + 1,
             max_features=max_features, max_nodes=max_nodes, max_width=max_width, n_classes=n_classes,
-            has_missing=codes_have_missing(codes, edges.shape[1] + 1))
+            has_missing=_codes_have_missing(codes, edges.shape[1] + 1))
         cls = ClassificationForest if task == "classification" else RegressionForest
         return cls(trees, counts, sw)
     if chunk_size is None:

@@ -96,7 +96,7 @@ from jaxclassic.ensemble._api import decision_function, feature_importances, pre
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import bin_features, bin_ranges
-from jaxclassic.tree.cart import codes_have_missing
+from jaxclassic.tree.cart import _codes_have_missing
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     check_array,
@@ -400,7 +400,7 @@ def fit_gradient_boosting(
     trees, train_loss, clamped = _program(
         codes.T, y, sw, edges, ranges, init_score, hyper, key, loss=loss_fn, loss_name=loss_name,
         n_outputs=n_outputs, n_estimators=n_estimators, max_depth=max_depth, n_bins=n_bins, max_nodes=max_nodes,
-        max_width=max_width, use_subsample=use_subsample, has_missing=codes_have_missing(codes, n_bins))
+        max_width=max_width, use_subsample=use_subsample, has_missing=_codes_have_missing(codes, n_bins))
     B.warn_if_clamped(clamped)
     return cls(trees, init_score, hyper["learning_rate"], train_loss, edges)
 

@@ -146,7 +146,7 @@ def _resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
-def codes_have_missing(codes, n_bins: int) -> bool:
+def _codes_have_missing(codes, n_bins: int) -> bool:
     """Whether any bin code is ``n_bins`` (a missing value); True when ``codes`` are traced
     (unknown while compiling). The ``has_missing`` flag of the fits (static)."""
     return is_traced(codes) or bool(np.any(np.asarray(codes) == n_bins))  # numpy: no program to compile
@@ -259,7 +259,11 @@ def fit_cart_binned(
             raise ValueError(f"bin_ranges must be (bin_min, bin_max) of shape ({n_features}, {n_bins}) each "
                              f"(tree.binning.bin_ranges), got shapes {[r.shape for r in bin_ranges]}")
     max_nodes, max_width = default_budget(n_samples, max_depth, max_nodes, max_width)
-    has_missing = codes_have_missing(codes, n_bins) if has_missing is None else check_bool(has_missing, "has_missing")
+    if has_missing is None:
+        has_missing = _codes_have_missing(codes, n_bins)
+    elif not check_bool(has_missing, "has_missing") and _codes_have_missing(codes, n_bins) and not is_traced(codes):
+        raise ValueError(f"has_missing=False but some code is {n_bins} (a missing value): pass has_missing=True "
+                         "or leave it None")
     tree, truncated = _fit_binned(
         codes, edges, bin_ranges, y, sw, jnp.asarray(feature_mask, bool), key,
         min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,

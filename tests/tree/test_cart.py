@@ -408,3 +408,19 @@ def test_pure_nodes_are_not_split_with_real_weights():
     part = lambda lab: {frozenset(np.flatnonzero(lab == v)) for v in np.unique(lab)}  # noqa: E731
     assert part(leaf) == part(sk_leaf)
     assert m == t.node_count - 2 * pure_split.sum()
+
+
+@pytest.mark.full
+def test_has_missing_is_read_from_the_codes_and_a_false_promise_is_refused():
+    from jaxclassic.tree.binning import bin_features
+    from jaxclassic.tree.cart import fit_cart_binned
+
+    X = np.array([[0.0], [1.0], [np.nan], [3.0]])
+    codes, edges = bin_features(X, n_bins=4)
+    y = np.array([0, 0, 1, 1])
+    tree = fit_cart_binned(codes, edges, y)  # has_missing read from the codes: True here
+    assert predict(tree, X).tolist() == [0, 0, 1, 1]
+    with pytest.raises(ValueError, match="has_missing=False"):
+        fit_cart_binned(codes, edges, y, has_missing=False)
+    with pytest.raises(TypeError, match="has_missing"):
+        fit_cart_binned(codes, edges, y, has_missing="no")
