@@ -10,6 +10,7 @@ lighter). Issue 25's goals: ``import jaxclassic`` <= 0.3 s beyond ``import jax``
 
     python -m benchmarks.bench_import            # 7 rounds
     python -m benchmarks.bench_import --rounds 3
+    python -m benchmarks.run --only import       # the table's rows (run(); --quick: 1 round)
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import os
 import statistics
 import subprocess
 import sys
+
+from benchmarks._harness import Result
 
 #: row -> (what the child imports first, untimed beyond its own figure; the timed import)
 ROWS = {
@@ -55,14 +58,32 @@ def _child(first: str, timed: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def measure(rounds: int) -> dict[str, list[dict]]:
+    """Per row, ``rounds`` fresh-process timings (rows alternate within each round)."""
+    times: dict[str, list] = {row: [] for row in ROWS}
+    for _ in range(rounds):
+        for row, (first, timed) in ROWS.items():
+            times[row].append(_child(first, timed))
+    return times
+
+
+def run(quick: bool = False) -> list[Result]:
+    """:func:`measure` as rows of the benchmark table (``benchmarks.run``): our import steps,
+    each class import beside scikit-learn's (``ratio``: scikit-learn's / ours), 1 round when
+    ``quick``, else 7."""
+    times = measure(1 if quick else 7)
+    median = {row: statistics.median(r["timed"] for r in runs) for row, runs in times.items()}
+    ref_of = dict(PAIRS)
+    return [Result("import", row, median[row], median[ref_of[row]] if row in ref_of else None,
+                   reference="scikit-learn" if row in ref_of else "")
+            for row in list(ROWS)[:4]]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args(argv)
-    times: dict[str, list] = {row: [] for row in ROWS}
-    for _ in range(args.rounds):
-        for row, (first, timed) in ROWS.items():
-            times[row].append(_child(first, timed))
+    times = measure(args.rounds)
     print(f"median of {args.rounds} fresh processes per row (rows alternate within each round)")
     print(f"{'step':78s} {'timed s':>8s} {'first s':>8s}")
     median = {row: statistics.median(r["timed"] for r in runs) for row, runs in times.items()}
