@@ -34,8 +34,9 @@ another in one compiled program (``lax.map``): each tree's level loop runs its o
 levels. A ``vmap`` of trees runs the deepest tree's levels for every tree and selects each
 tree's carry (its histograms) at every step, and its batched program is larger: 100 trees on
 569 x 30 standard normal features (``y = x_0 > 0``) took 10.8 s with chunks of ``vmap`` and
-3.9 s mapped, 30 x 5 compiled in 7.7 s and 5.6 s (2-core CPU, one run each). Elsewhere (accelerators), or with ``chunk_size``,
-``chunk_size`` trees are grown per ``vmap`` batch; by default as many as fit
+3.9 s mapped, 30 x 5 compiled in 7.7 s and 5.6 s (2-core CPU, one run each). Elsewhere
+(accelerators), or with ``chunk_size``, ``chunk_size`` trees are grown per ``vmap`` batch; by
+default as many as fit
 :data:`~jaxclassic.ensemble.bagging.MEMORY_BUDGET_BYTES` (1 GiB), chunks in a Python loop.
 Memory per tree of a batch: about ``itemsize·(6·(B+1)(S+1)·F·2W + n·(S+8) + M·(S+12))`` bytes
 (the histograms of a level's ``2W`` children over ``B+1`` codes, ``S`` statistics — ``C``
@@ -91,9 +92,10 @@ from jaxclassic.ensemble.bagging import (
 )
 from jaxclassic.tree.binning import bin_ranges
 from jaxclassic.tree.cart import TASK_CRITERIA, default_budget
-from jaxclassic.tree.cart import _fit_binned as _tree_fit_binned, _codes_have_missing
+from jaxclassic.tree.cart import _check_stopping_rules, _codes_have_missing
+from jaxclassic.tree.cart import _fit_binned as _tree_fit_binned
 from jaxclassic._implicit import nondifferentiable
-from jaxclassic.validation import (check_array, check_bool, check_choice, check_int, check_key, check_scalar,
+from jaxclassic.validation import (check_array, check_bool, check_choice, check_int, check_key,
                                    check_sample_weight, is_traced)
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
@@ -304,32 +306,29 @@ def fit_random_forest(
 
     if chunk_size is None and jax.default_backend() == "cpu":
         # one tree after another in one compiled program (module docstring, "Growing the trees")
-        min_samples_split = check_int(min_samples_split, "min_samples_split", low=2)
-        min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", low=1, high=n_samples)
-        check_scalar(min_weight_fraction_leaf, "min_weight_fraction_leaf", low=0.0, high=0.5)
-        check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
+        min_samples_split, min_samples_leaf = _check_stopping_rules(
+            min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, n_samples)
         trees = _grow_trees(
             codes, edges, tuple(jnp.asarray(r, edges.dtype) for r in ranges), y, weights, tree_keys,
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
             task=task, criterion=criterion, max_depth=max_depth, n_bins=edges.shape[1] + 1,
             max_features=max_features, max_nodes=max_nodes, max_width=max_width, n_classes=n_classes,
             has_missing=_codes_have_missing(codes, edges.shape[1] + 1))
-        cls = ClassificationForest if task == "classification" else RegressionForest
-        return cls(trees, counts, sw)
-    if chunk_size is None:
-        n_stats = n_classes if task == "classification" else 3
-        per_tree = _tree_bytes(n_samples, n_features, n_bins, n_stats, max_nodes, max_width, sw.dtype.itemsize)
-        chunk_size = default_chunk_size(n_estimators, per_tree, MEMORY_BUDGET_BYTES)
+    else:
+        if chunk_size is None:
+            n_stats = n_classes if task == "classification" else 3
+            per_tree = _tree_bytes(n_samples, n_features, n_bins, n_stats, max_nodes, max_width, sw.dtype.itemsize)
+            chunk_size = default_chunk_size(n_estimators, per_tree, MEMORY_BUDGET_BYTES)
 
-    def one(w, k):
-        return _tree.fit_cart_binned(
-            codes, edges, y, task=task, criterion=criterion, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
-            max_features=max_features, sample_weight=w, key=k, n_classes=n_classes,
-            max_nodes=max_nodes, max_width=max_width, bin_ranges=ranges)
+        def one(w, k):
+            return _tree.fit_cart_binned(
+                codes, edges, y, task=task, criterion=criterion, max_depth=max_depth,
+                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
+                max_features=max_features, sample_weight=w, key=k, n_classes=n_classes,
+                max_nodes=max_nodes, max_width=max_width, bin_ranges=ranges)
 
-    trees = map_chunks(one, (weights, tree_keys), n_estimators, chunk_size)
+        trees = map_chunks(one, (weights, tree_keys), n_estimators, chunk_size)
     cls = ClassificationForest if task == "classification" else RegressionForest
     return cls(trees, counts, sw)
 

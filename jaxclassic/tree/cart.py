@@ -152,6 +152,17 @@ def _codes_have_missing(codes, n_bins: int) -> bool:
     return is_traced(codes) or bool(np.any(np.asarray(codes) == n_bins))  # numpy: no program to compile
 
 
+def _check_stopping_rules(min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
+                          n_samples):
+    """The stopping rules' checks of a fit on ``n_samples`` rows (:func:`fit_cart_binned`, and
+    forests before they grow their trees); returns ``(min_samples_split, min_samples_leaf)`` as ints."""
+    min_samples_split = check_int(min_samples_split, "min_samples_split", low=2)
+    min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", low=1, high=n_samples)
+    check_scalar(min_weight_fraction_leaf, "min_weight_fraction_leaf", low=0.0, high=0.5)
+    check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
+    return min_samples_split, min_samples_leaf
+
+
 def _check_targets(y, task, n_samples, sw, n_classes):
     if task == "classification":
         if n_classes is not None:
@@ -240,10 +251,8 @@ def fit_cart_binned(
     dtype = edges.dtype
     sw = check_sample_weight(sample_weight, n_samples, dtype=dtype)
     y, n_classes = _check_targets(y, task, n_samples, sw, n_classes)
-    min_samples_split = check_int(min_samples_split, "min_samples_split", low=2)
-    min_samples_leaf = check_int(min_samples_leaf, "min_samples_leaf", low=1, high=n_samples)
-    check_scalar(min_weight_fraction_leaf, "min_weight_fraction_leaf", low=0.0, high=0.5)
-    check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
+    min_samples_split, min_samples_leaf = _check_stopping_rules(
+        min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, n_samples)
     max_features = _resolve_max_features(max_features, n_features)
     if max_features is not None and max_features < n_features:
         key = check_key(key)
