@@ -799,8 +799,8 @@ def grow(
         impurity=jnp.zeros((M,), dtype).at[0].set(criterion.impurity(total[:n_stats], criterion_params)),
         depth=jnp.zeros((M,), i32),
         n_nodes=jnp.asarray(1, i32),
-        cand_ids=jnp.zeros((1,), i32),
-        cand_valid=jnp.ones((1,), bool),
+        cand_ids=jnp.zeros((2 * W,), i32),
+        cand_valid=jnp.arange(2 * W) < 1,  # the root
         truncated=jnp.asarray(False),
         half=jnp.asarray(0, i32),
     )
@@ -810,8 +810,6 @@ def grow(
     root = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
     hbuf = jnp.zeros((2,) + root.shape[:3] + (2 * W,), dtype).at[0, ..., :1].set(root)
     scratch = jnp.zeros((n_features, n_codes, W, n_stats + 1), dtype)
-    st["cand_ids"] = jnp.pad(st["cand_ids"], (0, 2 * W - 1))
-    st["cand_valid"] = jnp.pad(st["cand_valid"], (0, 2 * W - 1))
     st, hbuf, _ = jax.lax.while_loop(lambda c: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < depth_cap),
                                      lambda c: level(*c), (st, hbuf, scratch))
     used = jnp.arange(M) < st["n_nodes"]
