@@ -424,3 +424,46 @@ def test_has_missing_is_read_from_the_codes_and_a_false_promise_is_refused():
         fit_cart_binned(codes, edges, y, has_missing=False)
     with pytest.raises(TypeError, match="has_missing"):
         fit_cart_binned(codes, edges, y, has_missing="no")
+
+
+def _splits_per_level(tree):
+    left, right, leaf = (np.asarray(a) for a in (tree.children_left, tree.children_right, tree.is_leaf))
+    depth = np.zeros(left.shape[0], int)
+    for t in range(left.shape[0]):  # parents are numbered before their children
+        if left[t] >= 0:
+            depth[left[t]] = depth[right[t]] = depth[t] + 1
+    internal = ~leaf & (left >= 0)
+    return np.bincount(depth[internal])
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("wide", [False, True])
+def test_narrow_first_growth_equals_the_default_width(wide, monkeypatch):
+    """A concrete fit at the default width grows at W = 64 first and again at the default only
+    when truncated (module docstring, "Width"): the tree equals the one grown at the default
+    width directly, for a narrow tree (one program, W = 64) and for one that needs more than 64
+    splits on a level (two programs). No TreeTruncatedWarning either way."""
+    rng = np.random.default_rng(3)
+    n = 1000
+    Xw = rng.integers(0, 2, size=(n, 8)).astype(float)  # 8 bits
+    # wide: y is the binary number of the bits, so each level splits on the next bit in every
+    # node (unique gains 4^k): level 7 has up to 128 splits. Narrow: two bits matter
+    y = Xw @ 2.0 ** np.arange(8) if wide else 3 * Xw[:, 0] + Xw[:, 1]
+    widths = []
+    real = cart_module._fit_binned
+
+    def spy(*args, max_width, **kwargs):
+        widths.append(max_width)
+        return real(*args, max_width=max_width, **kwargs)
+
+    monkeypatch.setattr(cart_module, "_fit_binned", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TreeTruncatedWarning)
+        auto = fit_cart(Xw, y, task="regression")
+        full_width = cart_module.default_budget(n, None)[1]
+        direct = fit_cart(Xw, y, task="regression", max_width=full_width)
+    assert full_width == 256
+    assert widths == ([64, 256, 256] if wide else [64, 256])
+    assert (_splits_per_level(auto).max() > 64) == wide
+    for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
