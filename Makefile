@@ -25,14 +25,14 @@ WORKERS ?= $(shell $(PYTHON) -c "import os; m = [int(l.split()[1]) for l in open
 # the fast tier: every family, fit and estimator on small data (tests marked `full` excluded)
 test: $(STAMP)
 	$(RAISE_MAX_MAPS)
-	@echo "$(WORKERS) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null)"
-	$(BIN)/python -m pytest -x -q -n $(WORKERS) -m "not full" --durations=10
+	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null)"
+	$(BIN)/python -m pytest -x -q -n $(or $(WORKERS),2) -m "not full" --durations=10
 
 # the whole suite (CI): the fast tier and every test marked `full`
 test-all: $(STAMP)
 	$(RAISE_MAX_MAPS)
-	@echo "$(WORKERS) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null)"
-	$(BIN)/python -m pytest -x -q -n $(WORKERS) --durations=15
+	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null)"
+	$(BIN)/python -m pytest -x -q -n $(or $(WORKERS),2) --durations=15
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
