@@ -67,12 +67,16 @@ def measure(rounds: int) -> dict[str, list[dict]]:
     return times
 
 
+def _medians(times: dict[str, list[dict]], field: str = "timed") -> dict[str, float]:
+    """Per row, the median of ``field`` over :func:`measure`'s rounds."""
+    return {row: statistics.median(r[field] for r in runs) for row, runs in times.items()}
+
+
 def run(quick: bool = False) -> list[Result]:
     """:func:`measure` as rows of the benchmark table (``benchmarks.run``): our import steps,
     each class import beside scikit-learn's (``ratio``: scikit-learn's / ours), 1 round when
     ``quick``, else 7."""
-    times = measure(1 if quick else 7)
-    median = {row: statistics.median(r["timed"] for r in runs) for row, runs in times.items()}
+    median = _medians(measure(1 if quick else 7))
     ref_of = dict(PAIRS)
     return [Result("import", row, median[row], median[ref_of[row]] if row in ref_of else None,
                    reference="scikit-learn" if row in ref_of else "")
@@ -86,9 +90,9 @@ def main(argv=None) -> int:
     times = measure(args.rounds)
     print(f"median of {args.rounds} fresh processes per row (rows alternate within each round)")
     print(f"{'step':78s} {'timed s':>8s} {'first s':>8s}")
-    median = {row: statistics.median(r["timed"] for r in runs) for row, runs in times.items()}
-    for row, runs in times.items():
-        print(f"{row:78s} {median[row]:8.3f} {statistics.median(r['first'] for r in runs):8.3f}")
+    median, first = _medians(times), _medians(times, "first")
+    for row in times:
+        print(f"{row:78s} {median[row]:8.3f} {first[row]:8.3f}")
     for ours, ref in PAIRS:
         print(f"ratio ours / scikit-learn, {ours.split(' (')[0]}: {median[ours] / median[ref]:.2f}")
     return 0
