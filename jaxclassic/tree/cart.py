@@ -66,8 +66,9 @@ x 30 features), while most trees split few nodes per level (breast_cancer's: at 
 fit with the default width, concrete inputs and no feature draws grows at
 :math:`W = \min(64, W_{default})` first and grows again at the default only when that tree
 is truncated: the same tree (the width changes which nodes fit, never a split), its growth in
-14.5 ms instead of 69 ms (``DecisionTreeClassifier`` on 75 % of breast_cancer: 55 ms a fit instead
-of 141 ms, ``python -m benchmarks.bench_small``), at the cost of a second program for trees that need the width.
+14.5 ms instead of 69 ms (``DecisionTreeClassifier`` on 75 % of breast_cancer: 55 ms a fit
+instead of 141 ms, ``python -m benchmarks.bench_small``), at the cost of a second program for
+trees that need the width (or that the node budget truncates: the regrowth is then wasted).
 Traced fits (``jit``, ``vmap`` over folds), an explicit ``max_width`` and ``max_features``
 draws (laid out by slot, so depending on the width) keep the default.
 
