@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.validation import check_int, check_key, check_scalar, default_float_dtype, is_traced
 
 __all__ = ["make_classification", "make_regression", "make_blobs"]
@@ -29,7 +30,7 @@ def _resolve_dtype(dtype):
 
 
 @functools.partial(
-    jax.jit,
+    _jit.jit,
     static_argnames=(
         "n_samples", "n_features", "n_informative", "n_redundant", "n_classes",
         "n_clusters_per_class", "dtype",
@@ -164,7 +165,7 @@ def make_classification(
 
 
 @functools.partial(
-    jax.jit, static_argnames=("n_samples", "n_features", "n_informative", "dtype")
+    _jit.jit, static_argnames=("n_samples", "n_features", "n_informative", "dtype")
 )
 def _make_regression(key, noise, bias, *, n_samples, n_features, n_informative, dtype):
     key_x, key_coef, key_noise = jax.random.split(key, 3)
@@ -235,7 +236,7 @@ def make_regression(
     return (X, y, coef) if return_coef else (X, y)
 
 
-@functools.partial(jax.jit, static_argnames=("n_samples",))
+@functools.partial(_jit.jit, static_argnames=("n_samples",))
 def _make_blobs(key, centers, cluster_std, *, n_samples):
     key_label, key_x = jax.random.split(key)
     n_centers = centers.shape[0]

@@ -67,6 +67,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from jaxclassic import _jit
 from jaxclassic.validation import check_array, check_int, check_sample_weight, default_float_dtype
 
 __all__ = ["make_mesh", "shard_rows", "initialize", "kneighbors"]
@@ -353,7 +354,7 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, mesh: Mesh | None = None,
                               metric=metric, p=p)
 
 
-@partial(jax.jit, static_argnames=("k", "mesh", "metric", "p"))
+@partial(_jit.jit, static_argnames=("k", "mesh", "metric", "p"))
 def _merged_kneighbors(X_train, X_query, sample_weight, *, k, mesh, metric, p):
     from jaxclassic.neighbors import kneighbors as local_kneighbors
 

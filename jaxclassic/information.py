@@ -37,6 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import entr, rel_entr
 
+from jaxclassic import _jit
 from jaxclassic.validation import (
     check_array,
     check_consistent_length,
@@ -101,7 +102,7 @@ def _normalise(p, axis):
 
 
 # --------------------------------------------------------------------------- entropy
-@partial(jax.jit, static_argnames="axis")
+@partial(_jit.jit, static_argnames="axis")
 def _entropy(p, log_base, axis):
     q, _ = _normalise(p, axis)
     return jnp.sum(entr(q), axis=axis) / log_base
@@ -140,7 +141,7 @@ def entropy(p, *, base=2.0, axis=-1) -> jax.Array:
 
 
 # --------------------------------------------------------------------------- gini
-@partial(jax.jit, static_argnames="axis")
+@partial(_jit.jit, static_argnames="axis")
 def _gini(p, axis):
     q, total = _normalise(p, axis)
     impurity = 1 - jnp.sum(jnp.square(q), axis=axis)
@@ -177,7 +178,7 @@ def gini(p, *, axis=-1) -> jax.Array:
 
 
 # --------------------------------------------------------------------------- KL divergence
-@partial(jax.jit, static_argnames="axis")
+@partial(_jit.jit, static_argnames="axis")
 def _kl_divergence(p, q, log_base, axis):
     p, _ = _normalise(p, axis)
     q, _ = _normalise(q, axis)
@@ -232,12 +233,12 @@ def _mutual_information_of_joint(joint, log_base):
     return jnp.maximum(mi, 0) / log_base
 
 
-@jax.jit
+@_jit.jit
 def _mi_joint(joint, log_base):
     return _mutual_information_of_joint(joint, log_base)
 
 
-@partial(jax.jit, static_argnames=("n_classes_x", "n_classes_y"))
+@partial(_jit.jit, static_argnames=("n_classes_x", "n_classes_y"))
 def _mi_labels(x, y, w, log_base, n_classes_x, n_classes_y):
     joint = jax.ops.segment_sum(w, x * n_classes_y + y, n_classes_x * n_classes_y)
     return _mutual_information_of_joint(joint.reshape(n_classes_x, n_classes_y), log_base)

@@ -28,6 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
+
 __all__ = [
     "default_float_dtype",
     "is_traced",
@@ -179,7 +181,7 @@ def check_array(
     return out if _numpy else jnp.asarray(out)
 
 
-@jax.jit
+@_jit.jit
 def _sum_is_finite(x):
     return jnp.isfinite(jnp.sum(x))
 

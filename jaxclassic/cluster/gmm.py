@@ -91,6 +91,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision, _tiling
 from jaxclassic._implicit import with_implicit_derivatives
@@ -205,7 +206,7 @@ PARAMS_TYPES = {"full": FullGMMParams, "tied": TiedGMMParams, "diag": DiagGMMPar
 
 
 # --------------------------------------------------------------------------- the fit
-@partial(jax.jit, static_argnames=("n_components", "covariance_type", "max_iter", "init", "n_init",
+@partial(_jit.jit, static_argnames=("n_components", "covariance_type", "max_iter", "init", "n_init",
                                    "m_step", "m_step_iter", "tile"))
 def _fit_gmm(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,
              max_iter, init, n_init, m_step, m_step_iter, tile):
@@ -366,7 +367,7 @@ def _prepare_X(params, X):
     return check_predict_X(X, means.dtype, means.shape[1])
 
 
-@jax.jit
+@_jit.jit
 def _log_resp(params, X):
     """``(log r (n, K), log p(x) (n,))`` under ``params``, in row tiles."""
     covariance_type = params.covariance_type
@@ -529,7 +530,7 @@ def _total_weight(X, sample_weight):
     return jnp.sum(check_sample_weight(sample_weight, np.shape(X)[0]))
 
 
-@partial(jax.jit, static_argnames=("n_samples",))
+@partial(_jit.jit, static_argnames=("n_samples",))
 def _sample(params, key, n_samples):
     covariance_type = params.covariance_type
     K, d = params.means.shape

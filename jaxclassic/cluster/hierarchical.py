@@ -68,6 +68,7 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic import _tiling
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import check_array, check_choice, check_int, check_scalar, is_traced
@@ -153,7 +154,7 @@ def _mean_start(X):
 
 
 # --------------------------------------------------------------------------- the engine
-@partial(jax.jit, static_argnames=("linkage", "metric"))
+@partial(_jit.jit, static_argnames=("linkage", "metric"))
 def _linkage(X, p, *, linkage, metric):
     n = X.shape[0]
     if metric != "cosine":
@@ -294,7 +295,7 @@ def maxdists(Z) -> jax.Array:
     return _maxdists(Z)
 
 
-@jax.jit
+@_jit.jit
 def _maxdists(Z):
     m = Z.shape[0]
     n = m + 1
@@ -364,7 +365,7 @@ def cut_tree(Z, *, n_clusters=None, distance=None, rule="height") -> jax.Array:
     return _cut(Z, jnp.asarray(n, jnp.int32), jnp.asarray(distance, Z.dtype), by_count=False)
 
 
-@partial(jax.jit, static_argnames=("by_count", "by_merge"))
+@partial(_jit.jit, static_argnames=("by_count", "by_merge"))
 def _cut(Z, n_clusters, distance, *, by_count, by_merge=False):
     m = Z.shape[0]
     n = m + 1

@@ -82,6 +82,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision, _tiling
 from jaxclassic._solver import iterate
 from jaxclassic.cluster._api import predict
@@ -359,7 +360,7 @@ def _fit_core(X, sw, key, init_centres, tol, n_active, *, n_clusters, init, n_in
 
 
 _STATIC = ("n_clusters", "init", "n_init", "max_iter", "n_local_trials", "tile", "batched")
-_fit = jax.jit(_fit_core, static_argnames=_STATIC)
+_fit = _jit.jit(_fit_core, static_argnames=_STATIC)
 
 
 # --------------------------------------------------------------------------- validation
@@ -474,7 +475,7 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
     return params
 
 
-@partial(jax.jit, static_argnames=("n_clusters",))
+@partial(_jit.jit, static_argnames=("n_clusters",))
 def _n_present(labels, sw, *, n_clusters):
     """Distinct labels among the rows of positive weight (on the device: no host copy)."""
     return jnp.sum(jax.ops.segment_sum((sw > 0).astype(jnp.int32), labels, num_segments=n_clusters) > 0)
@@ -524,7 +525,7 @@ def kmeans_plusplus(X, n_clusters, *, key, sample_weight=None, n_local_trials=No
     return X[indices], indices
 
 
-@partial(jax.jit, static_argnames=("n_clusters", "n_local_trials"))
+@partial(_jit.jit, static_argnames=("n_clusters", "n_local_trials"))
 def _plusplus_indices(X, sw, key, *, n_clusters, n_local_trials):
     Xc = X - jnp.sum(sw[:, None] * X, axis=0) / jnp.sum(sw)
     return _plusplus(Xc, sw, key, n_clusters, n_clusters=n_clusters, n_local_trials=n_local_trials)[1]
@@ -584,7 +585,7 @@ def kmeans_elbow(X, n_clusters=range(1, 11), *, key, init="k-means++", n_init=1,
     return KMeansElbow(ks_array, fits.inertia, fits.n_iter, fits.converged)
 
 
-@partial(jax.jit, static_argnames=_STATIC)
+@partial(_jit.jit, static_argnames=_STATIC)
 def _elbow(X, sw, key, tol, ks, **static):
     return jax.vmap(lambda k: _fit_core(X, sw, key, None, tol, k, **static))(ks)
 
@@ -607,7 +608,7 @@ def _centred(centres, X):
     return centres - origin, X - origin
 
 
-@partial(jax.jit, static_argnames=("tile",))
+@partial(_jit.jit, static_argnames=("tile",))
 def _predict_jit(centres, X, *, tile):
     centres, X = _centred(centres, X)
     active = jnp.ones((centres.shape[0],), bool)
@@ -629,7 +630,7 @@ def transform(params: KMeansParams, X) -> jax.Array:
     return _transform_jit(centres, X, tile=_tile(X.shape[0], centres.shape[0], X.dtype.itemsize))
 
 
-@partial(jax.jit, static_argnames=("tile",))
+@partial(_jit.jit, static_argnames=("tile",))
 def _transform_jit(centres, X, *, tile):
     centres, X = _centred(centres, X)
     return _tiling.map_row_tiles(lambda rows: _tiling.pairwise_distances(rows, centres), X, tile=tile)
@@ -652,7 +653,7 @@ def inertia(params: KMeansParams, X, sample_weight=None) -> jax.Array:
     return _inertia_jit(centres, X, sw, tile=_tile(X.shape[0], centres.shape[0], X.dtype.itemsize))
 
 
-@partial(jax.jit, static_argnames=("tile",))
+@partial(_jit.jit, static_argnames=("tile",))
 def _inertia_jit(centres, X, sw, *, tile):
     centres, X = _centred(centres, X)
     labels = _assign(X, centres, jnp.ones((centres.shape[0],), bool), tile)[0]

@@ -67,6 +67,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.discriminant._common import (
@@ -169,7 +170,7 @@ def _ledoit_wolf_per_class(centred, y, resp, class_count):
     return shrink, mu, scale2
 
 
-@partial(jax.jit, static_argnames=("n_classes", "solver", "auto_shrinkage"))
+@partial(_jit.jit, static_argnames=("n_classes", "solver", "auto_shrinkage"))
 def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver, auto_shrinkage=False):
     dtype = X.dtype
     n_features = X.shape[1]
@@ -233,7 +234,7 @@ def _fit_lda(X, y, sample_weight, priors, shrinkage, n_classes, solver, auto_shr
     return LDAParams(coef, intercept, means, cov, prior, class_count)
 
 
-@partial(jax.jit, static_argnames=("n_classes",))
+@partial(_jit.jit, static_argnames=("n_classes",))
 def _fit_qda(X, y, sample_weight, priors, reg_param, n_classes):
     dtype = X.dtype
     n_features = X.shape[1]
@@ -262,12 +263,12 @@ def _feature_scale(diag):
     return jnp.sqrt(jnp.where(diag > 0, diag, 1.0))
 
 
-@jax.jit
+@_jit.jit
 def _scores_lda(params: LDAParams, X):
     return _precision.matmul(X, params.coef.T) + params.intercept[None, :]
 
 
-@jax.jit
+@_jit.jit
 def _scores_qda(params: QDAParams, X):
     # ||S_k^{-1/2} R_k^T (x - mu_k)||^2 and log|Sigma_k| = sum log s_k (ESL eq. 4.12)
     # with Sigma_k = D_k R_k diag(s_k) R_k^T D_k:  log|Sigma_k| = sum log s_k + 2 sum log D_k
@@ -358,7 +359,7 @@ def fit_lda(
     return params
 
 
-@jax.jit
+@_jit.jit
 def _lda_scalings(params: LDAParams):
     dtype = params.covariance.dtype
     xbar = _precision.matmul(params.priors, params.means)

@@ -37,6 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.discriminant._common import (
     any_traced,
@@ -187,7 +188,7 @@ def _prior_log(class_count, priors, fit_prior: bool):
 
 
 # --------------------------------------------------------------------------- jitted cores
-@partial(jax.jit, static_argnames=("n_classes",))
+@partial(_jit.jit, static_argnames=("n_classes",))
 def _fit_gaussian_nb(X, y, sample_weight, priors, var_smoothing, n_classes):
     resp = weighted_one_hot(y, sample_weight, n_classes, X.dtype)
     class_count = resp.sum(0)
@@ -195,7 +196,7 @@ def _fit_gaussian_nb(X, y, sample_weight, priors, var_smoothing, n_classes):
     return GaussianNBParams(theta, var, class_prior(class_count, priors), class_count, epsilon)
 
 
-@partial(jax.jit, static_argnames=("n_classes", "max_categories", "fit_prior"))
+@partial(_jit.jit, static_argnames=("n_classes", "max_categories", "fit_prior"))
 def _fit_categorical_nb(codes, y, sample_weight, n_categories, alpha, priors, n_classes,
                         max_categories, fit_prior):
     dtype = sample_weight.dtype
@@ -207,7 +208,7 @@ def _fit_categorical_nb(codes, y, sample_weight, n_categories, alpha, priors, n_
                                class_count, n_categories, alpha)
 
 
-@partial(jax.jit, static_argnames=("n_classes", "max_categories", "fit_prior", "categorical", "continuous"))
+@partial(_jit.jit, static_argnames=("n_classes", "max_categories", "fit_prior", "categorical", "continuous"))
 def _fit_mixed_nb(X, y, sample_weight, n_categories, alpha, var_smoothing, priors, n_classes,
                   max_categories, fit_prior, categorical, continuous):
     dtype = X.dtype
@@ -247,19 +248,19 @@ def _categorical_log_likelihood(feature_log_prob, n_categories, codes):
     return jnp.sum(jnp.where(valid[:, :, None], gathered, 0), axis=1)
 
 
-@jax.jit
+@_jit.jit
 def _jll_gaussian(params: GaussianNBParams, X):
     return log_prior(params.class_prior, params.class_count)[None, :] + _gaussian_log_likelihood(
         params.theta, params.var, X)
 
 
-@jax.jit
+@_jit.jit
 def _jll_categorical(params: CategoricalNBParams, codes):
     return params.class_log_prior[None, :] + _categorical_log_likelihood(
         params.feature_log_prob, params.n_categories, codes)
 
 
-@jax.jit
+@_jit.jit
 def _jll_mixed(params: MixedNBParams, X):
     X_cont = X[:, params.continuous_features]
     codes = X[:, params.categorical_features].astype(jnp.int32)

@@ -94,6 +94,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.tree._api import feature_importances as tree_feature_importances
@@ -170,7 +171,7 @@ class AdaBoostParams(NamedTuple):
         return int(self.estimators.value.shape[-1])
 
 
-@partial(jax.jit, static_argnames=("n_estimators", "max_depth", "n_bins", "n_classes", "has_missing"))
+@partial(_jit.jit, static_argnames=("n_estimators", "max_depth", "n_bins", "n_classes", "has_missing"))
 def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_depth, n_bins, n_classes,
              has_missing=True):
     dtype = edges.dtype
@@ -307,7 +308,7 @@ def _votes(tree, X, depth):
     return jnp.argmax(tree.value[B.route_raw(tree, X, depth)], axis=1)
 
 
-@partial(jax.jit, static_argnames=("staged",))
+@partial(_jit.jit, static_argnames=("staged",))
 def _decision(params, X, staged=False):
     trees = params.estimators
     K = trees.value.shape[-1]

@@ -52,6 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _dispatch
+from jaxclassic import _jit
 from jaxclassic._dispatch import Dispatcher
 from jaxclassic.ensemble._api import decision_function, predict, predict_proba
 from jaxclassic.metrics import accuracy, r2_score
@@ -172,7 +173,7 @@ def map_chunks(f: Callable, xs, n: int, chunk_size: int):
     return jax.tree.map(lambda *a: jnp.concatenate(a, axis=0), *outs)
 
 
-@partial(jax.jit, static_argnames=("n_estimators",))
+@partial(_jit.jit, static_argnames=("n_estimators",))
 def _counts(key, positive, max_samples, n_estimators):
     n = positive.shape[0]
     n_pos = jnp.sum(positive, dtype=jnp.int32)

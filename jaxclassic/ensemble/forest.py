@@ -78,6 +78,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import tree as _tree
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.ensemble.bagging import (
@@ -333,7 +334,7 @@ def fit_random_forest(
     return cls(trees, counts, sw)
 
 
-@partial(jax.jit, static_argnames=("task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes",
+@partial(_jit.jit, static_argnames=("task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes",
                                    "max_width", "n_classes", "has_missing"))
 def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_samples_leaf,
                 min_weight_fraction_leaf, min_impurity_decrease, *, task, criterion, max_depth, n_bins,
@@ -356,7 +357,7 @@ def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_s
 
 
 # --------------------------------------------------------------------------- prediction
-@partial(jax.jit, static_argnames=("chunk",))
+@partial(_jit.jit, static_argnames=("chunk",))
 def _sum_trees(trees, X, mask, chunk):
     """``(sum_e mask[e, i] * out_e(x_i), sum_e mask[e, i])``: the trees' class fractions
     ``(n, C)`` or values ``(n,)``, summed ``chunk`` trees at a time (a scan over chunks of a
@@ -414,7 +415,7 @@ def _oob_sums(params, X):
     return _forest_sums(params, X, params.counts == 0)
 
 
-@jax.jit
+@_jit.jit
 def _importances(params):
     r"""scikit-learn's ``feature_importances_``: the mean of the trees' normalised impurity
     decreases over the trees with a split, renormalised to sum 1."""

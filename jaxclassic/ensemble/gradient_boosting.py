@@ -90,6 +90,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
@@ -218,7 +219,7 @@ def _row_losses(loss, y, f, n_outputs):
     return jax.vmap(loss)(y, f) if n_outputs > 1 else jax.vmap(loss)(y, f[:, 0])
 
 
-@partial(jax.jit, static_argnames=("loss", "loss_name", "n_outputs", "n_estimators", "max_depth",
+@partial(_jit.jit, static_argnames=("loss", "loss_name", "n_outputs", "n_estimators", "max_depth",
                                    "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing"))
 def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name, n_outputs, n_estimators,
              max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True):
@@ -406,14 +407,14 @@ def fit_gradient_boosting(
 
 
 # --------------------------------------------------------------------------- prediction
-@jax.jit
+@_jit.jit
 def _raw(params, X):
     n_estimators = params.trees.feature.shape[0]
     f = params.init + params.learning_rate * B.tree_scores(params.trees, X, n_estimators)
     return f[:, 0] if f.shape[1] == 1 else f
 
 
-@jax.jit
+@_jit.jit
 def _staged_raw(params, X):
     depth = B.tree_depth(params.trees.feature.shape[-1])
     X = X.astype(params.trees.threshold.dtype)
@@ -484,7 +485,7 @@ def _predict_class(params, X):
     return (jnp.argmax(f, axis=1) if f.ndim == 2 else f > 0).astype(jnp.int32)
 
 
-@jax.jit
+@_jit.jit
 def _feature_importances(params):
     r"""scikit-learn's ``feature_importances_`` of gradient boosting: each tree's weighted
     impurity (variance of the pseudo-residuals) decrease per feature,

@@ -105,6 +105,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import losses
 from jaxclassic._early_stopping import early_stopping_init, early_stopping_update
 from jaxclassic.ensemble import _boosting as B
@@ -285,7 +286,7 @@ def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth):
 
 
 # --------------------------------------------------------------------------- the program
-@partial(jax.jit, static_argnames=(
+@partial(_jit.jit, static_argnames=(
     "loss", "vector", "doubled", "n_outputs", "n_estimators", "max_depth", "n_bins", "n_colsample",
     "use_subsample", "has_eval", "patience", "has_missing"))
 def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss, vector, doubled,
@@ -576,7 +577,7 @@ def fit_xgboost(
 
 
 # --------------------------------------------------------------------------- prediction
-@jax.jit
+@_jit.jit
 def _margin(params, X):
     scores = B.tree_scores(params.trees, X, params.best_iteration + 1)
     return params.base_score + scores

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.estimators._base import (
     BaseEstimator,
     bucket_size,
@@ -42,12 +43,12 @@ def _pow2(n: int, low: int) -> int:
     return max(low, 1 << max(0, int(n) - 1).bit_length())
 
 
-@jax.jit
+@_jit.jit
 def _predict(params, X, lengths):
     return _crf.predict(params, X, lengths)
 
 
-@jax.jit
+@_jit.jit
 def _node_marginals(params, X, lengths):
     return _crf._batch_marginals(params, X, lengths)[0]
 

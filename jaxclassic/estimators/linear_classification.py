@@ -33,6 +33,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.estimators._base import (
     to_host,
     C_VOCABULARY,
@@ -52,7 +53,7 @@ from jaxclassic.validation import check_bool
 
 __all__ = ["LogisticRegression", "SoftmaxRegression", "PerceptronClassifier"]
 
-_decision = jax.jit(lambda params, X: _api.decision_function(params, X))
+_decision = _jit.jit(lambda params, X: _api.decision_function(params, X))
 
 
 def _l2_from(C, penalty) -> float:

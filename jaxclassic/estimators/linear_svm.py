@@ -36,6 +36,7 @@ import jax
 import numpy as np
 
 from jaxclassic import _dispatch
+from jaxclassic import _jit
 from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
     BaseEstimator,
@@ -51,7 +52,7 @@ from jaxclassic.validation import check_bool
 
 __all__ = ["LinearSVC"]
 
-_decision = jax.jit(lambda params, X: _dispatch.decision_function(params, X))
+_decision = _jit.jit(lambda params, X: _dispatch.decision_function(params, X))
 
 
 def _key(random_state):

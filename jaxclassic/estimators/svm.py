@@ -43,6 +43,7 @@ import numpy as np
 from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import _ovr_decision_function
 
+from jaxclassic import _jit
 from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
     BaseEstimator,
@@ -63,7 +64,7 @@ from jaxclassic.validation import check_bool
 
 __all__ = ["SVC", "SVR"]
 
-_ovo_probabilities = jax.jit(coupling.ovo_probabilities, static_argnames=("n_classes",))
+_ovo_probabilities = _jit.jit(coupling.ovo_probabilities, static_argnames=("n_classes",))
 
 
 def _bucketed_support(support_vectors, coef, dtype):

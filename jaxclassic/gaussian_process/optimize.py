@@ -63,6 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxclassic import _jit
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
 from jaxclassic.gaussian_process.covariance import GPKernel
@@ -162,7 +163,7 @@ def _to_u(log_theta, low, high):
     return jnp.log(frac) - jnp.log1p(-frac)
 
 
-@partial(jax.jit, static_argnames=("kernel_fn", "normalize_y", "layout", "n_restarts", "max_iter",
+@partial(_jit.jit, static_argnames=("kernel_fn", "normalize_y", "layout", "n_restarts", "max_iter",
                                    "batch_restarts"))
 def _optimize(X, y, sample_weight, added_noise, init, low, high, key, tol, *, kernel_fn, normalize_y,
               layout, n_restarts, max_iter, batch_restarts):

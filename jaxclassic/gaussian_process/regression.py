@@ -74,6 +74,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic._linalg import solve_triangular
 from jaxclassic import _precision
 from jaxclassic import _tiling
@@ -261,7 +262,7 @@ def _as_hyper(amplitude, length_scale, noise, dtype) -> GPKernel:
     return GPKernel(jnp.asarray(amplitude, dtype), jnp.asarray(length_scale, dtype), jnp.asarray(noise, dtype))
 
 
-@partial(jax.jit, static_argnames=("kernel_fn", "normalize_y"))
+@partial(_jit.jit, static_argnames=("kernel_fn", "normalize_y"))
 def _fit_gp(X, y, sample_weight, added_noise, hyper, *, kernel_fn, normalize_y):
     c = _covariance_system(hyper, X, y, sample_weight, added_noise, kernel_fn, normalize_y)
     L, jitter = cholesky_with_jitter(c.C, c.rows)
@@ -405,7 +406,7 @@ def _check_jitter(jitter, where: str) -> None:
             "Use noise > 0 or alpha > 0 to avoid it.", NumericalJitterWarning, stacklevel=3)
 
 
-@partial(jax.jit, static_argnames=("return_std", "return_cov", "include_noise", "tile"))
+@partial(_jit.jit, static_argnames=("return_std", "return_cov", "include_noise", "tile"))
 def _predict_gp(params, X, *, return_std, return_cov, include_noise, tile):
     kernel_fn = _kernel_of(params)
     hyper = params.kernel
@@ -492,7 +493,7 @@ def predict_gp(params: GPParams, X, return_std: bool = False, return_cov: bool =
                        include_noise=bool(include_noise), tile=tile)
 
 
-@partial(jax.jit, static_argnames=("kernel_fn", "normalize_y"))
+@partial(_jit.jit, static_argnames=("kernel_fn", "normalize_y"))
 def _log_marginal_likelihood(hyper, X, y, sample_weight, added_noise, *, kernel_fn, normalize_y):
     return _lml(hyper, X, y, sample_weight, added_noise, kernel_fn, normalize_y)
 

@@ -44,6 +44,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.graphical._dag import Structure, elimination_order
 from jaxclassic.validation import is_traced
@@ -150,7 +151,7 @@ def _eliminate(pool, order):
     return pool
 
 
-@partial(jax.jit, static_argnames=("structure", "targets", "observed"))
+@partial(_jit.jit, static_argnames=("structure", "targets", "observed"))
 def _query_joint(cpts, values, structure, targets, observed):
     """Normalised joint table over ``targets`` given ``observed = values``, and the evidence mass.
 
@@ -166,7 +167,7 @@ def _query_joint(cpts, values, structure, targets, observed):
     return table / mass, mass
 
 
-@partial(jax.jit, static_argnames=("structure", "targets", "observed"))
+@partial(_jit.jit, static_argnames=("structure", "targets", "observed"))
 def _query_marginals(cpts, values, structure, targets, observed):
     r"""One posterior marginal per target from a single elimination and its gradient.
 

@@ -58,6 +58,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.graphical._dag import Structure, d_separated, make_structure, markov_blanket
 from jaxclassic.graphical._elimination import query
 from jaxclassic.validation import (
@@ -171,7 +172,7 @@ def make_bayes_net(structure: Structure, cpts, *, dtype=None) -> BayesNet:
     return BayesNet(tuple(out), structure)
 
 
-@jax.jit
+@_jit.jit
 def _codes_in_range(x, cardinalities):
     return jnp.all((x >= 0) & (x < cardinalities))
 
@@ -218,7 +219,7 @@ def _flat_config(x, structure: Structure, v: int):
     return idx
 
 
-@partial(jax.jit, static_argnames=("structure",))
+@partial(_jit.jit, static_argnames=("structure",))
 def _fit(X, sample_weight, pseudo_count, structure):
     alphas = jnp.asarray(pseudo_count, sample_weight.dtype)
     cpts, counts = [], []
@@ -328,7 +329,7 @@ def bdeu_pseudo_counts(structure: Structure, equivalent_sample_size=1.0) -> jax.
     return jnp.asarray(equivalent_sample_size, default_float_dtype()) / jnp.asarray(cells)
 
 
-@partial(jax.jit, static_argnames=("structure",))
+@partial(_jit.jit, static_argnames=("structure",))
 def _joint_log_prob(cpts, x, structure):
     total = 0.0
     for v in range(structure.n_variables):
@@ -373,7 +374,7 @@ def joint_log_prob(net: BayesNet, x):
     return _joint_log_prob(tuple(net.cpts), x, net.structure)
 
 
-@partial(jax.jit, static_argnames=("structure", "n_samples"))
+@partial(_jit.jit, static_argnames=("structure", "n_samples"))
 def _sample(cpts, key, structure, n_samples):
     def one(k):
         keys = jax.random.split(k, structure.n_variables)

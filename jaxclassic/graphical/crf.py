@@ -83,6 +83,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic._solver import minimize_optax
 from jaxclassic.graphical import _crf_packing
@@ -451,7 +452,7 @@ def _objective(theta, X, y, lengths, c2, sample_weight):
     return (data + c2 * penalty) / jnp.sum(sample_weight)
 
 
-@partial(jax.jit, static_argnames=("n_features", "n_labels", "max_iter", "memory_size"))
+@partial(_jit.jit, static_argnames=("n_features", "n_labels", "max_iter", "memory_size"))
 def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory_size):
     """``data`` is ``(X, y, lengths)`` (padded sequences) or a :class:`_crf_packing.Packed`."""
     dtype = sample_weight.dtype

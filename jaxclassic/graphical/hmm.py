@@ -56,6 +56,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.cluster import _gmm_covariance as _cov
@@ -578,14 +579,14 @@ def _time_major(Xp):
     return jnp.swapaxes(Xp, 0, 1)
 
 
-@jax.jit
+@_jit.jit
 def _batch_log_likelihood(params, Xp, mask):
     """``log p(x_s)`` (S,) of padded sequences ``Xp`` (S, T[, d]) with ``mask`` (S, T)."""
     return _forward_log(jnp.log(params.startprob), params.transmat, _emitter(params),
                         _time_major(Xp), mask.T)[1]
 
 
-@jax.jit
+@_jit.jit
 def _batch_gamma(params, Xp, mask):
     """``(gamma (S, T, K), log p(x_s) (S,))`` of padded sequences."""
     emit, x = _emitter(params), _time_major(Xp)
@@ -594,7 +595,7 @@ def _batch_gamma(params, Xp, mask):
     return jnp.transpose(_gamma(log_alpha, log_beta, ll, mask.T), (2, 0, 1)), ll
 
 
-@jax.jit
+@_jit.jit
 def _batch_viterbi(params, Xp, mask):
     """``(paths (S, T), log p(z*, x_s) (S,))`` of padded sequences."""
     path, log_prob = _viterbi_log(jnp.log(params.startprob), jnp.log(params.transmat),
@@ -621,7 +622,7 @@ def _prepare(params, x, mask):
     return x, mask
 
 
-@jax.jit
+@_jit.jit
 def _forward(params, x, mask):
     return _forward_log(jnp.log(params.startprob), params.transmat, _emitter(params), x, mask)
 
@@ -661,7 +662,7 @@ def forward(params, x, mask=None):
     return _forward(params, x, mask)
 
 
-@jax.jit
+@_jit.jit
 def _backward(params, x, mask):
     return _backward_log(params.transmat, _emitter(params), x, mask)[0]
 
@@ -697,7 +698,7 @@ def backward(params, x, mask=None):
     return _backward(params, x, mask)
 
 
-@jax.jit
+@_jit.jit
 def _posterior(params, x, mask):
     emit = _emitter(params)
     log_alpha, ll = _forward_log(jnp.log(params.startprob), params.transmat, emit, x, mask)
@@ -824,7 +825,7 @@ def _host_sequences(params, X, lengths):
     return pad_sequences(X, lengths)
 
 
-@jax.jit
+@_jit.jit
 def _viterbi(params, x, mask):
     return _viterbi_log(jnp.log(params.startprob), jnp.log(params.transmat), _emitter(params), x,
                         mask)
@@ -864,7 +865,7 @@ def viterbi(params, x, mask=None):
     return _viterbi(params, x, mask)
 
 
-@partial(jax.jit, static_argnames=("n_steps",))
+@partial(_jit.jit, static_argnames=("n_steps",))
 def _sample(params, key, n_steps):
     K = params.startprob.shape[0]
     k_start, k_trans, k_emit = jax.random.split(key, 3)

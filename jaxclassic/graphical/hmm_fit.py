@@ -53,6 +53,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
 from jaxclassic.cluster import _gmm_covariance as _cov
@@ -192,7 +193,7 @@ def _initial(key, Xp, mask, weight, reg_covar, *, n_states, emission, covariance
     return _hmm.GAUSSIAN_TYPES[covariance_type](startprob, transmat, means, covars, prec_chol)
 
 
-@partial(jax.jit, static_argnames=("n_states", "emission", "covariance_type", "max_iter", "n_init",
+@partial(_jit.jit, static_argnames=("n_states", "emission", "covariance_type", "max_iter", "n_init",
                                    "update", "n_symbols"))
 def _fit(Xp, mask, weight, key, init, tol, reg_covar, *, n_states, emission, covariance_type,
          max_iter, n_init, update, n_symbols):

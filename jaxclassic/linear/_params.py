@@ -7,6 +7,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.linear._api import predict
 from jaxclassic.validation import check_predict_X
@@ -45,7 +46,7 @@ def predict_linear(params, X):
     return _predict_linear(coef, jnp.asarray(params.intercept), X)
 
 
-@jax.jit
+@_jit.jit
 def _predict_linear(coef, intercept, X):
     return _precision.einsum("nd,...d->...n", X, coef.astype(X.dtype)) + intercept.astype(X.dtype)[..., None]
 

@@ -75,6 +75,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic._linalg import cho_solve
 from jaxclassic import _precision
@@ -240,7 +241,7 @@ def _evidence_loop(stats, sw, y, alpha0, lambda0, tol, alpha_1, alpha_2, lambda_
     return result.carry[0], result.carry[1], result.n_iter, result.converged
 
 
-@partial(jax.jit, static_argnames=("fit_intercept", "max_iter", "estimate_alpha", "estimate_lambda"))
+@partial(_jit.jit, static_argnames=("fit_intercept", "max_iter", "estimate_alpha", "estimate_lambda"))
 def _fit_bayesian_ridge(X, y, sample_weight, alpha_init, lambda_init, tol, alpha_1, alpha_2,
                         lambda_1, lambda_2, *, fit_intercept, max_iter, estimate_alpha,
                         estimate_lambda):
@@ -350,7 +351,7 @@ def fit_bayesian_ridge(X, y, *, alpha=None, lambda_=None, alpha_init=None, lambd
     )
 
 
-@jax.jit
+@_jit.jit
 def _predict_dist(params, X):
     mean = predict_linear(params, X)
     centred = X - params.x_offset.astype(X.dtype)

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.linear._gram import constant_columns, shift_of
 from jaxclassic.validation import (
@@ -50,7 +51,7 @@ def polynomial_powers(n_features: int, degree: int, *, interaction_only: bool = 
     return np.array(rows, dtype=np.int64).reshape(len(rows), n_features)
 
 
-@partial(jax.jit, static_argnames=("degree", "interaction_only", "include_bias"))
+@partial(_jit.jit, static_argnames=("degree", "interaction_only", "include_bias"))
 def _polynomial_features(X, *, degree, interaction_only, include_bias):
     n_features = X.shape[1]
     combine = itertools.combinations if interaction_only else itertools.combinations_with_replacement
@@ -150,7 +151,7 @@ def weighted_mean_scale(X, sample_weight, ddof=0):
     return mean, jnp.where(constant, jnp.ones_like(var), jnp.sqrt(jnp.maximum(var, 0)))
 
 
-@jax.jit
+@_jit.jit
 def _standardize(X, sample_weight, ddof):
     mean, scale = weighted_mean_scale(X, sample_weight, ddof)
     return Standardized((X - mean) / scale, mean, scale)

@@ -66,6 +66,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision, losses
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import iterate
@@ -245,7 +246,7 @@ def _optimality(beta, G, c, alpha, positive=False):
     return beta - _soft_threshold(z, eta * alpha, positive)
 
 
-@partial(jax.jit, static_argnames=("fit_intercept", "max_iter", "stopping", "positive"))
+@partial(_jit.jit, static_argnames=("fit_intercept", "max_iter", "stopping", "positive"))
 def _fit_lasso(X, y, sample_weight, alpha, tol, coef_init, *, fit_intercept, max_iter, stopping,
                positive=False):
     G, c, yy, x_mean, y_mean = _normalised_gram(X, y, sample_weight, fit_intercept)
@@ -365,7 +366,7 @@ def fit_lasso(
     )
 
 
-@partial(jax.jit, static_argnames=("fit_intercept", "max_iter", "n_alphas", "stopping", "auto"))
+@partial(_jit.jit, static_argnames=("fit_intercept", "max_iter", "n_alphas", "stopping", "auto"))
 def _lasso_path(X, y, sample_weight, alphas, eps, tol, coef_init, *, fit_intercept, max_iter,
                 n_alphas, stopping, auto):
     G, c, yy, x_mean, y_mean = _normalised_gram(X, y, sample_weight, fit_intercept)

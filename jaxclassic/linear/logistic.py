@@ -108,6 +108,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision, losses
 from jaxclassic._implicit import with_implicit_derivatives
@@ -392,7 +393,7 @@ def _optimality(theta, X, y, sw, l2, *, fit_intercept):
     return jax.grad(objective, argnums=(0, 1))(coef, intercept)
 
 
-@partial(jax.jit, static_argnames=("method", "fit_intercept", "batch_size"))
+@partial(_jit.jit, static_argnames=("method", "fit_intercept", "batch_size"))
 def _fit_logistic(X, y, sw, l2, tol, learning_rate, key, max_iter, *, method, fit_intercept,
                   batch_size):
     # the solver runs on stopped inputs; derivatives of (coef, intercept) with respect to X,

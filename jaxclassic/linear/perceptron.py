@@ -47,6 +47,7 @@ from typing import Callable, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
 from jaxclassic.linear._api import decision_function, predict
@@ -142,7 +143,7 @@ def _epoch_order(key, epoch, sw, shuffle):
     return order
 
 
-@partial(jax.jit, static_argnames=("max_epochs", "fit_intercept", "shuffle"))
+@partial(_jit.jit, static_argnames=("max_epochs", "fit_intercept", "shuffle"))
 def _fit_primal(X, t, sw, learning_rate, key, *, max_epochs, fit_intercept, shuffle):
     n, d = X.shape
     dtype = X.dtype
@@ -165,7 +166,7 @@ def _fit_primal(X, t, sw, learning_rate, key, *, max_epochs, fit_intercept, shuf
     return PerceptronParams(w, b, n_updates, res.n_iter, res.converged)
 
 
-@partial(jax.jit, static_argnames=("max_epochs", "fit_intercept", "shuffle", "kernel"))
+@partial(_jit.jit, static_argnames=("max_epochs", "fit_intercept", "shuffle", "kernel"))
 def _fit_dual(X, t, sw, learning_rate, key, *, max_epochs, fit_intercept, shuffle, kernel):
     n = X.shape[0]
     dtype = X.dtype

@@ -57,6 +57,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.exceptions import RankDeficientWarning
@@ -109,7 +110,7 @@ def _solve_penalised(gram, xty, alpha):
     return solve_normal_equations(penalised, xty, _rcond(gram))
 
 
-@partial(jax.jit, static_argnames=("fit_intercept", "standardize"))
+@partial(_jit.jit, static_argnames=("fit_intercept", "standardize"))
 def _fit_ridge(X, y, sample_weight, alpha, *, fit_intercept, standardize):
     gram, xty, scale, stats = _scaled_system(X, y, sample_weight, fit_intercept, standardize)
     beta, rank = _solve_penalised(gram, xty, alpha)
@@ -177,7 +178,7 @@ def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = Fa
     return params
 
 
-@partial(jax.jit, static_argnames=("fit_intercept", "standardize"))
+@partial(_jit.jit, static_argnames=("fit_intercept", "standardize"))
 def _ridge_path(X, y, sample_weight, alphas, *, fit_intercept, standardize):
     gram, xty, scale, stats = _scaled_system(X, y, sample_weight, fit_intercept, standardize)
 

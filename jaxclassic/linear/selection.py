@@ -61,6 +61,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.linear._gram import constant_columns, weighted_gram
@@ -304,7 +305,7 @@ def _n_rows(X, w):
 
 
 # --------------------------------------------------------------------------- best subset
-@partial(jax.jit, static_argnames=("fit_intercept", "max_features", "chunk_size"))
+@partial(_jit.jit, static_argnames=("fit_intercept", "max_features", "chunk_size"))
 def _best_subset(X, y, w, *, fit_intercept, max_features, chunk_size):
     g = _gram(X, y, w, fit_intercept)
     p = X.shape[1]
@@ -410,7 +411,7 @@ def best_subset(
 
 
 # --------------------------------------------------------------------------- stepwise
-@partial(jax.jit, static_argnames=("fit_intercept", "n_steps", "forward"))
+@partial(_jit.jit, static_argnames=("fit_intercept", "n_steps", "forward"))
 def _stepwise(X, y, w, *, fit_intercept, n_steps, forward):
     g = _gram(X, y, w, fit_intercept)
     p = X.shape[1]

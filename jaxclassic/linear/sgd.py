@@ -70,6 +70,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxclassic import _jit
 from jaxclassic import _precision, losses
 from jaxclassic.linear._api import predict
 from jaxclassic.linear._params import predict_linear
@@ -197,7 +198,7 @@ def sgd_epoch(params, opt_state, optimizer: optax.GradientTransformation, batch_
     return params, opt_state
 
 
-@partial(jax.jit, static_argnames=("optimizer", "batch_size", "n_epochs", "schedule", "fit_intercept"))
+@partial(_jit.jit, static_argnames=("optimizer", "batch_size", "n_epochs", "schedule", "fit_intercept"))
 def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
              validation_weight=None, patience=None, *, optimizer, batch_size, n_epochs, schedule,
              fit_intercept):

@@ -94,7 +94,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import _precision, losses
+from jaxclassic import _jit, _precision, losses
 from jaxclassic.exceptions import PerfectSeparationWarning
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
@@ -302,7 +302,7 @@ def _optimality(B, X, y, sw, l2, *, fit_intercept):
     return jax.grad(objective)(B) + jnp.mean(B, axis=0)
 
 
-@partial(jax.jit, static_argnames=("n_classes", "method", "fit_intercept"))
+@partial(_jit.jit, static_argnames=("n_classes", "method", "fit_intercept"))
 def _fit_softmax(X, y, sw, l2, tol, max_iter, *, n_classes, method, fit_intercept):
     # the solver runs on stopped inputs; derivatives of (coef, intercept) with respect to X,
     # sample_weight and l2 come from the optimality condition (implicit function theorem)

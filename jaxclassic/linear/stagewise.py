@@ -16,6 +16,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.linear._gram import weighted_gram
 from jaxclassic.linear.features import weighted_mean_scale
@@ -42,7 +43,7 @@ class StagewisePath(NamedTuple):
     features: jax.Array
 
 
-@partial(jax.jit, static_argnames=("n_steps",))
+@partial(_jit.jit, static_argnames=("n_steps",))
 def _forward_stagewise(X, y, w, step_size, *, n_steps):
     # weighted population standard deviation; constant columns keep scale 1 (and, centred,
     # have correlation ~0 with everything, so they are never moved)

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.metrics._common import (
     _AVERAGES,
     _binary_counts,
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 
-@jax.jit
+@_jit.jit
 def _accuracy(y_true, y_pred, w):
     return jnp.sum(jnp.where(y_true == y_pred, w, jnp.zeros_like(w))) / jnp.sum(w)
 
@@ -81,7 +82,7 @@ def _check_accuracy_input(y_true, y_pred, sample_weight):
     return y_true, y_pred, _check_weight(sample_weight, n_samples, _float_dtype(sample_weight))
 
 
-@partial(jax.jit, static_argnames="n_classes")
+@partial(_jit.jit, static_argnames="n_classes")
 def _confusion_matrix(y_true, y_pred, w, n_classes):
     flat = jax.ops.segment_sum(w, y_true * n_classes + y_pred, n_classes * n_classes)
     return flat.reshape(n_classes, n_classes)
@@ -117,7 +118,7 @@ def confusion_matrix(y_true, y_pred, *, n_classes=None, sample_weight=None) -> j
     return _confusion_matrix(y_true, y_pred, w, n_classes)
 
 
-@partial(jax.jit, static_argnames=("pos_label", "rate"))
+@partial(_jit.jit, static_argnames=("pos_label", "rate"))
 def _binary_rate(y_true, y_pred, w, zero_division, *, pos_label, rate):
     tp, fn, fp, tn = _binary_counts(y_true, y_pred, w, pos_label)
     num, den = {
@@ -211,7 +212,7 @@ def _nanaverage(values, present, weights):
     return jnp.sum(jnp.where(valid, values, jnp.zeros_like(values)) * wts) / jnp.sum(wts)
 
 
-@partial(jax.jit, static_argnames=("n_classes", "average", "pos_label", "score"))
+@partial(_jit.jit, static_argnames=("n_classes", "average", "pos_label", "score"))
 def _prf(y_true, y_pred, w, zero_division, *, n_classes, average, pos_label, score):
     tp, true_sum, pred_sum = _class_sums(y_true, y_pred, w, n_classes)
     if average == "micro":
@@ -335,7 +336,7 @@ for _fn in (precision, recall, f1_score):
 del _fn
 
 
-@partial(jax.jit, static_argnames="n_classes")
+@partial(_jit.jit, static_argnames="n_classes")
 def _balanced_error_rate(y_true, y_pred, w, *, n_classes):
     tp, true_sum, _ = _class_sums(y_true, y_pred, w, n_classes)
     present = true_sum > 0
@@ -373,7 +374,7 @@ def balanced_error_rate(y_true, y_pred, *, n_classes=None, sample_weight=None) -
 
 
 # =========================================================================== log loss
-@jax.jit
+@_jit.jit
 def _log_loss(y_true, y_prob, w):
     eps = jnp.finfo(y_prob.dtype).eps
     if y_prob.ndim == 1:

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.metrics._common import _check_labels, _check_weight, _eager
 from jaxclassic.validation import check_array, check_consistent_length, is_traced
 
@@ -46,7 +47,7 @@ def _check_roc_input(y_true, y_score, sample_weight):
     return y_true.astype(y_score.dtype), y_score, w
 
 
-@jax.jit
+@_jit.jit
 def _roc_auc(y_true, y_score, w):
     # Mann-Whitney form of the trapezoidal area (Hanley & McNeil 1982): with weights,
     #   AUC = sum_{i pos, j neg} w_i w_j ([s_i > s_j] + [s_i = s_j] / 2) / (W_pos W_neg),
@@ -103,7 +104,7 @@ def roc_auc(y_true, y_score, *, sample_weight=None) -> jax.Array:
     return _roc_auc(y_true, y_score, w)
 
 
-@jax.jit
+@_jit.jit
 def _roc_points(y_true, y_score, w):
     order = jnp.argsort(y_score, stable=False, descending=True)  # ties are taken whole below
     s, y, w = y_score[order], y_true[order], w[order]
@@ -177,7 +178,7 @@ def roc_curve(y_true, y_score, *, sample_weight=None, drop_intermediate=False):
 _check_hinge_input = _eager(_check_score_input)
 
 
-@jax.jit
+@_jit.jit
 def _hinge_loss(y_true, y_score, w):
     signed = jnp.where(y_true == 1, y_score, -y_score)
     return jnp.sum(w * jnp.maximum(0.0, 1.0 - signed)) / jnp.sum(w)

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.metrics._common import _MULTIOUTPUT, _check_regression, _eager, _wsum
 from jaxclassic.validation import check_choice, is_traced
 
@@ -27,12 +28,12 @@ def _finish(per_output, multioutput):
     return jnp.mean(per_output)
 
 
-@partial(jax.jit, static_argnames="multioutput")
+@partial(_jit.jit, static_argnames="multioutput")
 def _mean_squared_error(y_true, y_pred, w, multioutput):
     return _finish(_wsum(w, jnp.square(y_true - y_pred)) / jnp.sum(w), multioutput)
 
 
-@partial(jax.jit, static_argnames="multioutput")
+@partial(_jit.jit, static_argnames="multioutput")
 def _mean_absolute_error(y_true, y_pred, w, multioutput):
     return _finish(_wsum(w, jnp.abs(y_true - y_pred)) / jnp.sum(w), multioutput)
 
@@ -46,7 +47,7 @@ def _r2_per_output(y_true, y_pred, w):
     return jnp.where(total > 0, 1 - residual / jnp.where(total > 0, total, 1), fallback)
 
 
-@partial(jax.jit, static_argnames="multioutput")
+@partial(_jit.jit, static_argnames="multioutput")
 def _r2_score(y_true, y_pred, w, multioutput):
     return _finish(_r2_per_output(y_true, y_pred, w), multioutput)
 
@@ -121,7 +122,7 @@ for _fn in (mean_squared_error, mean_absolute_error, r2_score):
 del _fn
 
 
-@jax.jit
+@_jit.jit
 def _adjusted_r2(y_true, y_pred, w, n_features):
     r2 = jnp.mean(_r2_per_output(y_true, y_pred, w))
     n = jnp.sum(w > 0).astype(r2.dtype)

@@ -42,6 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.model_selection.cross_validation import _check_hyperparameters, _static_kwargs
 from jaxclassic.validation import check_array, check_int, check_key, check_scalar
 
@@ -84,7 +85,7 @@ class BiasVarianceResult(NamedTuple):
     predictions: jax.Array
 
 
-@partial(jax.jit, static_argnames=("fit", "predict", "sample_dataset", "n_datasets", "fit_kwargs"))
+@partial(_jit.jit, static_argnames=("fit", "predict", "sample_dataset", "n_datasets", "fit_kwargs"))
 def _bias_variance_program(key, x_test, f_values, noise_var, hyperparameters, *, fit, predict,
                            sample_dataset, n_datasets, fit_kwargs):
     data_key, noise_key = jax.random.split(key)

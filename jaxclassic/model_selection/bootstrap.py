@@ -21,12 +21,13 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic.validation import check_int, check_key, default_float_dtype
 
 __all__ = ["bootstrap_weights"]
 
 
-@partial(jax.jit, static_argnames=("n", "n_resamples", "dtype"))
+@partial(_jit.jit, static_argnames=("n", "n_resamples", "dtype"))
 def _bootstrap_counts(key, n: int, n_resamples: int, dtype):
     draws = jax.random.randint(key, (n_resamples, n), 0, n)
     return jax.vmap(lambda idx: jnp.bincount(idx, length=n))(draws).astype(dtype)

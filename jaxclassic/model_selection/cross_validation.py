@@ -48,6 +48,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.validation import check_array, check_sample_weight, default_float_dtype, is_traced
 
 __all__ = ["CrossValidationResult", "cross_validate"]
@@ -86,7 +87,7 @@ def _one_fold(fit, score, fit_kwargs, return_train_score, X, y, hyperparameters,
 
 
 @partial(
-    jax.jit,
+    _jit.jit,
     static_argnames=("fit", "score", "fit_kwargs", "has_grid", "return_train_score", "return_params"),
 )
 def _fit_score_program(X, y, train_w, val_w, hyperparameters, grid, *, fit, score, fit_kwargs,

@@ -54,6 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxclassic import _jit
 from jaxclassic.model_selection.cross_validation import (
     _check_callables,
     _check_concrete_values,
@@ -113,7 +114,7 @@ def _fold_scores(X, y, train_w, val_w, fixed, point, *, fit, score, fit_kwargs):
     return val
 
 
-@partial(jax.jit, static_argnames=("fit", "score", "fit_kwargs", "optimizer", "n_steps", "log_names"))
+@partial(_jit.jit, static_argnames=("fit", "score", "fit_kwargs", "optimizer", "n_steps", "log_names"))
 def _tuning_program(X, y, train_w, val_w, fixed, theta0, *, fit, score, fit_kwargs, optimizer,
                     n_steps, log_names):
     """``n_steps`` optimiser steps on the CV loss in one ``lax.scan``; the path and its scores."""

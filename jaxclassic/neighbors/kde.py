@@ -72,6 +72,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _tiling
 from jaxclassic.neighbors.search import positive_mean
 from jaxclassic.validation import (
@@ -330,7 +331,7 @@ def fit_kde(X: Any, *, kernel: str = "gaussian", bandwidth: float | str | jax.Ar
     return KDEParams(X, sw, h, positive_mean(X, sw > 0), KDEConfig(kernel))
 
 
-@partial(jax.jit, static_argnames=("query_tile", "reference_tile"))
+@partial(_jit.jit, static_argnames=("query_tile", "reference_tile"))
 def _score_samples(params: KDEParams, Q, query_tile, reference_tile):
     kernel = params.config.kernel
     h = params.bandwidth.astype(Q.dtype)
@@ -405,7 +406,7 @@ class KDEBandwidthCV(NamedTuple):
     best_score: Any
 
 
-@partial(jax.jit, static_argnames=("kernel", "query_tile", "reference_tile"))
+@partial(_jit.jit, static_argnames=("kernel", "query_tile", "reference_tile"))
 def _cv_program(X, bandwidths, train_w, val_w, center, *, kernel, query_tile, reference_tile):
     logw = jnp.log(train_w)  # (F, m)
     Rc = X - center
@@ -544,7 +545,7 @@ def sample(params: KDEParams, key: Any, n_samples: int = 1) -> jax.Array:
     return _sample(params, key, n_samples)
 
 
-@partial(jax.jit, static_argnames=("n_samples",))
+@partial(_jit.jit, static_argnames=("n_samples",))
 def _sample(params: KDEParams, key, n_samples):
     X = params.fit_X
     k_row, k_dir, k_rad = jax.random.split(key, 3)

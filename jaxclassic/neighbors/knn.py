@@ -54,6 +54,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import metrics
 from jaxclassic.neighbors._api import predict, predict_proba
 from jaxclassic.neighbors.search import (
@@ -236,14 +237,14 @@ def _neighbours(params: KNNParams, X, query_tile: int, reference_tile: int):
     return dist, idx, vote_weights(dist, params.sample_weight.astype(X.dtype)[idx], cfg.weights)
 
 
-@partial(jax.jit, static_argnames=("query_tile", "reference_tile"))
+@partial(_jit.jit, static_argnames=("query_tile", "reference_tile"))
 def _class_votes(params: KNNClassifierParams, X, query_tile, reference_tile):
     _, idx, w = _neighbours(params, X, query_tile, reference_tile)
     onehot = jax.nn.one_hot(params.y[idx], params.classes.shape[0], dtype=w.dtype)
     return jnp.sum(w[..., None] * onehot, axis=1)
 
 
-@partial(jax.jit, static_argnames=("query_tile", "reference_tile"))
+@partial(_jit.jit, static_argnames=("query_tile", "reference_tile"))
 def _regression_mean(params: KNNRegressorParams, X, query_tile, reference_tile):
     _, idx, w = _neighbours(params, X, query_tile, reference_tile)
     total = jnp.sum(w, axis=1)
@@ -348,7 +349,7 @@ def _check_folds(fold_weights: Any, base: jax.Array, dtype) -> jax.Array:
     return w
 
 
-@partial(jax.jit, static_argnames=("ks", "task", "weights", "path", "p", "n_classes",
+@partial(_jit.jit, static_argnames=("ks", "task", "weights", "path", "p", "n_classes",
                                    "query_tile", "reference_tile"))
 def _cv_program(X, y, train_w, val_w, center, *, ks, task, weights, path, p, n_classes,
                 query_tile, reference_tile):

@@ -116,6 +116,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision, _tiling
 from jaxclassic.validation import (
     check_array,
@@ -404,7 +405,7 @@ def search(R, Q, mask, center, *, k: int, path: str, p: float, query_tile: int,
     return _tiling.map_row_tiles(one_tile, q_all, tile=query_tile)
 
 
-@partial(jax.jit, static_argnames=("k", "path", "query_tile", "reference_tile"))
+@partial(_jit.jit, static_argnames=("k", "path", "query_tile", "reference_tile"))
 def _settled_program(R, Q, mask, *, k, path, query_tile, reference_tile):
     R_key, rank, q_all = _query_rows(R, Q, positive_mean(R, mask), path)
     return _tiling.map_row_tiles(
@@ -450,7 +451,7 @@ def settled_fraction(X_train: Any, X_query: Any, k: int, *, metric: str = "eucli
     return float(np.mean(np.asarray(settled)))
 
 
-@partial(jax.jit, static_argnames=("k", "path", "p", "query_tile", "reference_tile"))
+@partial(_jit.jit, static_argnames=("k", "path", "p", "query_tile", "reference_tile"))
 def _kneighbors(R, Q, mask, *, k, path, p, query_tile, reference_tile):
     center = positive_mean(R, mask)
     return search(R, Q, mask, center, k=k, path=path, p=p, query_tile=query_tile,

@@ -47,6 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.validation import _float_dtype_for, check_bool, check_int
 
@@ -313,7 +314,7 @@ def block_moments(Z, groups, w, n_groups: int, full: bool) -> GroupMoments:
     return GroupMoments(count, mean, scatter)
 
 
-@partial(jax.jit, static_argnames=("n_groups", "full"))
+@partial(_jit.jit, static_argnames=("n_groups", "full"))
 def update_moments(state: GroupMoments, Z, groups, w, *, n_groups, full) -> GroupMoments:
     """The one jitted per-piece step: a piece's moments merged into the running ones."""
     return merge_moments(state, block_moments(Z, groups, w, n_groups, full))

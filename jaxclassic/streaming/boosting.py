@@ -44,6 +44,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble.gradient_boosting import GradientBoostingClassifierParams, GradientBoostingParams
@@ -61,7 +62,7 @@ def _derivatives(loss, y, f):
     return losses.grad_hess(loss, y, f)
 
 
-@partial(jax.jit, static_argnames=("loss",))
+@partial(_jit.jit, static_argnames=("loss",))
 def _residual_piece(y, w, f, *, loss):
     """Sums over one piece: ``w``, ``w r`` (r = -g) and ``w loss(y, f)``."""
     g, _ = _derivatives(loss, y, f)
@@ -70,7 +71,7 @@ def _residual_piece(y, w, f, *, loss):
             jnp.sum(jnp.where(keep, w * jax.vmap(loss)(y, f), 0)))
 
 
-@partial(jax.jit, static_argnames=("loss", "n_slots", "n_codes", "max_nodes"))
+@partial(_jit.jit, static_argnames=("loss", "n_slots", "n_codes", "max_nodes"))
 def _level_piece(codes, y, w, f, node, table, slot_of_node, mean, *, loss, n_slots, n_codes, max_nodes):
     """One piece of a level's pass: route the rows through the previous level's splits
     (``table`` (M+1, 4): feature, bin, missing-left, left child; -1 where a node did not
@@ -93,7 +94,7 @@ def _level_piece(codes, y, w, f, node, table, slot_of_node, mean, *, loss, n_slo
     return node, hist, gs, hs
 
 
-@partial(jax.jit, static_argnames=("n_bins", "max_depth"))
+@partial(_jit.jit, static_argnames=("n_bins", "max_depth"))
 def _decide(hist, pstats, pimpurity, pdepth, valid, ref, root_weight, mss, msl, *, n_bins, max_depth):
     """The engine's level (:func:`jaxclassic.tree._engine.grow`) for the candidates' histograms
     ``(n_codes, 4, F, C)``: which open candidates split, where, and the children's statistics
@@ -112,7 +113,7 @@ def _decide(hist, pstats, pimpurity, pdepth, valid, ref, root_weight, mss, msl, 
             _CRITERION.impurity(rstats[:, :3]))
 
 
-@jax.jit
+@_jit.jit
 def _round_tree(left, right, feature, tbin, mleft, node_stats, impurity, is_leaf, depth, n_nodes,
                 gs, hs, mean, edges):
     """The round's tree (the in-memory fit's ``make_tree``) and node values: Newton steps

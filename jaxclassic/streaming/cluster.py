@@ -45,6 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.cluster import _gmm_em as _em
@@ -92,7 +93,7 @@ def _seeds(source, n_clusters, init, key, dtype, name):
 
 
 # --------------------------------------------------------------------------- k-means
-@jax.jit
+@_jit.jit
 def _lloyd_piece(centres, mean, X, w):
     """Labels, weighted cluster sums and weights, the exact inertia of one piece (rows centred
     on ``mean``; ``centres`` centred too), and its candidates for relocation: the rows of
@@ -220,7 +221,7 @@ def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 
 
 
 # --------------------------------------------------------------------------- GMM
-@partial(jax.jit, static_argnames=("covariance_type",))
+@partial(_jit.jit, static_argnames=("covariance_type",))
 def _initial_piece(X, w, seeds, shift, *, covariance_type):
     """Statistics about ``shift`` of the one-hot nearest-seed responsibilities of one piece."""
     dist = jnp.sum(jnp.square(X[:, None, :] - seeds[None]), axis=2)
@@ -228,13 +229,13 @@ def _initial_piece(X, w, seeds, shift, *, covariance_type):
     return _em._responsibility_statistics(X[None], w[None], resp[None], shift, covariance_type)
 
 
-@partial(jax.jit, static_argnames=("covariance_type",))
+@partial(_jit.jit, static_argnames=("covariance_type",))
 def _em_piece(X, w, log_weights, means, prec_chol, *, covariance_type):
     """The in-memory fit's E-step pass on one piece: M-step statistics and sum s_i log p(x_i)."""
     return _em._em_pass(X[None], w[None], log_weights, means, prec_chol, covariance_type)
 
 
-_m_step = jax.jit(_cov.m_step, static_argnames=("covariance_type",))
+_m_step = _jit.jit(_cov.m_step, static_argnames=("covariance_type",))
 
 
 def _sum_pass(source, fn):

@@ -45,6 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision, losses
 from jaxclassic.linear._gram import constant_columns
@@ -185,7 +186,7 @@ def fit_ridge(data, y=None, *, alpha, fit_intercept: bool = True, standardize: b
 
 
 # --------------------------------------------------------------------------- logistic
-@partial(jax.jit, static_argnames=("fit_intercept",))
+@partial(_jit.jit, static_argnames=("fit_intercept",))
 def _logistic_piece(theta, mean, scale, X, y, w, *, fit_intercept):
     """Objective, gradient, Hessian (unpenalised, standardised basis) and the smallest margin
     of one piece at ``theta``."""

@@ -85,6 +85,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision, _tiling, kernels
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.exceptions import ConvergenceWarning
@@ -385,7 +386,7 @@ def choose_working_set(working_set: str, n_variables: int, spec: KernelSpec) -> 
 
 
 # --------------------------------------------------------------------------- fit
-@partial(jax.jit, static_argnames=("spec", "storage", "cache_rows", "memory_budget", "working_set",
+@partial(_jit.jit, static_argnames=("spec", "storage", "cache_rows", "memory_budget", "working_set",
                                    "batch_size", "probability", "n_folds"))
 def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_rows, memory_budget,
          working_set, batch_size, probability, n_folds):
@@ -529,7 +530,7 @@ def kernel_expansion(X_fit, coef, spec, gamma, coef0, X):
     return _tiling.map_row_tiles(lambda block: _precision.matmul(fn(block, X_fit), coef), X, tile=tile)
 
 
-@partial(jax.jit, static_argnames=("spec",))
+@partial(_jit.jit, static_argnames=("spec",))
 def decision_values(X_fit, dual_coef, intercept, gamma, coef0, X, *, spec: KernelSpec):
     r""":math:`f(x) = \sum_i c_i K(x_i, x) + b` for every row of ``X`` (row tiles under the budget).
 

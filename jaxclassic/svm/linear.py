@@ -116,6 +116,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _precision, losses
 from jaxclassic.linear._gram import gram_with_ones
 from jaxclassic.linear._newton import NewtonProblem, default_tol, newton_solve, weighted_sum
@@ -385,7 +386,7 @@ def _fit_binary(X, t, sw, C, tol, c, key, max_iter, **kwargs):
     return w, c * wb, alpha * t, n_iter, converged
 
 
-@partial(jax.jit, static_argnames=("loss", "method", "shuffle", "shrinking", "probability", "n_folds"))
+@partial(_jit.jit, static_argnames=("loss", "method", "shuffle", "shrinking", "probability", "n_folds"))
 def _fit_linear_svm(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle, shrinking,
                     probability, n_folds):
     dtype = X.dtype

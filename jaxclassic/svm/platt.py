@@ -53,6 +53,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import losses
 from jaxclassic._solver import iterate
@@ -115,7 +116,7 @@ def _platt(f, positive, sw, *, max_iter: int = 100, tol=1e-5):
     return theta[0], theta[1], res.n_iter, res.converged
 
 
-_platt_jit = jax.jit(_platt, static_argnames=("max_iter",))
+_platt_jit = _jit.jit(_platt, static_argnames=("max_iter",))
 
 
 def platt_scale(decision_values, y, sample_weight=None, *, max_iter: int = 100, tol=1e-5):

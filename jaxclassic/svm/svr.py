@@ -40,6 +40,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _jit
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.svm import _optimality, _smo
 from jaxclassic.svm._api import decision_function, predict, support_vectors
@@ -105,7 +106,7 @@ class KernelSVRParams(NamedTuple):
     kernel: KernelSpec
 
 
-@partial(jax.jit, static_argnames=("spec", "storage", "cache_rows", "memory_budget", "working_set",
+@partial(_jit.jit, static_argnames=("spec", "storage", "cache_rows", "memory_budget", "working_set",
                                    "batch_size"))
 def _fit(X, z, sw, C, epsilon, gamma, coef0, tol, max_iter, *, spec, storage, cache_rows, memory_budget,
          working_set, batch_size):

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import betainc
 
+from jaxclassic import _jit
 from jaxclassic.information import entropy
 from jaxclassic.validation import check_array, check_scalar, is_traced
 
@@ -97,7 +98,7 @@ def resolve_n_categories(n_categories, codes: np.ndarray, weight: np.ndarray, co
 
 
 # --------------------------------------------------------------------------- statistics (JAX)
-@partial(jax.jit, static_argnames=("n_bins", "n_classes"))
+@partial(_jit.jit, static_argnames=("n_bins", "n_classes"))
 def contingency(codes, y, weight, n_bins: int, n_classes: int):
     """Weighted counts ``table[f, v, k] = sum_i w_i [x_if = v][y_i = k]`` of shape (F, n_bins, C)."""
     n_features = codes.shape[1]
@@ -210,7 +211,7 @@ def training_errors(params) -> tuple[np.ndarray, np.ndarray]:
     return n, n - counts.max(axis=1)
 
 
-@jax.jit
+@_jit.jit
 def feature_importances(params) -> jax.Array:
     r"""Normalised total weighted gain per feature of a multiway tree (ID3 / C4.5).
 
@@ -300,7 +301,7 @@ _COLLAPSE_TOLERANCE = 1e-3   # C4.5 / J48: collapse when subtree errors >= leaf 
 _PRUNE_SLACK = 0.1           # C4.5 / J48: prune when leaf estimate <= subtree estimate + 0.1
 
 
-@jax.jit
+@_jit.jit
 def _upper_bound(n_errors, n_samples, confidence_factor):
     a = n_errors + 1.0
     b = n_samples - n_errors

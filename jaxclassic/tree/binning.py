@@ -73,6 +73,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.validation import check_array, check_int, check_sample_weight, is_traced
 
 __all__ = ["bin_features", "apply_bins", "bin_ranges", "split_points", "code_dtype"]
@@ -228,7 +229,7 @@ def bin_features(X, n_bins: int = 255, *, sample_weight=None, max_sample: int = 
     return apply_bins(jnp.asarray(Xn), edges), edges
 
 
-@partial(jax.jit, static_argnames="n_bins")
+@partial(_jit.jit, static_argnames="n_bins")
 def _traced_edges(X, w, n_bins):
     """The edges of :func:`bin_features` in JAX (jit / vmap over ``X`` and ``w``): ``(F, n_bins - 1)``.
 
@@ -280,7 +281,7 @@ def _midpoints_jnp(lo, hi):
     return jnp.where(mid < hi, mid, lo)
 
 
-@jax.jit
+@_jit.jit
 def apply_bins(X, edges):
     """Codes of ``X`` under ``edges`` (from :func:`bin_features`): ``searchsorted`` per feature.
 
@@ -355,7 +356,7 @@ def bin_ranges(X, codes, n_bins: int, *, sample_weight=None):
     return _bin_ranges(Xj, codes, w, n_bins)
 
 
-@partial(jax.jit, static_argnames="n_bins")
+@partial(_jit.jit, static_argnames="n_bins")
 def _bin_ranges(X, codes, w, n_bins):
     """:func:`bin_ranges`: one segment min and max over the ``F·(n_bins + 1)`` (feature, code)
     cells; rows of zero weight and the missing bin drop out."""

@@ -82,6 +82,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.information import entropy
 from jaxclassic.tree import _api
 from jaxclassic.tree._multiway import (
@@ -212,7 +213,7 @@ def _continuous_column(x, order, y, w, total, min_objs, n_classes):
     return jnp.where(valid, gain, 0.0), split_info, valid, xs[best], following[best]
 
 
-@partial(jax.jit, static_argnames=("n_bins", "n_classes"))
+@partial(_jit.jit, static_argnames=("n_bins", "n_classes"))
 def _node_statistics(x_cont, order, x_cat, y, w, min_objs, n_bins, n_classes):
     """Gain, split information, validity (and the best cut) of every feature at one node."""
     total = jnp.sum(w)
@@ -492,7 +493,7 @@ def _grow(data: _Data, min_objs: float, max_depth) -> C45Params:
 
 
 # --------------------------------------------------------------------------- prediction
-@jax.jit
+@_jit.jit
 def _reach_all(params: C45Params, X):
     def row(x):
         return soft_reach(params, x)

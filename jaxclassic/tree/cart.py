@@ -91,6 +91,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.tree._api import apply, feature_importances, predict, predict_proba
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import ClassificationTree, RegressionTree, TreeParams
@@ -415,7 +416,7 @@ def fit_cart(
     )
 
 
-@partial(jax.jit, static_argnames=(
+@partial(_jit.jit, static_argnames=(
     "task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes", "max_width", "n_classes",
     "has_missing"))
 def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_split, min_samples_leaf,
@@ -471,7 +472,7 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
 
 
 # --------------------------------------------------------------------------- prediction
-@jax.jit
+@_jit.jit
 def _route(params, X):
     """Leaf of every row: step down while the node has children (at most ``M`` steps)."""
     rows = jnp.arange(X.shape[0])
@@ -522,7 +523,7 @@ def _predict_value(params, X):
     return params.value[_apply(params, X), 0]
 
 
-@jax.jit
+@_jit.jit
 def _feature_importances(params):
     r"""Total weighted impurity decrease per feature, normalised to sum 1 (scikit-learn's
     ``feature_importances_``): :math:`\sum_{t: f_t = j} W_t i_t - W_L i_L - W_R i_R`."""

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.tree._api import predict
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.pruning import _check_params, _prune, cost_complexity_path, prune
@@ -67,7 +68,7 @@ class CostComplexityCV(NamedTuple):
     params: TreeParams
 
 
-@partial(jax.jit, static_argnames="classification")
+@partial(_jit.jit, static_argnames="classification")
 def _fold_errors(params, node_alphas, alphas, X, y, w_test, classification):
     """Held-out error of ``params`` pruned at each α (A,): one vmap over the grid."""
 

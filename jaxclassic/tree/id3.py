@@ -50,6 +50,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.tree import _api
 from jaxclassic.tree._multiway import (
     feature_importances as _feature_importances,
@@ -139,7 +140,7 @@ def _validate(X, y, sample_weight, n_categories, n_classes):
 
 
 # --------------------------------------------------------------------------- statistics
-@partial(jax.jit, static_argnames=("n_bins", "n_classes"))
+@partial(_jit.jit, static_argnames=("n_bins", "n_classes"))
 def _node_statistics(codes, y, weight, n_bins, n_classes):
     table = contingency(codes, y, weight, n_bins, n_classes)
     gains, _, _ = gain_from_table(table)
@@ -291,7 +292,7 @@ def fit_id3(X, y, *, n_categories=None, n_classes=None, sample_weight=None, max_
 
 
 # --------------------------------------------------------------------------- prediction
-@jax.jit
+@_jit.jit
 def _apply(params: ID3Params, codes):
     walk = partial(hard_walk, params.feature, params.children, params.is_leaf, params.n_categories)
     return jax.vmap(walk)(codes)

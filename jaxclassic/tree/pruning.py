@@ -59,6 +59,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _jit
 from jaxclassic.tree._params import ClassificationTree, RegressionTree, TreeParams
 from jaxclassic.validation import (
     check_array,
@@ -130,7 +131,7 @@ def _step(params: TreeParams, X: jax.Array, node: jax.Array):
     return at_leaf, child
 
 
-@jax.jit
+@_jit.jit
 def _node_sums(params: TreeParams, X: jax.Array, stats: jax.Array) -> jax.Array:
     """Per node slot, the sum of ``stats`` (n, S) over the rows whose path passes through it."""
     n_slots = params.children_left.shape[0]
@@ -414,7 +415,7 @@ def _reestimated(params, X, y, sample_weight, criterion):
 # ---------------------------------------------------------------------------------------
 
 
-@jax.jit
+@_jit.jit
 def _prune(params: TreeParams, node_alphas: jax.Array, ccp_alpha: jax.Array) -> TreeParams:
     """Collapse the nodes with ``node_alphas <= ccp_alpha``, drop what they cut off, renumber.
 
