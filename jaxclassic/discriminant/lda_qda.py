@@ -281,6 +281,21 @@ def _scores_qda(params: QDAParams, X):
 
 
 # --------------------------------------------------------------------------- public fits
+def _check_lda_options(shrinkage, solver):
+    """``(shrinkage as a number, whether it is 'auto')``, or a ValueError / TypeError naming the
+    argument (before any data is read or compiled for: the streaming fit calls it first)."""
+    if shrinkage is None:
+        shrinkage = 0.0
+    auto = isinstance(shrinkage, str)
+    if auto:
+        if shrinkage != "auto":
+            raise ValueError(f"shrinkage must be a float in [0, 1], 'auto' or None, got {shrinkage!r}")
+        shrinkage = 0.0
+    check_scalar(shrinkage, "shrinkage", low=0.0, high=1.0)
+    check_choice(solver, "solver", ("eigh", "cholesky"))
+    return shrinkage, auto
+
+
 def fit_lda(
     X: Any,
     y: Any,
@@ -340,15 +355,7 @@ def fit_lda(
     """
     X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     priors = check_priors(priors, n_classes, X.dtype)
-    if shrinkage is None:
-        shrinkage = 0.0
-    auto = isinstance(shrinkage, str)
-    if auto:
-        if shrinkage != "auto":
-            raise ValueError(f"shrinkage must be a float in [0, 1], 'auto' or None, got {shrinkage!r}")
-        shrinkage = 0.0
-    check_scalar(shrinkage, "shrinkage", low=0.0, high=1.0)
-    check_choice(solver, "solver", ("eigh", "cholesky"))
+    shrinkage, auto = _check_lda_options(shrinkage, solver)
     params = _fit_lda(X, y, sample_weight, priors, jnp.asarray(shrinkage, X.dtype), n_classes, solver,
                       auto_shrinkage=auto)
     if solver == "cholesky" and not any_traced(X, y, sample_weight, priors, shrinkage):

@@ -18,7 +18,10 @@ Chan, Golub & LeVeque, The American Statistician 37 (1983); ESL §4.3; Mitchell 
 
 from __future__ import annotations
 
-from jaxclassic.discriminant.lda_qda import LDAParams
+import jax.numpy as jnp
+
+from jaxclassic.discriminant._common import check_priors
+from jaxclassic.discriminant.lda_qda import LDAParams, _check_lda_options
 from jaxclassic.discriminant.lda_qda import fit_lda as _fit_lda_memory
 from jaxclassic.discriminant.naive_bayes import GaussianNBParams
 from jaxclassic.discriminant.naive_bayes import fit_gaussian_nb as _fit_gaussian_nb_memory
@@ -128,6 +131,9 @@ def fit_lda(data, y=None, *, n_classes: int, priors=None, shrinkage=None, solver
     ----------
     Hastie, Tibshirani & Friedman, *ESL*, 2nd ed., §4.3; Chan, Golub & LeVeque (1983).
     """
+    _check_lda_options(shrinkage, solver)  # before the pass over the data
+    if priors is not None:
+        check_priors(priors, check_int(n_classes, "n_classes", low=2), jnp.float32)
     moments = class_moments(data, y, n_classes=n_classes, full=True, sample_weight=sample_weight,
                             chunk_rows=chunk_rows, progress=progress)
     X, yp, w = pseudo_sample(moments)
