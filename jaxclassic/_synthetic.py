@@ -17,7 +17,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _jit
 from jaxclassic.validation import check_int, check_key, check_scalar, default_float_dtype, is_traced
 
 __all__ = ["make_classification", "make_regression", "make_blobs"]
@@ -30,7 +29,7 @@ def _resolve_dtype(dtype):
 
 
 @functools.partial(
-    _jit.jit,
+    jax.jit,
     static_argnames=(
         "n_samples", "n_features", "n_informative", "n_redundant", "n_classes",
         "n_clusters_per_class", "dtype",
@@ -165,7 +164,7 @@ def make_classification(
 
 
 @functools.partial(
-    _jit.jit, static_argnames=("n_samples", "n_features", "n_informative", "dtype")
+    jax.jit, static_argnames=("n_samples", "n_features", "n_informative", "dtype")
 )
 def _make_regression(key, noise, bias, *, n_samples, n_features, n_informative, dtype):
     key_x, key_coef, key_noise = jax.random.split(key, 3)
@@ -236,7 +235,7 @@ def make_regression(
     return (X, y, coef) if return_coef else (X, y)
 
 
-@functools.partial(_jit.jit, static_argnames=("n_samples",))
+@functools.partial(jax.jit, static_argnames=("n_samples",))
 def _make_blobs(key, centers, cluster_std, *, n_samples):
     key_label, key_x = jax.random.split(key)
     n_centers = centers.shape[0]
