@@ -2,9 +2,11 @@
 
 XLA:CPU emits a fused loop either with its newer MLIR *fusion emitters* (the default) or with
 its older elemental IR emitters (``xla_cpu_use_fusion_emitters=False``). On this project's
-programs the older emitters compile in about 60 % of the time (a CART fit: 3.0 -> 1.6 s; the
-first fits of ``benchmarks/bench_small.py``: DecisionTreeClassifier 5.3 -> 3.1 s,
-RandomForestClassifier 11.4 -> 6.9 s, SVC 2.6 -> 1.6 s) and the code they emit runs as fast on
+programs the older emitters compile in about 60 % of the time (a CART fit: 3.0 -> 1.6 s; with
+the option set for the whole process, the first fits of ``benchmarks/bench_small.py``:
+DecisionTreeClassifier 5.3 -> 3.1 s, RandomForestClassifier 11.4 -> 6.9 s, SVC 2.6 -> 1.6 s;
+with this module's per-call rule, which leaves eager operations and the user's own jits alone:
+4.2 -> 3.6 s, 10.6 -> 7.9 s, 2.05 -> 1.79 s) and the code they emit runs as fast on
 small arrays, but up to 2x slower on large ones (GradientBoostingClassifier on 8,192 x 16
 float32: 87 -> 150 ms; on 2,048 x 16: 48 -> 54 ms; both measured on a 2-core x86 host). A
 first fit on a small table is nearly all compilation, a fit on a large one nearly all
@@ -53,13 +55,9 @@ SMALL_MAX_ELEMENTS = int(os.environ.get("JAXCLASSIC_SMALL_MAX_ELEMENTS", 1 << 16
 #: XLA compile options of a small call (the older elemental IR emitters)
 SMALL_COMPILER_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 
-_ON_CPU: list[bool] = []
-
-
+@functools.cache
 def _cpu() -> bool:
-    if not _ON_CPU:
-        _ON_CPU.append(jax.default_backend() == "cpu")
-    return _ON_CPU[0]
+    return jax.default_backend() == "cpu"
 
 
 def _top_level() -> bool:

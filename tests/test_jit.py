@@ -9,13 +9,9 @@ import pytest
 from jaxclassic import _jit
 
 
-def _fresh(fun=None, **options):
-    return _jit.jit(fun, **options) if fun is not None else _jit.jit(**options)
-
-
 def test_small_and_large_calls_compile_separate_programs(monkeypatch):
     monkeypatch.setattr(_jit, "SMALL_MAX_ELEMENTS", 100)
-    f = _fresh(lambda x: jnp.sum(jnp.sin(x) * x))
+    f = _jit.jit(lambda x: jnp.sum(jnp.sin(x) * x))
     small, large = np.linspace(0, 1, 100), np.linspace(0, 1, 101)
     np.testing.assert_allclose(f(small), np.sum(np.sin(small) * small), rtol=1e-13)
     assert (f._small._cache_size(), f._default._cache_size()) == (1, 0)
@@ -30,14 +26,14 @@ def test_small_and_large_calls_compile_separate_programs(monkeypatch):
 
 def test_threshold_zero_is_plain_jit(monkeypatch):
     monkeypatch.setattr(_jit, "SMALL_MAX_ELEMENTS", 0)
-    f = _fresh(lambda x: x + 1)
+    f = _jit.jit(lambda x: x + 1)
     f(np.ones(3))
     assert (f._small._cache_size(), f._default._cache_size()) == (0, 1)
 
 
 def test_small_program_carries_the_options_and_the_default_none(monkeypatch):
     monkeypatch.setattr(_jit, "SMALL_MAX_ELEMENTS", 10)
-    f = _fresh(lambda x: x * 2.0)
+    f = _jit.jit(lambda x: x * 2.0)
     # jax keeps a lowering's compiler options in a private field (jax 0.10)
     assert f.lower(np.ones(10))._lowering._compiler_options_kvs == (("xla_cpu_use_fusion_emitters", False),)
     assert f.lower(np.ones(11))._lowering._compiler_options_kvs == ()
@@ -46,7 +42,7 @@ def test_small_program_carries_the_options_and_the_default_none(monkeypatch):
 def test_inside_transformations_the_default_program_is_used():
     """JAX refuses compiler options on a jit staged into another: inside jit, vmap and grad
     the call goes to the plain jit (this raised before the top-level check)."""
-    f = _fresh(lambda x, a: jnp.sum(a * x ** 2), static_argnames=())
+    f = _jit.jit(lambda x, a: jnp.sum(a * x ** 2), static_argnames=())
     x = jnp.arange(3.0)
     assert float(jax.jit(f)(x, 2.0)) == 10.0
     np.testing.assert_array_equal(jax.vmap(f, in_axes=(None, 0))(x, jnp.array([1.0, 2.0])), [5.0, 10.0])
@@ -55,7 +51,7 @@ def test_inside_transformations_the_default_program_is_used():
 
 
 def test_static_arguments_and_decorator_forms():
-    @_fresh(static_argnames=("power",))
+    @_jit.jit(static_argnames=("power",))
     def g(x, *, power):
         return x ** power
 
