@@ -67,10 +67,15 @@ def _top_level() -> bool:
 
 
 def _largest(args, kwargs) -> int:
+    """The most elements in one array among the arguments' leaves.
+
+    Only array-like leaves count: a leaf whose ``shape`` is a tuple of integers. Other
+    objects that happen to carry a ``shape`` (a ``jax.sharding.Mesh``, whose ``shape`` is a
+    mapping from axis names to sizes) are skipped."""
     largest = 0
     for leaf in jax.tree_util.tree_leaves((args, kwargs)):
         shape = getattr(leaf, "shape", None)
-        if shape is not None:
+        if isinstance(shape, tuple) and all(isinstance(s, int) for s in shape):
             n = math.prod(shape)
             if n > largest:
                 largest = n

@@ -61,6 +61,18 @@ def test_static_arguments_and_decorator_forms():
         _jit.jit(lambda x: x, compiler_options={})
 
 
+def test_static_objects_with_a_non_array_shape_are_not_counted(monkeypatch):
+    """A ``jax.sharding.Mesh`` passed as a static argument has a ``shape`` that maps axis
+    names to sizes; the size rule once multiplied its keys and raised ``TypeError`` (the
+    ``distributed.kneighbors`` doctest in CI). Only array leaves are counted."""
+    monkeypatch.setattr(_jit, "SMALL_MAX_ELEMENTS", 10)
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("rows",))
+    f = _jit.jit(lambda x, mesh: x * mesh.size, static_argnames=("mesh",))
+    np.testing.assert_array_equal(f(np.ones(10), mesh=mesh), np.ones(10))
+    np.testing.assert_array_equal(f(np.ones(11), mesh=mesh), np.ones(11))
+    assert (f._small._cache_size(), f._default._cache_size()) == (1, 1)
+
+
 @pytest.mark.full
 def test_fitted_trees_are_bitwise_the_same_under_both_programs(monkeypatch):
     """The reference is XLA's default program (threshold 0); the data are small, so the
