@@ -257,11 +257,13 @@ def _specs() -> list[FitSpec]:
           "binary", {"l2": ("l2", -1.0), "max_iter": ("max_iter", 0)}, classifier=True),
         S("streaming.fit_gaussian_nb", lambda X, y, sw, **h: streaming.fit_gaussian_nb(
             X, y, **{"n_classes": 3, **h}, sample_weight=sw),
-          "multiclass", {"var_smoothing": ("var_smoothing", -1.0), "n_classes": ("n_classes", 1)},
+          "multiclass", {"var_smoothing": ("var_smoothing", -1.0), "n_classes": ("n_classes", 1),
+                         "priors": ("priors", [0.2, 0.3, 0.6])},
           classifier=True),
         S("streaming.fit_lda", lambda X, y, sw, **h: streaming.fit_lda(
             X, y, **{"n_classes": 3, **h}, sample_weight=sw),
-          "multiclass", {"shrinkage": ("shrinkage", 2.0), "solver": ("solver", "bogus")}, classifier=True),
+          "multiclass", {"shrinkage": ("shrinkage", 2.0), "solver": ("solver", "bogus"),
+                         "priors": ("priors", [0.2, 0.3, 0.6])}, classifier=True),
         S("streaming.fit_kmeans", lambda X, y, sw, **h: streaming.fit_kmeans(
             X, h.pop("n_clusters", 2), key=key(), **{"max_iter": 10, **h}, sample_weight=sw),
           "unsupervised", {"n_clusters": ("n_clusters", 0), "max_iter": ("max_iter", 0)},

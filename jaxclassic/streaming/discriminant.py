@@ -93,6 +93,8 @@ def fit_gaussian_nb(data, y=None, *, n_classes: int, priors=None, var_smoothing=
     Mitchell, *Machine Learning* (1997), §6.9; Chan, Golub & LeVeque (1983).
     """
     check_scalar(var_smoothing, "var_smoothing", low=0.0)  # before the pass over the data
+    if priors is not None:
+        check_priors(priors, check_int(n_classes, "n_classes", low=2), jnp.float32)
     moments = class_moments(data, y, n_classes=n_classes, full=False, sample_weight=sample_weight,
                             chunk_rows=chunk_rows, progress=progress)
     X, yp, w = pseudo_sample(moments)
