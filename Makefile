@@ -18,20 +18,20 @@ venv: $(STAMP)
 tour: $(STAMP)
 	$(BIN)/jaxclassic tour
 
-# test workers: one per core, at least 2, and at most one per 4.5 GiB of available memory (a worker
-# holds ~3.7 GiB of compiled programs by the end of the full tier); override with `make test WORKERS=n`
-WORKERS ?= $(shell $(PYTHON) -c "import os; m = [int(l.split()[1]) for l in open('/proc/meminfo') if l.startswith('MemAvailable')] if os.path.exists('/proc/meminfo') else [9 << 20]; print(max(2, min(len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 2, int(m[0] / (4.5 * 2**20)))))")
+# test workers: one per core, at least 2, and at most one per 5.5 GiB of available memory (a worker
+# holds up to ~5 GiB of compiled programs before conftest.py clears them); override with `make test WORKERS=n`
+WORKERS ?= $(shell $(PYTHON) -c "import os; m = [int(l.split()[1]) for l in open('/proc/meminfo') if l.startswith('MemAvailable')] if os.path.exists('/proc/meminfo') else [9 << 20]; print(max(2, min(len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 2, int(m[0] / (5.5 * 2**20)))))")
 
 # the fast tier: every family, fit and estimator on small data (tests marked `full` excluded)
 test: $(STAMP)
 	$(RAISE_MAX_MAPS)
-	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null)"
+	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null), vm.max_map_count $$(cat /proc/sys/vm/max_map_count 2>/dev/null)"
 	$(BIN)/python -m pytest -x -q -n $(or $(WORKERS),2) -m "not full" --durations=10
 
 # the whole suite (CI): the fast tier and every test marked `full`
 test-all: $(STAMP)
 	$(RAISE_MAX_MAPS)
-	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null)"
+	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null), vm.max_map_count $$(cat /proc/sys/vm/max_map_count 2>/dev/null)"
 	$(BIN)/python -m pytest -x -q -n $(or $(WORKERS),2) --durations=15
 
 bench: $(STAMP)
