@@ -7,8 +7,9 @@ the same programs: JAX's persistent compilation cache (``.jax_cache/`` in the ch
 ``$JAXCLASSIC_JAX_CACHE``) lets a program compiled once be loaded by every later test and
 worker. Its keys include the program, the jax version and the flags, so an entry is never
 reused for a different computation. Programs that took 0.5 s or more to compile are kept. At
-0.1 s a warm run would reload the many small programs too, but the cold fast tier took 10 min
-52 s against 9 min 34 s at 0.5 s (writing them costs more than the warm run gains).
+0.1 s a warm run would reload the many small programs too; whether writing them slows a cold
+run is not settled (one cold fast tier at 0.1 s took 10 min 52 s, but the same tier at 0.5 s
+took 9 min 34 s and, an hour later on the same host, 11 min 14 s), so 0.5 s stays, as CI ran it.
 """
 
 import os
