@@ -18,7 +18,7 @@ from typing import Any, Callable
 import jax
 
 __all__ = ["Result", "time_jax", "time_host", "machine_info", "matmul_rate", "memory_bandwidth",
-           "peak_rss_mb"]
+           "peak_rss_mb", "cpu_use"]
 
 
 @dataclass
@@ -78,6 +78,15 @@ def time_jax(fn: Callable[[], Any], repeats: int = 5) -> tuple[Any, float, float
         times.append(time.perf_counter() - t0)
     med = statistics.median(times)
     return out, max(0.0, first - med), med
+
+
+def cpu_use(ours, ref) -> dict:
+    """Each side's process CPU time over wall time during its timed runs (2.0 on two busy cores).
+
+    ``ours`` and ``ref`` are lists of ``(wall_s, cpu_s)`` pairs; returns ``{"ours": .., "ref": ..}``.
+    """
+    return {side: round(sum(c for _, c in t) / max(sum(w for w, _ in t), 1e-12), 2)
+            for side, t in (("ours", ours), ("ref", ref))}
 
 
 def time_host(fn: Callable[[], Any], repeats: int = 3) -> tuple[Any, float]:

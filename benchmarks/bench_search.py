@@ -84,6 +84,7 @@ Ratios are ``reference / ours`` (above 1: ours is faster).
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import time
@@ -91,7 +92,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks._harness import Result
+from benchmarks._harness import Result, cpu_use
 
 __all__ = ["run"]
 
@@ -100,7 +101,6 @@ CACHE_LOAD_EVENT = "/jax/compilation_cache/cache_hits"
 QUICK_ROWS = 200
 
 _COUNTS = {"compiles": 0, "cache_loads": 0}
-_LISTENING: list[bool] = []  # registered once per process (a listener cannot be deduplicated)
 
 
 def _on_duration(event, duration_secs, **kwargs):
@@ -113,14 +113,14 @@ def _on_event(event, **kwargs):
         _COUNTS["cache_loads"] += 1
 
 
+@functools.cache
 def _listen():
-    """Register the compile and cache-load listeners, once per process."""
-    if not _LISTENING:
-        import jax
+    """Register the compile and cache-load listeners, once per process (a listener cannot be
+    deduplicated)."""
+    import jax
 
-        jax.monitoring.register_event_duration_secs_listener(_on_duration)
-        jax.monitoring.register_event_listener(_on_event)
-        _LISTENING.append(True)
+    jax.monitoring.register_event_duration_secs_listener(_on_duration)
+    jax.monitoring.register_event_listener(_on_event)
 
 
 def _measured(fn):
@@ -266,8 +266,6 @@ def _search_case(case, quick: bool, repeats: int) -> Result:
         gs_ref, wall, cpu = _measured(search(make_ref))[:3]
         ref.append((wall, cpu))
     ours_s = statistics.median(w for w, _ in ours)
-    cpu_use = {side: round(sum(c for _, c in t) / max(sum(w for w, _ in t), 1e-12), 2)
-               for side, t in (("ours", ours), ("ref", ref))}
     n_candidates = len(gs_ours.cv_results_["params"])
     return Result(
         "search", f"GridSearchCV {name} {n_candidates}x{k} {data}", ours_s,
@@ -275,7 +273,7 @@ def _search_case(case, quick: bool, repeats: int) -> Result:
         metric="cv score", ours_quality=float(gs_ours.best_score_),
         ref_quality=float(gs_ref.best_score_), reference=ref_name,
         agreement=_params_equal(gs_ours.best_params_, gs_ref.best_params_),
-        extra={"cpu": cpu_use, "cores": os.cpu_count(), "first_s": first_s,
+        extra={"cpu": cpu_use(ours, ref), "cores": os.cpu_count(), "first_s": first_s,
                "compiles_first": compiles_first, "compiles_warm": compiles_warm,
                "cache_loads_first": loads_first, "cache_loads_warm": loads_warm,
                "best_params_ours": _plain(gs_ours.best_params_),

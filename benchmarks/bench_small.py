@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks._harness import Result, _block
+from benchmarks._harness import Result, _block, cpu_use
 
 __all__ = ["run", "CASES"]
 
@@ -126,8 +126,7 @@ def run(quick: bool = False, repeats: int | None = None) -> list[Result]:
                 ours.append(_timed(lambda: make_ours().fit(X_tr, y_tr)))
                 ref.append(_timed(lambda: make_ref().fit(X_tr, y_tr)))
         metric, q_ours, q_ref = _quality(m_ours, m_ref, data, X_te, y_te)
-        cpu = {side: round(sum(c for _, c in t) / max(sum(w for w, _ in t), 1e-12), 2)
-               for side, t in (("ours", ours), ("ref", ref))}
+        cpu = cpu_use(ours, ref)
         results.append(Result(
             "small", f"{case} {data}", statistics.median(w for w, _ in ours),
             statistics.median(w for w, _ in ref), compile_s=compile_s, metric=metric,
