@@ -56,6 +56,12 @@ def class_moments(data, y=None, *, n_classes: int, full: bool, sample_weight=Non
     return accumulate_moments(source, lambda piece: (piece.X, piece.y), n_classes, full)
 
 
+def _check_priors_first(priors, n_classes):
+    """``priors`` checked before the pass over the data (the in-memory fit checks it again)."""
+    if priors is not None:
+        check_priors(priors, check_int(n_classes, "n_classes", low=2), jnp.float32)
+
+
 def fit_gaussian_nb(data, y=None, *, n_classes: int, priors=None, var_smoothing=1e-9,
                     sample_weight=None, chunk_rows: int = DEFAULT_CHUNK_ROWS,
                     progress: bool = False) -> GaussianNBParams:
@@ -93,8 +99,7 @@ def fit_gaussian_nb(data, y=None, *, n_classes: int, priors=None, var_smoothing=
     Mitchell, *Machine Learning* (1997), §6.9; Chan, Golub & LeVeque (1983).
     """
     check_scalar(var_smoothing, "var_smoothing", low=0.0)  # before the pass over the data
-    if priors is not None:
-        check_priors(priors, check_int(n_classes, "n_classes", low=2), jnp.float32)
+    _check_priors_first(priors, n_classes)
     moments = class_moments(data, y, n_classes=n_classes, full=False, sample_weight=sample_weight,
                             chunk_rows=chunk_rows, progress=progress)
     X, yp, w = pseudo_sample(moments)
@@ -134,8 +139,7 @@ def fit_lda(data, y=None, *, n_classes: int, priors=None, shrinkage=None, solver
     Hastie, Tibshirani & Friedman, *ESL*, 2nd ed., §4.3; Chan, Golub & LeVeque (1983).
     """
     _check_lda_options(shrinkage, solver)  # before the pass over the data
-    if priors is not None:
-        check_priors(priors, check_int(n_classes, "n_classes", low=2), jnp.float32)
+    _check_priors_first(priors, n_classes)
     moments = class_moments(data, y, n_classes=n_classes, full=True, sample_weight=sample_weight,
                             chunk_rows=chunk_rows, progress=progress)
     X, yp, w = pseudo_sample(moments)
