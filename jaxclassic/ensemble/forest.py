@@ -27,7 +27,7 @@ budget :math:`M = \min(2n - 1, 8191)` (room for any tree of ``n`` rows up to 4,0
 splits at most :math:`W = \min(\lfloor n/2 \rfloor, 64)` nodes per level
 (:func:`forest_budget`): exact for small data; on large data a fully grown tree has wider
 levels and is truncated there (nodes past ``W`` stay leaves: pass ``max_width`` or a
-``max_depth`` with ``max_width = 2^{D-1}``).
+``max_depth`` with ``max_width = 2^{D-1}``, ``D`` the depth's bucket, ``cart.budget_depth``).
 
 Growing the trees. On a CPU (and ``chunk_size`` not given) the trees are grown one after
 another in one compiled program (``lax.map``): each tree's level loop runs its own number of
@@ -233,7 +233,9 @@ def fit_random_forest(
         ``"gini"`` (default), ``"entropy"``, ``"misclassification"``; ``"squared_error"``.
     max_features : "default", None, int, float in (0, 1], "sqrt", "log2", "p/3" (static)
         Features searched per node; ``"default"``: ``"sqrt"`` / ``"p/3"``.
-    max_depth : int >= 1 or None (static)
+    max_depth : int >= 1 or None (traced)
+        The trees' budget is that of its bucket (:func:`~jaxclassic.tree.cart.budget_depth`:
+        depths 3 and 4 share one program, 5 and 6, ...).
     min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease
         As :func:`~jaxclassic.tree.fit_cart` (scikit-learn's rules; rows drawn several times
         count once, as scikit-learn's).
@@ -312,7 +314,7 @@ def fit_random_forest(
         trees = _grow_trees(
             codes, edges, tuple(jnp.asarray(r, edges.dtype) for r in ranges), y, weights, tree_keys,
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
-            task=task, criterion=criterion, max_depth=max_depth, n_bins=edges.shape[1] + 1,
+            max_nodes if max_depth is None else max_depth, task=task, criterion=criterion, n_bins=edges.shape[1] + 1,
             max_features=max_features, max_nodes=max_nodes, max_width=max_width, n_classes=n_classes,
             has_missing=_codes_have_missing(codes, edges.shape[1] + 1))
     else:
@@ -334,10 +336,10 @@ def fit_random_forest(
     return cls(trees, counts, sw)
 
 
-@partial(_jit.jit, static_argnames=("task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes",
+@partial(_jit.jit, static_argnames=("task", "criterion", "n_bins", "max_features", "max_nodes",
                                    "max_width", "n_classes", "has_missing"))
 def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_samples_leaf,
-                min_weight_fraction_leaf, min_impurity_decrease, *, task, criterion, max_depth, n_bins,
+                min_weight_fraction_leaf, min_impurity_decrease, max_depth, *, task, criterion, n_bins,
                 max_features, max_nodes, max_width, n_classes, has_missing):
     """The trees of weights ``(E, n)`` and keys ``(E,)``, one after another (``lax.map``): each
     tree's ``while_loop`` runs its own levels, where a ``vmap`` of trees runs the deepest
@@ -348,8 +350,8 @@ def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_s
     def one(weight_key):
         tree, _ = _tree_fit_binned(
             codes, edges, ranges, y, weight_key[0], feature_mask, weight_key[1], min_samples_split,
-            min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, task=task, criterion=criterion,
-            max_depth=max_depth, n_bins=n_bins, max_features=max_features, max_nodes=max_nodes,
+            min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, max_depth, task=task,
+            criterion=criterion, n_bins=n_bins, max_features=max_features, max_nodes=max_nodes,
             max_width=max_width, n_classes=n_classes, has_missing=has_missing)
         return tree
 

@@ -644,7 +644,9 @@ def grow(
         Node budget ``M``.
     max_width : int (static)
         ``W``: most nodes split per level.
-    max_depth : int or None (static)
+    max_depth : int, traced int or None
+        Levels grown at most (None: until the node budget). Traced, so one program serves every
+        depth whose ``max_nodes`` and ``max_width`` are the same (``cart.budget_depth``).
     criterion_params : pytree of traced scalars
         The criterion's parameters (``(reg_lambda, gamma)`` for ``GradientPair``).
     min_samples_split, min_samples_leaf : int or traced int
@@ -681,7 +683,7 @@ def grow(
     dtype = stats.dtype
     n_codes = n_bins + 1
     M, W = int(max_nodes), int(max_width)
-    depth_cap = M if max_depth is None else int(max_depth)
+    depth_cap = jnp.asarray(M if max_depth is None else max_depth, jnp.int32)  # traced comparisons only
     eps = jnp.finfo(dtype).eps
     if feature_mask is None:
         feature_mask = jnp.ones((n_features,), bool)

@@ -53,7 +53,9 @@ grows a one-leaf regression tree; this engine does neither (tested).
 
 Params layout: :mod:`jaxclassic.tree._params` (``value`` holds class fractions or the mean
 at every node; ``impurity`` the criterion's impurity, entropy in bits as scikit-learn).
-Node budget ``max_nodes`` (static) defaults to :math:`\min(2n - 1, 2^{D+1} - 1)` (a tree
+Node budget ``max_nodes`` (static) defaults to :math:`\min(2n - 1, 2^{D+1} - 1)`, with
+:math:`D` the depth's bucket (:func:`budget_depth`: odd depths above 2 rounded up; the depth
+itself is traced, so nearby depths share one program; a tree
 of ``n`` rows has at most ``2n - 1`` nodes); at most ``max_width`` nodes split per level
 (default :math:`\min(2^{D-1}, (M-1)/2, \lfloor n/2 \rfloor, 256)`: the nodes of one level
 are disjoint and each that splits holds at least ``min_samples_split`` :math:`\ge 2` rows, so
@@ -117,7 +119,7 @@ _NO_DERIVATIVE = (
     " values, so the fitted tree is piecewise constant in the data and the hyperparameters"
 )
 
-__all__ = ["TreeTruncatedWarning", "fit_cart", "fit_cart_binned", "default_budget"]
+__all__ = ["TreeTruncatedWarning", "fit_cart", "fit_cart_binned", "default_budget", "budget_depth"]
 
 TASK_CRITERIA = {
     "classification": ("gini", "entropy", "misclassification"),
@@ -132,9 +134,25 @@ class TreeTruncatedWarning(UserWarning):
     """Some node could have split but the node budget or the level width was full."""
 
 
+def budget_depth(max_depth: int | None) -> int | None:
+    """The depth whose node budget and level width a tree of ``max_depth`` levels is sized by.
+
+    ``max_depth`` itself is traced in the fit (the level loop compares with it), so the program
+    depends on it only through ``(max_nodes, max_width)``: depths 1 and 2 are their own bucket,
+    deeper ones are rounded up to an even depth (3 and 4 share a program, 5 and 6, ...), so a
+    grid over ``max_depth`` compiles at most one program per pair of depths, at the cost of at
+    most twice the width of the deepest level for the odd depth of each pair (issue 25).
+    ``None`` stays ``None`` (the budget of a tree grown until pure)."""
+    if max_depth is None or max_depth <= 2:
+        return max_depth
+    return max_depth + max_depth % 2
+
+
 def default_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None):
     """``(max_nodes, max_width)``: ``M = min(2n-1, 2^(D+1)-1)``, ``W = min(2^(D-1), (M-1)//2, n//2, 256)``
-    (at most ``n/2`` disjoint nodes of two or more rows split on one level)."""
+    with ``D = budget_depth(max_depth)`` (at most ``n/2`` disjoint nodes of two or more rows
+    split on one level; the depth's bucket, so nearby depths share one compiled program)."""
+    max_depth = budget_depth(max_depth)
     if max_nodes is None:
         max_nodes = 2 * n_samples - 1
         if max_depth is not None:
@@ -289,9 +307,11 @@ def fit_cart_binned(
     elif not check_bool(has_missing, "has_missing") and _codes_have_missing(codes, n_bins) and not is_traced(codes):
         raise ValueError(f"has_missing=False but some code is {n_bins} (a missing value): pass has_missing=True "
                          "or leave it None")
+    # max_depth traced (None: the node budget, never reached): one program per budget_depth bucket
     args = (codes, edges, bin_ranges, y, sw, jnp.asarray(feature_mask, bool), key,
-            min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease)
-    static = dict(task=task, criterion=criterion, max_depth=max_depth, n_bins=n_bins, max_features=max_features,
+            min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
+            max_nodes if max_depth is None else max_depth)
+    static = dict(task=task, criterion=criterion, n_bins=n_bins, max_features=max_features,
                   max_nodes=max_nodes, n_classes=n_classes, has_missing=has_missing)
     # the default width, grown narrow first (module docstring, "Width"): a concrete fit without
     # feature draws (whose draws are laid out by slot, so depend on the width) and a wide default
@@ -345,8 +365,10 @@ def fit_cart(
     task : {"classification", "regression"} (static)
     criterion : str, optional (static)
         ``"gini"`` (default), ``"entropy"``, ``"misclassification"``; ``"squared_error"``.
-    max_depth : int >= 1 or None (static)
-        None: grow until pure, too small, or out of budget.
+    max_depth : int >= 1 or None (traced)
+        None: grow until pure, too small, or out of budget. The program depends on it only
+        through the node budget and width of its bucket (:func:`budget_depth`: 3 and 4 share
+        one, 5 and 6, ...), so a grid over depths recompiles at most once per pair.
     min_samples_split : int >= 2 (traced)
     min_samples_leaf : int in 1..n_samples (traced)
     min_weight_fraction_leaf : float in [0, 0.5] (traced)
@@ -417,10 +439,9 @@ def fit_cart(
 
 
 @partial(_jit.jit, static_argnames=(
-    "task", "criterion", "max_depth", "n_bins", "max_features", "max_nodes", "max_width", "n_classes",
-    "has_missing"))
+    "task", "criterion", "n_bins", "max_features", "max_nodes", "max_width", "n_classes", "has_missing"))
 def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_split, min_samples_leaf,
-                min_weight_fraction_leaf, min_impurity_decrease, *, task, criterion, max_depth,
+                min_weight_fraction_leaf, min_impurity_decrease, max_depth, *, task, criterion,
                 n_bins, max_features, max_nodes, max_width, n_classes, has_missing=True):
     dtype = edges.dtype
     sw = sw.astype(dtype)

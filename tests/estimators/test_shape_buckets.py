@@ -96,3 +96,30 @@ def test_the_counter_sees_a_new_bucket(data):
     with new_programs() as names:
         _fit_predict(make, target, X, y_class, y_reg, max(SIZES) + 12)
     assert names, "a fit at a new bucket size lowered no program: the counter is broken"
+
+
+# --------------------------------------------------------------------------- max_depth buckets
+#: depths that share one budget (cart.budget_depth: 3 and 4, 5 and 6) and one that does not
+DEPTH_PAIRS = ((3, 4), (5, 6))
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: jc.DecisionTreeClassifier(max_depth=d),
+    lambda d: jc.RandomForestClassifier(n_estimators=3, max_depth=d, n_bins=32, random_state=0),
+], ids=["DecisionTreeClassifier", "RandomForestClassifier"])
+def test_refit_at_another_depth_of_its_bucket_builds_no_new_program(make, data):
+    X, y_class, _ = data
+    for first, second in DEPTH_PAIRS:
+        make(first).fit(X[:SIZES[0]], y_class[:SIZES[0]])  # compiles (or loads) the bucket's programs
+        with new_programs() as names:
+            est = make(second).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+        assert names == [], f"max_depth={second} after {first} built new programs: {names}"
+        if hasattr(est, "get_depth"):  # the shared program still stops at the depth asked for
+            from sklearn.tree import DecisionTreeClassifier
+
+            ref = DecisionTreeClassifier(max_depth=second).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+            assert est.get_depth() == ref.get_depth() == second
+    # the control: depth 7 is another bucket (budget 8), so its fit lowers a new program
+    with new_programs() as names:
+        make(7).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+    assert names, "a fit at a new depth bucket lowered no program: the counter is broken"
