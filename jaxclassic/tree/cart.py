@@ -148,11 +148,13 @@ def budget_depth(max_depth: int | None) -> int | None:
     return max_depth + max_depth % 2
 
 
-def default_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None):
+def default_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None, bucket: bool = True):
     """``(max_nodes, max_width)``: ``M = min(2n-1, 2^(D+1)-1)``, ``W = min(2^(D-1), (M-1)//2, n//2, 256)``
     with ``D = budget_depth(max_depth)`` (at most ``n/2`` disjoint nodes of two or more rows
-    split on one level; the depth's bucket, so nearby depths share one compiled program)."""
-    max_depth = budget_depth(max_depth)
+    split on one level; the depth's bucket, so nearby depths share one compiled program), or
+    ``D = max_depth`` with ``bucket=False`` (forests: see ``ensemble.forest.forest_budget``)."""
+    if bucket:
+        max_depth = budget_depth(max_depth)
     if max_nodes is None:
         max_nodes = 2 * n_samples - 1
         if max_depth is not None:

@@ -28,6 +28,10 @@ Y = ((X[:, 0] + X[:, 1] > 7) ^ (RNG.random(N) < 0.1)).astype(int)
 W = RNG.integers(1, 3, size=N).astype(float)
 KEY = jax.random.key(5)
 KW = dict(n_bins=NB, max_depth=DEPTH, max_features=2, n_estimators=E)
+#: a forest's trees are sized by the depth itself, a lone fit_cart by the depth's bucket
+#: (cart.budget_depth): the references below take the forest's budget (the feature draws are
+#: laid out by slot, so they depend on the width)
+BUDGET = dict(zip(("max_nodes", "max_width"), forest_module.forest_budget(N, DEPTH)))
 
 
 def _compiles(fn):
@@ -72,7 +76,8 @@ def test_trees_equal_a_loop_of_fit_cart_binned():
     np.testing.assert_array_equal(forest.counts, counts)
     for e in range(E):
         ref = tree.fit_cart_binned(codes, edges, Y, max_depth=DEPTH, max_features=2, n_classes=2,
-                                   sample_weight=counts[e] * W, key=tree_keys[e], bin_ranges=ranges)
+                                   sample_weight=counts[e] * W, key=tree_keys[e], bin_ranges=ranges,
+                                   **BUDGET)
         _assert_trees_equal(_tree(forest, e), ref)
     # the trees differ (bootstrap and feature draws)
     assert len({tuple(np.asarray(forest.trees.feature[e])) for e in range(E)}) > 1
@@ -89,7 +94,7 @@ def test_chunked_fit_equals_one_vmap():
 def test_one_tree_without_bootstrap_or_feature_draws_is_fit_cart():
     forest = ensemble.fit_random_forest(X, Y, key=KEY, sample_weight=W, n_estimators=1, bootstrap=False,
                                         max_features=None, n_bins=NB, max_depth=DEPTH)
-    ref = tree.fit_cart(X, Y, n_bins=NB, max_depth=DEPTH, sample_weight=W)
+    ref = tree.fit_cart(X, Y, n_bins=NB, max_depth=DEPTH, sample_weight=W, **BUDGET)
     _assert_trees_equal(_tree(forest, 0), ref)
     np.testing.assert_allclose(ensemble.predict_proba(forest, X), tree.predict_proba(ref, X), rtol=1e-12)
     with pytest.raises(ValueError, match="no training row is out of bag"):

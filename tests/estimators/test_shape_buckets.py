@@ -103,23 +103,34 @@ def test_the_counter_sees_a_new_bucket(data):
 DEPTH_PAIRS = ((3, 4), (5, 6))
 
 
-@pytest.mark.parametrize("make", [
-    lambda d: jc.DecisionTreeClassifier(max_depth=d),
-    lambda d: jc.RandomForestClassifier(n_estimators=3, max_depth=d, n_bins=32, random_state=0),
-], ids=["DecisionTreeClassifier", "RandomForestClassifier"])
-def test_refit_at_another_depth_of_its_bucket_builds_no_new_program(make, data):
+def test_refit_at_another_depth_of_its_bucket_builds_no_new_program(data):
+    from sklearn.tree import DecisionTreeClassifier
+
+    make = lambda d: jc.DecisionTreeClassifier(max_depth=d)  # noqa: E731
     X, y_class, _ = data
     for first, second in DEPTH_PAIRS:
         make(first).fit(X[:SIZES[0]], y_class[:SIZES[0]])  # compiles (or loads) the bucket's programs
         with new_programs() as names:
             est = make(second).fit(X[:SIZES[0]], y_class[:SIZES[0]])
         assert names == [], f"max_depth={second} after {first} built new programs: {names}"
-        if hasattr(est, "get_depth"):  # the shared program still stops at the depth asked for
-            from sklearn.tree import DecisionTreeClassifier
-
-            ref = DecisionTreeClassifier(max_depth=second).fit(X[:SIZES[0]], y_class[:SIZES[0]])
-            assert est.get_depth() == ref.get_depth() == second
+        # the shared program still stops at the depth asked for
+        ref = DecisionTreeClassifier(max_depth=second).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+        assert est.get_depth() == ref.get_depth() == second
     # the control: depth 7 is another bucket (budget 8), so its fit lowers a new program
     with new_programs() as names:
         make(7).fit(X[:SIZES[0]], y_class[:SIZES[0]])
     assert names, "a fit at a new depth bucket lowered no program: the counter is broken"
+
+
+def test_forest_depths_of_one_budget_share_a_program(data):
+    # a forest sizes its budget by the depth itself (forest_budget), but the depth is traced:
+    # on 100 rows (bucket 128) depths 12 and 14 both have the budget of n (M = 255, W = 64)
+    X, y_class, _ = data
+    make = lambda d: jc.RandomForestClassifier(n_estimators=3, max_depth=d, n_bins=32, random_state=0)  # noqa: E731
+    make(12).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+    with new_programs() as names:
+        make(14).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+    assert names == [], f"max_depth=14 after 12 built new programs: {names}"
+    with new_programs() as names:  # the control: depth 3's budget is its own
+        make(3).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+    assert names, "a forest at a new budget lowered no program: the counter is broken"
