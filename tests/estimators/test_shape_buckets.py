@@ -99,8 +99,6 @@ def test_the_counter_sees_a_new_bucket(data):
 
 
 # --------------------------------------------------------------------------- max_depth buckets
-#: depths that share one budget (cart.budget_depth: 3 and 4, 5 and 6) and one that does not
-DEPTH_PAIRS = ((3, 4), (5, 6))
 
 
 def test_refit_at_another_depth_of_its_bucket_builds_no_new_program(data):
@@ -108,20 +106,22 @@ def test_refit_at_another_depth_of_its_bucket_builds_no_new_program(data):
 
     make = lambda d: jc.DecisionTreeClassifier(max_depth=d)  # noqa: E731
     X, y_class, _ = data
-    for first, second in DEPTH_PAIRS:
-        make(first).fit(X[:SIZES[0]], y_class[:SIZES[0]])  # compiles (or loads) the bucket's programs
-        with new_programs() as names:
-            est = make(second).fit(X[:SIZES[0]], y_class[:SIZES[0]])
-        assert names == [], f"max_depth={second} after {first} built new programs: {names}"
-        # the shared program still stops at the depth asked for
-        ref = DecisionTreeClassifier(max_depth=second).fit(X[:SIZES[0]], y_class[:SIZES[0]])
-        assert est.get_depth() == ref.get_depth() == second
-    # the control: depth 7 is another bucket (budget 8), so its fit lowers a new program
+    # depths 3 and 4 share one budget (cart.budget_depth), 5 has another (one pair: each new
+    # budget is a CART program of ~3 s to build, and the fast tier runs this test)
+    make(3).fit(X[:SIZES[0]], y_class[:SIZES[0]])  # compiles (or loads) the bucket's programs
     with new_programs() as names:
-        make(7).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+        est = make(4).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+    assert names == [], f"max_depth=4 after 3 built new programs: {names}"
+    # the shared program still stops at the depth asked for
+    ref = DecisionTreeClassifier(max_depth=4).fit(X[:SIZES[0]], y_class[:SIZES[0]])
+    assert est.get_depth() == ref.get_depth() == 4
+    # the control: depth 5 is another bucket (budget 6), so its fit lowers a new program
+    with new_programs() as names:
+        make(5).fit(X[:SIZES[0]], y_class[:SIZES[0]])
     assert names, "a fit at a new depth bucket lowered no program: the counter is broken"
 
 
+@pytest.mark.full
 def test_forest_depths_of_one_budget_share_a_program(data):
     # a forest sizes its budget by the depth itself (forest_budget), but the depth is traced:
     # on 100 rows (bucket 128) depths 12 and 14 both have the budget of n (M = 255, W = 64)
