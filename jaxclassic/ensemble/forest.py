@@ -238,8 +238,8 @@ def fit_random_forest(
         ``"gini"`` (default), ``"entropy"``, ``"misclassification"``; ``"squared_error"``.
     max_features : "default", None, int, float in (0, 1], "sqrt", "log2", "p/3" (static)
         Features searched per node; ``"default"``: ``"sqrt"`` / ``"p/3"``.
-    max_depth : int >= 1 or None (traced)
-        Sizes the trees' budget (:func:`forest_budget`); depths with the same budget (past
+    max_depth : int >= 1 or None
+        An argument of the compiled program, not a static one; sizes the trees' budget (:func:`forest_budget`); depths with the same budget (past
         ``log2(n)``) share one program.
     min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease
         As :func:`~jaxclassic.tree.fit_cart` (scikit-learn's rules; rows drawn several times

@@ -142,7 +142,26 @@ def budget_depth(max_depth: int | None) -> int | None:
     deeper ones are rounded up to an even depth (3 and 4 share a program, 5 and 6, ...), so a
     grid over ``max_depth`` compiles at most one program per pair of depths, at the cost of at
     most twice the width of the deepest level for the odd depth of each pair (issue 25).
-    ``None`` stays ``None`` (the budget of a tree grown until pure)."""
+    ``None`` stays ``None`` (the budget of a tree grown until pure).
+
+    Parameters
+    ----------
+    max_depth : int >= 1 or None
+
+    Returns
+    -------
+    int or None
+        :math:`D` if :math:`D \le 2`, else :math:`D + (D \bmod 2)`.
+
+    Examples
+    --------
+    >>> [budget_depth(d) for d in (1, 2, 3, 4, 5, None)]
+    [1, 2, 4, 4, 6, None]
+
+    References
+    ----------
+    The bucketed capacities of ``DESIGN.md`` (structural sizes); ``default_budget`` for the budget.
+    """
     if max_depth is None or max_depth <= 2:
         return max_depth
     return max_depth + max_depth % 2
@@ -367,8 +386,9 @@ def fit_cart(
     task : {"classification", "regression"} (static)
     criterion : str, optional (static)
         ``"gini"`` (default), ``"entropy"``, ``"misclassification"``; ``"squared_error"``.
-    max_depth : int >= 1 or None (traced)
-        None: grow until pure, too small, or out of budget. The program depends on it only
+    max_depth : int >= 1 or None
+        None: grow until pure, too small, or out of budget. An argument of the compiled
+        program, not a static one: the program depends on it only
         through the node budget and width of its bucket (:func:`budget_depth`: 3 and 4 share
         one, 5 and 6, ...), so a grid over depths recompiles at most once per pair.
     min_samples_split : int >= 2 (traced)
