@@ -135,7 +135,7 @@ class TreeTruncatedWarning(UserWarning):
 
 
 def budget_depth(max_depth: int | None) -> int | None:
-    """The depth whose node budget and level width a tree of ``max_depth`` levels is sized by.
+    r"""The depth whose node budget and level width a tree of ``max_depth`` levels is sized by.
 
     ``max_depth`` itself is traced in the fit (the level loop compares with it), so the program
     depends on it only through ``(max_nodes, max_width)``: depths 1 and 2 are their own bucket,
