@@ -190,7 +190,7 @@ def forest_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_wid
             max_nodes = min(2 * n_samples - 1, FOREST_MAX_NODES)
         if max_width is None:
             max_width = max(1, min((max_nodes - 1) // 2, n_samples // 2, FOREST_MAX_WIDTH))
-    return default_budget(n_samples, max_depth, max_nodes, max_width, bucket=False)
+    return default_budget(n_samples, max_depth, max_nodes, max_width)
 
 
 def _tree_bytes(n, n_features, n_bins, n_stats, max_nodes, max_width, itemsize):
@@ -319,7 +319,8 @@ def fit_random_forest(
         trees = _grow_trees(
             codes, edges, tuple(jnp.asarray(r, edges.dtype) for r in ranges), y, weights, tree_keys,
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
-            max_nodes if max_depth is None else max_depth, task=task, criterion=criterion, n_bins=edges.shape[1] + 1,
+            max_nodes if max_depth is None else max_depth, task=task, criterion=criterion,
+            n_bins=edges.shape[1] + 1,
             max_features=max_features, max_nodes=max_nodes, max_width=max_width, n_classes=n_classes,
             has_missing=_codes_have_missing(codes, edges.shape[1] + 1))
     else:

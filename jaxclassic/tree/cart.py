@@ -167,13 +167,11 @@ def budget_depth(max_depth: int | None) -> int | None:
     return max_depth + max_depth % 2
 
 
-def default_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None, bucket: bool = True):
+def default_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_width=None):
     """``(max_nodes, max_width)``: ``M = min(2n-1, 2^(D+1)-1)``, ``W = min(2^(D-1), (M-1)//2, n//2, 256)``
-    with ``D = budget_depth(max_depth)`` (at most ``n/2`` disjoint nodes of two or more rows
-    split on one level; the depth's bucket, so nearby depths share one compiled program), or
-    ``D = max_depth`` with ``bucket=False`` (forests: see ``ensemble.forest.forest_budget``)."""
-    if bucket:
-        max_depth = budget_depth(max_depth)
+    (at most ``n/2`` disjoint nodes of two or more rows split on one level). A lone tree
+    (:func:`fit_cart_binned`) passes ``D = budget_depth(max_depth)``, its depth's bucket; a
+    forest its depth itself (``ensemble.forest.forest_budget``)."""
     if max_nodes is None:
         max_nodes = 2 * n_samples - 1
         if max_depth is not None:
@@ -322,7 +320,7 @@ def fit_cart_binned(
             raise ValueError(f"bin_ranges must be (bin_min, bin_max) of shape ({n_features}, {n_bins}) each "
                              f"(tree.binning.bin_ranges), got shapes {[r.shape for r in bin_ranges]}")
     auto_width = max_width is None
-    max_nodes, max_width = default_budget(n_samples, max_depth, max_nodes, max_width)
+    max_nodes, max_width = default_budget(n_samples, budget_depth(max_depth), max_nodes, max_width)
     if has_missing is None:
         has_missing = _codes_have_missing(codes, n_bins)
     elif not check_bool(has_missing, "has_missing") and _codes_have_missing(codes, n_bins) and not is_traced(codes):
