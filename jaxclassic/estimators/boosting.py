@@ -36,6 +36,7 @@ from jaxclassic import losses
 from jaxclassic.ensemble import adaboost as _adaboost
 from jaxclassic.ensemble import gradient_boosting as _gb
 from jaxclassic.estimators._base import (
+    TREE_MIN_BUCKET,
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
@@ -128,6 +129,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     [0, 0, 1, 1, 0, 0]
     """
 
+    _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
     def __init__(self, *, n_estimators=50, learning_rate=1.0, max_depth=1, n_bins=255, random_state=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -198,6 +200,7 @@ _GB_LOSSES = {"squared_error": "squared", "absolute_error": "absolute"}
 class _BaseGradientBoosting(BaseEstimator):
     """Shared arguments of the gradient-boosting estimators."""
 
+    _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -502,6 +505,7 @@ _XGB_DOC_PARAMS = """n_estimators : int >= 1, default=100
 class _BaseXGBoost(BaseEstimator):
     """Shared fit of the XGBoost estimators."""
 
+    _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
     _metric: str
 
     def __sklearn_tags__(self):
@@ -530,7 +534,7 @@ class _BaseXGBoost(BaseEstimator):
             ye = ye.astype(fitted_dtype(self))
         we = None if sample_weight_eval_set is None else sample_weight_eval_set[0]
         we = np.ones(len(ye), fitted_dtype(self)) if we is None else np.asarray(we, fitted_dtype(self))
-        Xe, ye, we = pad_rows(Xe, ye, we, _n_padded(Xe))
+        Xe, ye, we = pad_rows(Xe, ye, we, _n_padded(Xe, self._min_bucket))
         return to_core(Xe, ye, we)
 
     def _fit(self, X, y, sample_weight, eval_set, sample_weight_eval_set, classifier):

@@ -38,6 +38,7 @@ import numpy as np
 from jaxclassic import ensemble as E
 from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
+    TREE_MIN_BUCKET,
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
@@ -83,6 +84,7 @@ def _max_samples(max_samples, n_positive):
 class _BaseBootstrap(BaseEstimator):
     """Fit, prediction and out-of-bag attributes shared by forests and bagging."""
 
+    _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True

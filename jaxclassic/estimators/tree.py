@@ -37,6 +37,7 @@ import numpy as np
 
 from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
+    TREE_MIN_BUCKET,
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
@@ -127,6 +128,7 @@ def _depth(children) -> int:
 class _BaseCART(BaseEstimator):
     """Shared fit / apply / pruning of the CART estimators."""
 
+    _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
     _task: str
     _criteria: dict
 

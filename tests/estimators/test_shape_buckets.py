@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import jaxclassic.estimators as jc
-from jaxclassic.estimators._base import bucket_size
+from jaxclassic.estimators._base import TREE_MIN_BUCKET, bucket_size
 
 LOWERING = "/jax/core/compile/jaxpr_to_mlir_module_duration"
 SIZES = (100, 101, 117)  # one bucket
@@ -72,6 +72,28 @@ def _fit_predict(make, target, X, y_class, y_reg, n):
 def test_the_sizes_share_one_bucket():
     assert {bucket_size(n) for n in SIZES} == {128}
     assert bucket_size(max(SIZES) + 12) == 256
+    # the tree family's smallest bucket (_base.TREE_MIN_BUCKET): 40 and 129 rows share one
+    assert {bucket_size(n, TREE_MIN_BUCKET) for n in (1, 40, 129, 512)} == {512}
+    assert bucket_size(513, TREE_MIN_BUCKET) == bucket_size(513) == 1024
+
+
+def test_tree_fits_of_up_to_512_rows_share_one_program(data):
+    # 40 rows (bucket 64 elsewhere) and 129 rows (bucket 256) both pad to 512 rows in the tree
+    # family (a CART program costs 2-4 s to build); GaussianNB, on 32-row buckets, is the control
+    X, y_class, _ = data
+    tree = lambda: jc.DecisionTreeClassifier(max_depth=2)  # noqa: E731
+    tree().fit(X[:40], y_class[:40]).predict(X[:40])
+    with new_programs() as names:
+        est = tree().fit(X, y_class)
+        pred = est.predict(X)
+    assert names == [], f"a tree on {len(X)} rows after one on 40 built new programs: {names}"
+    from sklearn.tree import DecisionTreeClassifier
+
+    np.testing.assert_array_equal(pred, DecisionTreeClassifier(max_depth=2).fit(X, y_class).predict(X))
+    jc.GaussianNB().fit(X[:40], y_class[:40])
+    with new_programs() as names:
+        jc.GaussianNB().fit(X, y_class)
+    assert names, "GaussianNB at a new bucket lowered no program: the counter is broken"
 
 
 @pytest.mark.full
@@ -124,7 +146,8 @@ def test_refit_at_another_depth_of_its_bucket_builds_no_new_program(data):
 @pytest.mark.full
 def test_forest_depths_of_one_budget_share_a_program(data):
     # a forest sizes its budget by the depth itself (forest_budget), but the depth is traced:
-    # on 100 rows (bucket 128) depths 12 and 14 both have the budget of n (M = 255, W = 64)
+    # on 100 rows (the tree family's bucket, 512) depths 12 and 14 both have the budget of n
+    # (M = 1023, W = 64)
     X, y_class, _ = data
     make = lambda d: jc.RandomForestClassifier(n_estimators=3, max_depth=d, n_bins=32, random_state=0)  # noqa: E731
     make(12).fit(X[:SIZES[0]], y_class[:SIZES[0]])
