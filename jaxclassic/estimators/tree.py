@@ -380,6 +380,7 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
     ('outlook', 2, 5)
     """
 
+    _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
     def __init__(self, *, max_depth=None, min_samples_split=2):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -411,7 +412,7 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
         dtype = start_fit(self, compute_dtype(np.float64))  # counts: float64 unless forced
         sw = fit_sample_weight(sample_weight, X, dtype)
         n = X.shape[0]
-        Xp, yp, swp = pad_rows(X.astype(np.int32), codes, sw, bucket_size(n))
+        Xp, yp, swp = pad_rows(X.astype(np.int32), codes, sw, bucket_size(n, self._min_bucket))
         params = fit_id3(Xp, yp, n_classes=len(self.classes_), sample_weight=swp,
                          max_depth=max_depth, min_samples_split=self.min_samples_split)
         self.params_ = to_host(params)
@@ -427,7 +428,7 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
         self._check_codes(X)
         enter_dtype(fitted_dtype(self))
         n = X.shape[0]
-        Xp, _, _ = pad_rows(X.astype(np.int32), None, np.ones(n), bucket_size(n))
+        Xp, _, _ = pad_rows(X.astype(np.int32), None, np.ones(n), bucket_size(n, self._min_bucket))
         fn = predict_proba_id3 if proba else apply_id3
         return np.asarray(fn(self.params_, Xp))[:n]
 
@@ -531,6 +532,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     ('outlook', 5)
     """
 
+    _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
     def __init__(self, *, confidence_factor=0.25, min_samples_leaf=2, categorical_features=None,
                  prune=True, collapse=True, max_depth=None):
         self.confidence_factor = confidence_factor
