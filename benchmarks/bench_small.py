@@ -2,7 +2,9 @@
 library they would use instead (issue 25's table).
 
 Data: scikit-learn's bundled breast_cancer (569 x 30, classifiers), diabetes (442 x 10,
-regressors) and iris (150 x 4, clustering / mixtures), float64 as loaded, split 75 / 25 with a
+regressors), wine (178 x 13: a tree and a forest on 133 training rows, which the tree family
+pads to 512, ``estimators._base.TREE_MIN_BUCKET``) and iris (150 x 4, clustering / mixtures),
+float64 as loaded, split 75 / 25 with a
 fixed seed. Each case fits ours and the reference on the training rows with the same
 hyperparameters; the first fit of each (compilation on our side) is reported apart
 (``compile_s``); then the two are timed **alternately** (ours, reference, ours, ...), the
@@ -57,6 +59,12 @@ def _cases():
         ("XGBoostClassifier(100, depth 6)", "breast_cancer",
          lambda: ours.XGBoostClassifier(n_estimators=100, max_depth=6),
          lambda: xgboost.XGBClassifier(n_estimators=100, max_depth=6, tree_method="hist"), "xgboost hist"),
+        ("DecisionTreeClassifier()", "wine", ours.DecisionTreeClassifier, tree.DecisionTreeClassifier,
+         "scikit-learn"),
+        ("RandomForestClassifier(100)", "wine",
+         lambda: ours.RandomForestClassifier(n_estimators=100, random_state=0),
+         lambda: ensemble.RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1),
+         "scikit-learn n_jobs=1"),
         ("SVC()", "breast_cancer", ours.SVC, svm.SVC, "LIBSVM"),
         ("LogisticRegression()", "breast_cancer", ours.LogisticRegression,
          lambda: linear_model.LogisticRegression(max_iter=1000), "scikit-learn"),
