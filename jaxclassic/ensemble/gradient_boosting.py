@@ -94,7 +94,7 @@ from jaxclassic import _jit
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
-from jaxclassic.tree._engine import CRITERIA, grow
+from jaxclassic.tree._engine import CRITERIA, grow, histogram_buffers
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import bin_features, bin_ranges
 from jaxclassic.tree.cart import _codes_have_missing
@@ -229,8 +229,9 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name
     # Friedman's (K - 1) / K of the multinomial line search (Alg. 6; scikit-learn keeps it)
     factor = (K - 1) / K if K > 1 else 1.0
 
-    def grow_one(w, r):
-        """One regression tree on the pseudo-residuals ``r (n,)`` and its line-searched leaves."""
+    def grow_one(w, r, buffers):
+        """One regression tree on the pseudo-residuals ``r (n,)`` and its line-searched leaves
+        (the engine's working buffers carried from the round before: ``_engine.grow``)."""
         mean = jnp.sum(w * r) / jnp.sum(w)
         rc = jnp.where(w > 0, r - mean, 0)  # centred: no cancellation in sum wr^2 - (sum wr)^2 / W
         stats = jnp.stack([w, w * rc, w * rc * rc], axis=1)
@@ -238,18 +239,20 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name
                      n_bins=n_bins, max_nodes=max_nodes, max_width=max_width, max_depth=max_depth,
                      min_samples_split=hyper["min_samples_split"], min_samples_leaf=hyper["min_samples_leaf"],
                      min_weight_leaf=hyper["min_weight_fraction_leaf"] * jnp.sum(w),
-                     min_impurity_decrease=hyper["min_impurity_decrease"], has_missing=has_missing)
+                     min_impurity_decrease=hyper["min_impurity_decrease"], has_missing=has_missing,
+                     buffers=buffers)
+        grown, buffers = grown
         s = grown.node_stats
         node_mean = s[:, 1] / jnp.where(s[:, 0] > 0, s[:, 0], 1) + mean
-        return grown, node_mean
+        return grown, node_mean, buffers
 
     def body(carry, t):
-        f, clamped = carry
+        f, clamped, buffers = carry
         w = B.subsample_weights(jax.random.fold_in(key, t), sw, hyper["subsample"], use_subsample)
         g, h = _grad_hess(loss, y, f, K)  # (n, K)
         if loss_name == "absolute":
             g = jnp.where(f == y[:, None], 0, g)  # the subgradient sign(f - y), 0 at the kink
-        grown, node_mean = jax.vmap(grow_one, in_axes=(None, 1))(w, -g)
+        grown, node_mean, buffers = jax.vmap(grow_one, in_axes=(None, 1, 0))(w, -g, buffers)
         leaf = grown.row_node  # (K, n)
         if loss_name == "absolute":
             step = _weighted_median_per_node(y - f[:, 0], w, leaf[0], max_nodes)[None]
@@ -268,10 +271,13 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name
         trees = trees._replace(impurity=grown.impurity.astype(dtype))  # for feature_importances
         f = f + hyper["learning_rate"] * jnp.take_along_axis(value, leaf, axis=1).T
         train = jnp.sum(sw * _row_losses(loss, y, f, K)) / jnp.sum(sw)
-        return (f, clamped | c), (trees, train)
+        return (f, clamped | c, buffers), (trees, train)
 
     f0 = jnp.broadcast_to(init, (n, K)).astype(dtype)
-    (_, clamped), (trees, train_loss) = jax.lax.scan(body, (f0, jnp.asarray(False)), jnp.arange(n_estimators))
+    buffers = jax.tree.map(lambda b: jnp.broadcast_to(b, (K,) + b.shape),
+                           histogram_buffers(n_features, n_bins, 3, max_width, dtype))
+    (_, clamped, _), (trees, train_loss) = jax.lax.scan(body, (f0, jnp.asarray(False), buffers),
+                                                        jnp.arange(n_estimators))
     return trees, train_loss, clamped
 
 

@@ -111,7 +111,7 @@ from jaxclassic._early_stopping import early_stopping_init, early_stopping_updat
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.ensemble._xgb_cuts import cut_edges, traced_cut_edges
-from jaxclassic.tree._engine import GradientPair, grow
+from jaxclassic.tree._engine import GradientPair, grow, histogram_buffers
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import apply_bins
 from jaxclassic._implicit import nondifferentiable
@@ -304,13 +304,14 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
     crit_params = (lam, gamma / 2, alpha)
     mid = jnp.maximum(0.0, (_MIN_GAIN - gamma) / 2) + jnp.finfo(dtype).eps
 
-    def grow_one(stats, count, fmask):
+    def grow_one(stats, count, fmask, buffers):
+        # the engine's working buffers are carried from round to round (_engine.grow)
         return grow(codes_T, stats, count, criterion=_CRITERION, n_bins=n_bins, max_nodes=M, max_width=W,
                     max_depth=max_depth, criterion_params=crit_params, min_samples_split=2,
                     min_samples_leaf=1, min_weight_leaf=hyper["min_child_weight"],
-                    min_impurity_decrease=mid, feature_mask=fmask, has_missing=has_missing)
+                    min_impurity_decrease=mid, feature_mask=fmask, has_missing=has_missing, buffers=buffers)
 
-    def new_trees(t, f, fe):
+    def new_trees(t, f, fe, buffers):
         k_sub, k_col = jax.random.split(jax.random.fold_in(key, t))
         w = B.subsample_weights(k_sub, sw, hyper["subsample"], use_subsample)
         g, h = _grad_hess(loss, y, f, vector, doubled)
@@ -324,9 +325,10 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
         else:
             fmask = jnp.ones((K, n_features), bool)
         if K == 1:  # no vmap: a batched loop runs its whole-carry selects every step
-            grown = jax.tree.map(lambda a: a[None], grow_one(stats[0], count, fmask[0]))
+            grown, buffers = grow_one(stats[0], count, fmask[0], buffers)  # buffers of one tree
+            grown = jax.tree.map(lambda a: a[None], grown)
         else:
-            grown = jax.vmap(grow_one, in_axes=(0, None, 0))(stats, count, fmask)
+            grown, buffers = jax.vmap(grow_one, in_axes=(0, None, 0, 0))(stats, count, fmask, buffers)
         if has_missing:  # without missing values the engine's choice is xgboost's
             tie_rule = partial(_xgboost_tie_rule, codes_T=codes_T, count=count, n_bins=n_bins, max_depth=max_depth)
             if K == 1:
@@ -345,33 +347,36 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
         if has_eval:
             leaf = jax.vmap(lambda tr: B.route_codes(tr, ecodes_T, max_depth, n_bins))(trees)
             fe = fe + take(trees.value[..., 0], leaf).T
-        return trees, gain, f, fe, clamped
+        return trees, gain, f, fe, clamped, buffers
 
     def body(carry, t):
-        f, fe, es, clamped = carry
+        f, fe, es, clamped, buffers = carry
         if patience is None:
-            trees, gain, f, fe, c = new_trees(t, f, fe)
+            trees, gain, f, fe, c, buffers = new_trees(t, f, fe, buffers)
             run = jnp.asarray(True)
         else:
-            def skip(t, f, fe):
-                trees, gain, _, _, _ = jax.eval_shape(new_trees, t, f, fe)
+            def skip(t, f, fe, buffers):
+                trees, gain, _, _, _, _ = jax.eval_shape(new_trees, t, f, fe, buffers)
                 trees = B.empty_tree_like(jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), trees))
-                return trees, jnp.zeros(gain.shape, gain.dtype), f, fe, jnp.asarray(False)
+                return trees, jnp.zeros(gain.shape, gain.dtype), f, fe, jnp.asarray(False), buffers
 
             run = ~es.stop
-            trees, gain, f, fe, c = jax.lax.cond(run, new_trees, skip, t, f, fe)
+            trees, gain, f, fe, c, buffers = jax.lax.cond(run, new_trees, skip, t, f, fe, buffers)
         train = _mean(_row_losses(loss, y, f, vector), sw)
         ev = _mean(_row_losses(loss, ey, fe, vector), ew) if has_eval else jnp.asarray(jnp.nan, dtype)
         nan = jnp.asarray(jnp.nan, dtype)
         out = (trees, gain, jnp.where(run, train, nan), jnp.where(run, ev, nan))
         if patience is not None:
             es = early_stopping_update(es, ev, patience=patience)
-        return (f, fe, es, clamped | c), out
+        return (f, fe, es, clamped | c, buffers), out
 
     f0 = jnp.broadcast_to(base, (n, K)).astype(dtype)
     fe0 = jnp.broadcast_to(base, (ecodes_T.shape[1], K)).astype(dtype)
-    carry0 = (f0, fe0, early_stopping_init(dtype), jnp.asarray(False))
-    (_, _, es, clamped), (trees, gain, train_loss, eval_loss) = jax.lax.scan(
+    buffers = histogram_buffers(n_features, n_bins, 2, W, dtype)
+    if K > 1:  # one set per tree of a round (vmapped)
+        buffers = jax.tree.map(lambda b: jnp.broadcast_to(b, (K,) + b.shape), buffers)
+    carry0 = (f0, fe0, early_stopping_init(dtype), jnp.asarray(False), buffers)
+    (_, _, es, clamped, _), (trees, gain, train_loss, eval_loss) = jax.lax.scan(
         body, carry0, jnp.arange(n_estimators))
     if patience is None:
         n_iter = jnp.asarray(n_estimators, jnp.int32)

@@ -462,7 +462,9 @@ def fit_cart(
     "task", "criterion", "n_bins", "max_features", "max_nodes", "max_width", "n_classes", "has_missing"))
 def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_split, min_samples_leaf,
                 min_weight_fraction_leaf, min_impurity_decrease, max_depth, *, task, criterion,
-                n_bins, max_features, max_nodes, max_width, n_classes, has_missing=True):
+                n_bins, max_features, max_nodes, max_width, n_classes, has_missing=True, buffers=None):
+    """The tree and its ``truncated`` flag; with ``buffers`` (``_engine.grow``'s working buffers,
+    carried from the previous tree of a forest) also the buffers after this tree."""
     dtype = edges.dtype
     sw = sw.astype(dtype)
     count = (sw > 0).astype(dtype)
@@ -479,7 +481,10 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
         max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
         min_weight_leaf=min_weight_fraction_leaf * jnp.sum(sw), min_impurity_decrease=min_impurity_decrease,
         max_features=max_features, feature_mask=feature_mask, key=key, has_missing=has_missing,
+        buffers=buffers,
     )
+    if buffers is not None:
+        g, buffers = g
     n_stats = stats.shape[1]
     used = jnp.arange(max_nodes) < g.n_nodes
     s = g.node_stats[:, :n_stats]
@@ -509,7 +514,7 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
         n_nodes=g.n_nodes,
         bin_edges=edges,
     )
-    return tree, g.truncated
+    return (tree, g.truncated) if buffers is None else (tree, g.truncated, buffers)
 
 
 # --------------------------------------------------------------------------- prediction
