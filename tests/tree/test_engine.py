@@ -197,3 +197,21 @@ def test_grow_vmap_equals_loop():
     got = jax.jit(jax.vmap(lambda s: _grow(codes_T, s, count, crit, ())))(stats)
     for i in range(len(ys)):
         _tree_equal(jax.tree.map(lambda a: a[i], got), GROW(codes_T, stats[i], count, crit, ()))
+
+
+@pytest.mark.parametrize("fill", [np.nan, 1e30])
+def test_grow_from_stale_buffers_equals_zeroed_ones(fill):
+    # forests and boosting carry the engine's buffers from one tree to the next (_engine.grow,
+    # buffers=): no entry may be read before the tree writes it, so buffers full of NaN or of
+    # huge values grow the same tree, bit for bit, as the zeros grow makes itself
+    codes_T, X, w = _data(nan=True)
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) > 0).astype(int)
+    stats = jnp.asarray(np.eye(2)[y], jnp.float32) * w[:, None]
+    count = (w > 0).astype(jnp.float32)
+    crit = E.CRITERIA["gini"]
+    stale = jax.tree.map(lambda b: jnp.full(b.shape, fill, b.dtype), E.histogram_buffers(4, 32, 2, 16, jnp.float32))
+    got, buffers = jax.jit(lambda s, b: E.grow(codes_T, s, count, criterion=crit, n_bins=32, max_nodes=63,
+                                               max_width=16, max_depth=5, buffers=b))(stats, stale)
+    _tree_equal(got, GROW(codes_T, stats, count, crit, ()))
+    assert int(got.n_nodes) > 7  # a tree of several levels, so that later levels ran on stale slots
+    assert jax.tree.map(jnp.shape, buffers) == jax.tree.map(jnp.shape, stale)
