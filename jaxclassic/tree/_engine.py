@@ -850,7 +850,9 @@ def grow(
 def histogram_buffers(n_features: int, n_bins: int, n_stats: int, max_width: int, dtype):
     """Zero working buffers of :func:`grow` for ``F`` features, ``n_bins`` bins, ``S`` statistics
     and width ``W``: the histograms ``(2, B + 1, S + 1, F, 2W)`` (a level's candidates in one half,
-    its children in the other) and the smaller children's sums ``(F, B + 1, W, S + 1)``."""
+    its children in the other) and the smaller children's sums ``(F, B + 1, W, S + 1)``.
+
+    Reference: Ke et al. 2017 (LightGBM's histograms and sibling subtraction, which these hold)."""
     n_codes = n_bins + 1
     return (jnp.zeros((2, n_codes, n_stats + 1, n_features, 2 * max_width), dtype),
             jnp.zeros((n_features, n_codes, max_width, n_stats + 1), dtype))
