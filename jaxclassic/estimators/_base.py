@@ -82,11 +82,10 @@ MIN_BUCKET = 32
 #: smallest shape bucket of the tree family (CART, ID3, C4.5, forests, bagging, AdaBoost, gradient and
 #: XGBoost-style boosting; their class attribute ``_min_bucket``): a tree program costs 2-4 s to compile and
 #: little more to run on 512 rows than on 32, so every data set of up to 512 rows shares one.
-#: Measured (2 cores, iris subsets, warm fit + predict): DecisionTreeClassifier 12.8 -> 21 ms at
-#: 40 rows and 12.3 -> 14.7 ms at 150; RandomForestClassifier(100) 146 -> 229 ms at 40 rows (the
-#: level width follows the padded rows up to 64) and 315 -> 353 ms at 150; gradient boosting
-#: (100 rounds) 187 -> 227 ms at 40 rows; C4.5 13.7 -> 16.7 ms at 40 rows; ID3, AdaBoost and
-#: XGBoost-style boosting within noise.
+#: Measured (2 cores, 40 rows of iris, warm fit + predict, bucket 64 -> 512, two runs each):
+#: DecisionTreeClassifier 10-12 -> 13-14 ms, RandomForestClassifier(100) 114-139 -> 165 ms,
+#: GradientBoostingClassifier(100) 182-188 -> 208-236 ms, AdaBoost 17-19 -> 20-24 ms, C4.5 13.7 ->
+#: 16.7 ms; XGBoost-style boosting and ID3 within noise; from about 150 rows within noise.
 #: scikit-learn's estimator checks of three tree estimators: 839 -> 614 programs, 310 -> 234 s.
 TREE_MIN_BUCKET = 512
 #: above this many rows, buckets are multiples of 1/8 of the power of two below (<= 12.5% padding)
