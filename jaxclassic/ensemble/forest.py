@@ -30,8 +30,8 @@ levels and is truncated there (nodes past ``W`` stay leaves: pass ``max_width`` 
 ``max_depth`` with ``max_width = 2^{D-1}``).
 
 Growing the trees. On a CPU (and ``chunk_size`` not given) the trees are grown one after
-another in one compiled program (``lax.map``): each tree's level loop runs its own number of
-levels. A ``vmap`` of trees runs the deepest tree's levels for every tree and selects each
+another in one compiled program (a ``lax.scan`` that carries the engine's working buffers
+from tree to tree, ``_engine.grow``): each tree's level loop runs its own number of levels. A ``vmap`` of trees runs the deepest tree's levels for every tree and selects each
 tree's carry (its histograms) at every step, and its batched program is larger: 100 trees on
 569 x 30 standard normal features (``y = x_0 > 0``) took 10.8 s with chunks of ``vmap`` and
 3.9 s mapped, 30 x 5 compiled in 7.7 s and 5.6 s (2-core CPU, one run each). Elsewhere
@@ -255,7 +255,7 @@ def fit_random_forest(
     key : jax.random key
     n_classes : int, optional (static)
     chunk_size : int, optional
-        Trees per ``vmap`` batch. Default: on a CPU one tree after another (``lax.map``),
+        Trees per ``vmap`` batch. Default: on a CPU one tree after another (``lax.scan``),
         elsewhere as many as the memory budget allows (module docstring, "Growing the trees").
     max_nodes, max_width : int, optional (static)
         Node budget and level width of each tree (``cart.default_budget``).
@@ -348,7 +348,7 @@ def fit_random_forest(
 def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_samples_leaf,
                 min_weight_fraction_leaf, min_impurity_decrease, max_depth, *, task, criterion, n_bins,
                 max_features, max_nodes, max_width, n_classes, has_missing):
-    """The trees of weights ``(E, n)`` and keys ``(E,)``, one after another (``lax.map``): each
+    """The trees of weights ``(E, n)`` and keys ``(E,)``, one after another (``lax.scan``): each
     tree's ``while_loop`` runs its own levels, where a ``vmap`` of trees runs the deepest
     tree's levels for all and selects every carry (histograms) at every step; one program of
     one tree's size (module docstring, "Growing the trees"). The engine's working buffers are

@@ -817,7 +817,8 @@ def grow(
     )
     # the histograms of a level's candidates are half st["half"] of hbuf, its children are
     # written into the other half (a buffer carried by the loop, never zeroed: _children)
-    # (its two halves zeroed once here, with the scratch of the smaller children's sums)
+    # (its two halves zeroed once here, with the scratch of the smaller children's sums, or
+    # carried from the caller's previous tree: ``buffers``)
     root = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
     carried = buffers is not None
     if buffers is None:
