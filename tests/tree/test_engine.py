@@ -199,7 +199,8 @@ def test_grow_vmap_equals_loop():
         _tree_equal(jax.tree.map(lambda a: a[i], got), GROW(codes_T, stats[i], count, crit, ()))
 
 
-@pytest.mark.full  # 10 s (two programs); the fast tier fits forests and boosting, which carry buffers, against scikit-learn
+# full: 10 s (two programs); the fast tier fits forests and boosting (which carry buffers) against scikit-learn
+@pytest.mark.full
 @pytest.mark.parametrize("fill", [np.nan, 1e30])
 def test_grow_from_stale_buffers_equals_zeroed_ones(fill):
     # forests and boosting carry the engine's buffers from one tree to the next (_engine.grow,
