@@ -228,7 +228,8 @@ def pad_rows(X: np.ndarray, y: np.ndarray | None, sample_weight: np.ndarray, n_p
     """Append zero rows with weight 0 up to ``n_padded`` rows (one copy of each array).
 
     Every fit in the core gives a zero-weight row no influence at all, so the padded fit
-    equals the unpadded one while sharing its compiled program with all sizes in the bucket.
+    equals the unpadded one (up to the last bits of float sums, which can settle an exact tie
+    between two splits) while sharing its compiled program with all sizes in the bucket.
     """
     n = X.shape[0]
     extra = n_padded - n
