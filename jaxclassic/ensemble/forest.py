@@ -31,8 +31,9 @@ levels and is truncated there (nodes past ``W`` stay leaves: pass ``max_width`` 
 
 Growing the trees. On a CPU (and ``chunk_size`` not given) the trees are grown one after
 another in one compiled program (a ``lax.scan`` that carries the engine's working buffers
-from tree to tree, ``_engine.grow``): each tree's level loop runs its own number of levels. A ``vmap`` of trees runs the deepest tree's levels for every tree and selects each
-tree's carry (its histograms) at every step, and its batched program is larger: 100 trees on
+from tree to tree, ``_engine.grow``): each tree's level loop runs its own number of levels.
+A ``vmap`` of trees runs the deepest tree's levels for every tree and selects each tree's
+carry (its histograms) at every step, and its batched program is larger: 100 trees on
 569 x 30 standard normal features (``y = x_0 > 0``) took 10.8 s with chunks of ``vmap`` and
 3.9 s mapped, 30 x 5 compiled in 7.7 s and 5.6 s (2-core CPU, one run each). Elsewhere
 (accelerators), or with ``chunk_size``, ``chunk_size`` trees are grown per ``vmap`` batch; by
@@ -194,6 +195,11 @@ def forest_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_wid
     return default_budget(n_samples, max_depth, max_nodes, max_width)
 
 
+def _n_stats(task, n_classes):
+    """Statistics per row of a CART tree: the class counts, or ``[w, wy, wy^2]``."""
+    return n_classes if task == "classification" else 3
+
+
 def _tree_bytes(n, n_features, n_bins, n_stats, max_nodes, max_width, itemsize):
     return itemsize * (6 * (n_bins + 1) * (n_stats + 1) * n_features * 2 * max_width
                        + n * (n_stats + 8) + max_nodes * (n_stats + 12))
@@ -326,7 +332,7 @@ def fit_random_forest(
             has_missing=_codes_have_missing(codes, edges.shape[1] + 1))
     else:
         if chunk_size is None:
-            n_stats = n_classes if task == "classification" else 3
+            n_stats = _n_stats(task, n_classes)
             per_tree = _tree_bytes(n_samples, n_features, n_bins, n_stats, max_nodes, max_width, sw.dtype.itemsize)
             chunk_size = default_chunk_size(n_estimators, per_tree, MEMORY_BUDGET_BYTES)
 
@@ -355,8 +361,7 @@ def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_s
     made once and carried from tree to tree (``_engine.grow``: zeroing them per tree wrote
     47 MB a tree on breast_cancer)."""
     feature_mask = jnp.ones((codes.shape[1],), bool)
-    n_stats = n_classes if task == "classification" else 3
-    buffers = histogram_buffers(codes.shape[1], n_bins, n_stats, max_width, edges.dtype)
+    buffers = histogram_buffers(codes.shape[1], n_bins, _n_stats(task, n_classes), max_width, edges.dtype)
 
     def one(buffers, weight_key):
         tree, _, buffers = _tree_fit_binned(

@@ -97,16 +97,16 @@ POW2_BUCKETS_UP_TO = 4096
 MAX_PADDED_SIZE = 1 << 24
 
 
-def bucket_size(n_samples: int, min_bucket: int | None = None) -> int:
+def bucket_size(n_samples: int, min_bucket: int = MIN_BUCKET) -> int:
     """The padded number of rows for ``n_samples``.
 
-    The next power of two (at least ``min_bucket``, default :data:`MIN_BUCKET`, 32) up to 4096
+    The next power of two (at least ``min_bucket``, by default :data:`MIN_BUCKET`, 32) up to 4096
     rows; above, the next multiple of an eighth of the power of two below ``n_samples`` (so at
     most 12.5% of padding).
     """
     n = int(n_samples)
     if n <= POW2_BUCKETS_UP_TO:
-        return max(MIN_BUCKET if min_bucket is None else min_bucket, 1 << max(0, n - 1).bit_length())
+        return max(min_bucket, 1 << max(0, n - 1).bit_length())
     step = 1 << ((n - 1).bit_length() - 4)
     return -(-n // step) * step
 
@@ -245,7 +245,7 @@ def pad_rows(X: np.ndarray, y: np.ndarray | None, sample_weight: np.ndarray, n_p
     return padded(X), None if y is None else padded(y), padded(sample_weight)
 
 
-def _n_padded(X: np.ndarray, min_bucket: int | None = None) -> int:
+def _n_padded(X: np.ndarray, min_bucket: int = MIN_BUCKET) -> int:
     """Rows after padding: the bucket (:func:`bucket_size`), unless the padded X would exceed
     MAX_PADDED_SIZE values."""
     n = X.shape[0]
@@ -312,10 +312,10 @@ def _finite(allow_nan: bool):
     return "allow-nan" if allow_nan else True
 
 
-def _min_bucket(estimator) -> int | None:
+def _min_bucket(estimator) -> int:
     """The estimator's smallest row bucket: its class attribute ``_min_bucket`` (the tree
     family's :data:`TREE_MIN_BUCKET`), else :data:`MIN_BUCKET`."""
-    return getattr(estimator, "_min_bucket", None)
+    return getattr(estimator, "_min_bucket", MIN_BUCKET)
 
 
 def prepare_fit(estimator, X, y, sample_weight=None, *, classifier: bool = False, pad: bool = True,
@@ -325,8 +325,8 @@ def prepare_fit(estimator, X, y, sample_weight=None, *, classifier: bool = False
     Call inside a :func:`dtype_scope` method. Returns ``(X, y, sample_weight, n_samples)`` as
     jax arrays in the compute dtype (:func:`compute_dtype`), padded with zero weights to
     :func:`bucket_size` rows, at least the estimator's ``_min_bucket`` (unless ``pad=False``
-    or ``X`` is large, see :data:`MAX_PADDED_SIZE`), where ``y`` is int32 class codes for a classifier (``classes_``
-    set on the estimator) and float otherwise. ``allow_nan=True`` lets NaN through in ``X``
+    or ``X`` is large, see :data:`MAX_PADDED_SIZE`), where ``y`` is int32 class codes for a
+    classifier (``classes_`` set on the estimator) and float otherwise. ``allow_nan=True`` lets NaN through in ``X``
     (estimators whose core treats it as missing: trees, forests, boosting; ``inf`` is still
     an error).
     """

@@ -130,6 +130,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
+
     def __init__(self, *, n_estimators=50, learning_rate=1.0, max_depth=1, n_bins=255, random_state=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -201,6 +202,7 @@ class _BaseGradientBoosting(BaseEstimator):
     """Shared arguments of the gradient-boosting estimators."""
 
     _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True

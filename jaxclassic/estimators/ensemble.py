@@ -85,6 +85,7 @@ class _BaseBootstrap(BaseEstimator):
     """Fit, prediction and out-of-bag attributes shared by forests and bagging."""
 
     _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True

@@ -381,6 +381,7 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
     """
 
     _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
+
     def __init__(self, *, max_depth=None, min_samples_split=2):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -533,6 +534,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     """
 
     _min_bucket = TREE_MIN_BUCKET  # rows: every data set of up to 512 rows shares one program
+
     def __init__(self, *, confidence_factor=0.25, min_samples_leaf=2, categorical_features=None,
                  prune=True, collapse=True, max_depth=None):
         self.confidence_factor = confidence_factor

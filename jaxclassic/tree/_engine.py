@@ -826,7 +826,7 @@ def grow(
     hbuf, scratch = buffers
     hbuf = hbuf.at[0, ..., :1].set(root)
     st, hbuf, scratch = jax.lax.while_loop(lambda c: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < depth_cap),
-                                     lambda c: level(*c), (st, hbuf, scratch))
+                                           lambda c: level(*c), (st, hbuf, scratch))
     used = jnp.arange(M) < st["n_nodes"]
     left_bin, right_bin = _split_bins(flat_codes, n_rows, positive, st, n_bins)
     grown = Grown(
