@@ -105,12 +105,10 @@ def binary_score(params, X) -> jax.Array:
         "one-vs-rest / one-vs-one need a score from the binary fit")
 
 
-def _first(estimators):
-    return jax.tree_util.tree_map(lambda a: a[0], estimators)
-
-
 def _check_scorable(estimators) -> None:
-    params = _first(estimators)
+    # the dispatch tables look at the type only, and the stacked params have the binary fit's
+    # type: no member is sliced out (an eager slice of every leaf compiled one program per leaf)
+    params = estimators
     if not (_dispatch.decision_function.supports(params) or _dispatch.predict_proba.supports(params)):
         raise TypeError(
             f"fit returned {type(params).__name__}, which has no decision_function or predict_proba in "
@@ -250,7 +248,7 @@ def _ovr_predict(params: OneVsRestParams, X):
 
 def _ovr_predict_proba(params: OneVsRestParams, X):
     X = jnp.asarray(X)
-    if not _dispatch.predict_proba.supports(_first(params.estimators)):
+    if not _dispatch.predict_proba.supports(params.estimators):
         raise TypeError(f"predict_proba needs a binary fit with predict_proba; "
                         f"{type(params.estimators).__name__} has none")
     positive = jax.vmap(lambda p: _dispatch.predict_proba(p, X)[:, 1], out_axes=1)(params.estimators)

@@ -177,8 +177,10 @@ def check_array(
         out = arr if dtype is None else arr.astype(dtype)
     else:
         out = arr.astype(_float_dtype_for(arr.dtype, dtype), copy=False)
-    # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer)
-    return out if _numpy else jnp.asarray(out)
+    # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer);
+    # device_put copies the host array as jnp.asarray does, with the same dtype, but compiles
+    # nothing (jnp.asarray of a numpy array compiles a `stage` program for every new shape)
+    return out if _numpy else jax.device_put(out)
 
 
 @_jit.jit

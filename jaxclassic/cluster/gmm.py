@@ -342,9 +342,14 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
     return params
 
 
+@_jit.jit
+def _all_finite(arrays):
+    """Whether every entry of every array is finite (one program for the tuple)."""
+    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in arrays]))
+
+
 def _check_after_fit(params, max_iter):
-    finite = all(bool(jnp.all(jnp.isfinite(a))) for a in
-                 (params.weights, params.means, params.covariances, params.precisions_cholesky))
+    finite = bool(_all_finite((params.weights, params.means, params.covariances, params.precisions_cholesky)))
     if not finite:
         raise ValueError(_COLLAPSE_MESSAGE)
     if max_iter > 0 and not bool(params.converged):
@@ -385,7 +390,8 @@ def _log_resp(params, X):
 
 
 def _as_jax(params):
-    return jax.tree.map(jnp.asarray, params)
+    # device_put: the same arrays as jnp.asarray, without a compiled `stage` program per leaf shape
+    return jax.tree.map(jax.device_put, params)
 
 
 def _predict(params, X):

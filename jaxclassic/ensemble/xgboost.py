@@ -222,6 +222,7 @@ def _mean(v, w):
     return jnp.sum(w * v) / jnp.sum(w)
 
 
+@partial(_jit.jit, static_argnames=("loss_name", "n_outputs", "dtype"))
 def _default_base_score(loss_name, y, sw, n_outputs, dtype):
     w = sw / jnp.sum(sw)
     if loss_name == "squared":
@@ -602,7 +603,11 @@ def _predict_regression(params, X):
 
 def _predict_proba(params, X):
     """Class probabilities ``(n, C)``: ``[1 - σ(F), σ(F)]`` (log-loss) or ``softmax(F)``."""
-    m = _decision_function(params, X)
+    return _proba_of_margin(_decision_function(params, X))
+
+
+@_jit.jit
+def _proba_of_margin(m):
     if m.ndim == 1:
         p = jax.nn.sigmoid(m)
         return jnp.stack([1 - p, p], axis=1)
@@ -625,6 +630,12 @@ def _feature_importances(params, importance_type="gain", normalize=True):
     unused features get 0.
     """
     check_choice(importance_type, "importance_type", ("weight", "gain", "total_gain", "cover", "total_cover"))
+    return _importances_program(params, importance_type, bool(normalize))
+
+
+@partial(_jit.jit, static_argnames=("importance_type", "normalize"))
+def _importances_program(params, importance_type, normalize):
+    # one program (eagerly, each of the dozen steps below compiled on its own per shape)
     trees = params.trees
     n_features = params.bin_edges.shape[0]
     internal = trees.children_left >= 0

@@ -60,7 +60,7 @@ from jaxclassic.svm import coupling, platt
 from jaxclassic.svm import kernel as _kernel
 from jaxclassic.svm.kernel import fit_kernel_svm
 from jaxclassic.svm.svr import fit_kernel_svr
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, check_scalar
 
 __all__ = ["SVC", "SVR"]
 
@@ -184,6 +184,9 @@ class SVC(ClassifierMixin, BaseEstimator):
             raise ValueError("decision_function_shape must be 'ovr' or 'ovo', got "
                              f"{self.decision_function_shape!r}")
         max_iter = _max_iter(self.max_iter)
+        # C and tol before gamma="scale" computes on the data, so that bad input compiles nothing
+        _kernel.check_C(self.C)
+        check_scalar(self.tol, "tol", low=0.0)
         Xj, yj, sw, n = prepare_fit(self, X, y, sample_weight, classifier=True)
         _kernel.check_kernel_args(self.kernel, self.degree, self.gamma, self.coef0)
         gamma = float(_kernel.resolve_gamma(self.gamma, Xj, sw))

@@ -248,6 +248,13 @@ def resolve_gamma(gamma, X, sample_weight=None):
     if not (isinstance(gamma, str) and gamma == "scale"):
         return jnp.asarray(gamma, X.dtype)
     sw = jnp.ones(X.shape[0], X.dtype) if sample_weight is None else jnp.asarray(sample_weight, X.dtype)
+    return _scale_gamma(X, sw)
+
+
+@_jit.jit
+def _scale_gamma(X, sw):
+    # one program (eagerly, each of these steps compiled on its own per shape)
+    d = X.shape[1]
     total = jnp.sum(sw) * d
     mean = jnp.sum(sw * jnp.sum(X, axis=1)) / total
     var = jnp.sum(sw * jnp.sum(jnp.square(X - mean), axis=1)) / total

@@ -183,13 +183,20 @@ class LinearSVMParams(NamedTuple):
 
 
 # --------------------------------------------------------------------------- objectives
+@partial(_jit.jit, static_argnames="dtype")
 def _bias_feature(fit_intercept, intercept_scaling, dtype):
     return jnp.where(jnp.asarray(fit_intercept), jnp.asarray(intercept_scaling, dtype), 0).astype(dtype)
 
 
 def _signs(y, dtype):
     """{0, 1} class codes -> {-1, +1}; {-1, +1} pass through."""
-    y = jnp.asarray(y).astype(dtype)
+    return _signs_program(y if hasattr(y, "shape") else np.asarray(y), dtype)
+
+
+@partial(_jit.jit, static_argnames="dtype")
+def _signs_program(y, dtype):
+    # one program for the three elementwise steps (eagerly, each compiled on its own per shape)
+    y = y.astype(dtype)
     return jnp.where(y > 0, 1, -1).astype(dtype)
 
 
