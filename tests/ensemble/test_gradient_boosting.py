@@ -87,9 +87,16 @@ def test_absolute_error_equals_sklearn_first_rounds():
     assert float(ours.init[0]) == float(np.median(y))
     staged = list(ref.staged_predict(X))
     for t in (0, 4):
-        part = ours._replace(trees=jax.tree.map(lambda a: a.at[t + 1:].set(0) if a.dtype != bool else a, ours.trees))
-        part = part._replace(trees=part.trees._replace(
-            children_left=jnp.where(jnp.arange(20)[:, None, None] > t, -1, ours.trees.children_left)))
+        # the first t + 1 rounds: later trees zeroed and made single leaves (built in NumPy, so
+        # that the truncation compiles nothing; predict sees the same shapes as for `ours`)
+        def truncate(a, fill=0):
+            a = np.array(a)
+            if a.dtype != bool:
+                a[t + 1:] = fill
+            return jnp.asarray(a)
+
+        part = ours._replace(trees=jax.tree.map(truncate, ours.trees))
+        part = part._replace(trees=part.trees._replace(children_left=truncate(ours.trees.children_left, -1)))
         np.testing.assert_allclose(np.asarray(ensemble.predict(part, X)), staged[t], atol=1e-12)
 
 
@@ -183,7 +190,8 @@ def test_multinomial_residuals_and_hessian_by_autodiff_equal_the_hand_derivation
     diag h = p (1 - p) = |r| (1 - |r|) with r = onehot(y) - p (hand derivation)."""
     f = jnp.array([[0.3, -1.2, 2.0], [0.0, 0.0, 0.0]])
     y = jnp.array([2, 0])
-    g, h = losses.grad_hess(losses.softmax_cross_entropy, y, f)
+    # jitted: one compile instead of ~100 eager op-by-op ones (the core calls it under jit too)
+    g, h = jax.jit(losses.grad_hess, static_argnums=0)(losses.softmax_cross_entropy, y, f)
     p = np.exp(np.asarray(f)) / np.exp(np.asarray(f)).sum(1, keepdims=True)
     r = np.eye(3)[np.asarray(y)] - p
     np.testing.assert_allclose(np.asarray(g), -r, atol=1e-15)
