@@ -23,7 +23,9 @@ def _staged(params, X, T):
     """Our predictions after each of the T rounds (later rounds' leaf values zeroed)."""
     out = []
     for t in range(T):
-        v = jnp.where(jnp.arange(T)[:, None, None, None] > t, 0, params.trees.value)
+        v = np.array(params.trees.value)  # zeroed in NumPy: the truncation compiles nothing
+        v[t + 1:] = 0
+        v = jnp.asarray(v)
         out.append(np.asarray(ensemble.predict(params._replace(trees=params.trees._replace(value=v)), X)))
     return out
 
@@ -88,7 +90,9 @@ def test_gradient_boosting_log_loss_on_separable_data_keeps_lowering_the_loss_fi
     stop = next(t for t, e in enumerate(ref.estimators_[:, 0]) if e.tree_.node_count == 1)
     assert 5 < stop < 50
     T = 50
-    v = jnp.where(jnp.arange(T)[:, None, None, None] >= stop, 0, ours.trees.value)
+    v = np.array(ours.trees.value)  # rounds >= stop zeroed (in NumPy: compiles nothing)
+    v[stop:] = 0
+    v = jnp.asarray(v)
     part = ours._replace(trees=ours.trees._replace(value=v))
     np.testing.assert_allclose(np.asarray(ensemble.decision_function(part, X)),
                                list(ref.staged_decision_function(X))[stop - 1].ravel(), rtol=1e-9)
@@ -205,14 +209,15 @@ def test_forest_split_points_are_the_in_bag_midpoints_so_the_oob_score_is_sklear
     forest = ensemble.fit_random_forest(X, y, task="regression", n_estimators=30, max_depth=4,
                                         max_features=None, key=jax.random.key(0))
     C = np.asarray(forest.counts)
+    trees = jax.tree.map(np.asarray, forest.trees)  # members sliced in NumPy: no compile per slice
     sk_tot, cnt = np.zeros(len(y)), np.zeros(len(y))
     for e in range(C.shape[0]):
-        t = jax.tree.map(lambda a: a[e], forest.trees)
+        t = jax.tree.map(lambda a: a[e], trees)
         oob = C[e] == 0
         np.testing.assert_array_equal(np.asarray(t.threshold), _midpoint_thresholds(t, X, C[e]))
         ref = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y, sample_weight=C[e].astype(float))
         ours = np.asarray(ensemble.predict(forest._replace(
-            trees=jax.tree.map(lambda a: a[e:e + 1], forest.trees), counts=forest.counts[e:e + 1]), X))
+            trees=jax.tree.map(lambda a: jnp.asarray(a[e:e + 1]), trees), counts=jnp.asarray(C[e:e + 1])), X))
         np.testing.assert_allclose(ours[~oob], ref.predict(X)[~oob], atol=1e-12)  # in-bag: the same trees
         sk_tot[oob] += ref.predict(X)[oob]
         cnt[oob] += 1
