@@ -61,7 +61,7 @@ def _forest(**kw):
 
 
 def _tree(forest, e):
-    return jax.tree.map(lambda a: a[e], forest.trees)
+    return jax.tree.map(lambda a: np.asarray(a)[e], forest.trees)  # sliced in NumPy: no eager compiles
 
 
 # --------------------------------------------------------------------------- equalities
