@@ -59,7 +59,7 @@ def test_squared_error_equals_sklearn(squared):
     np.testing.assert_allclose(np.asarray(ensemble.predict(ours, X)), ref.predict(X), atol=1e-12)
     for t in range(3):  # the same first splits (root and its children)
         sk = ref.estimators_[t, 0].tree_
-        tree = jax.tree.map(lambda a: np.asarray(a[t, 0]), ours.trees)
+        tree = jax.tree.map(lambda a: np.asarray(a)[t, 0], ours.trees)
         assert tree.feature[0] == sk.feature[0] and tree.threshold[0] == sk.threshold[0]
         for ours_child, sk_child in ((tree.children_left[0], sk.children_left[0]),
                                      (tree.children_right[0], sk.children_right[0])):
@@ -138,7 +138,7 @@ def test_subsample_follows_the_key(squared):
     c = ensemble.fit_gradient_boosting(X, y, subsample=0.5, key=jax.random.key(1), **KW)
     np.testing.assert_array_equal(np.asarray(a.trees.value), np.asarray(b.trees.value))
     assert not np.array_equal(np.asarray(a.trees.value), np.asarray(c.trees.value))
-    roots = np.asarray(a.trees.n_node_samples[:, 0, 0])
+    roots = np.asarray(a.trees.n_node_samples)[:, 0, 0]
     assert np.all((roots > 0.35 * N) & (roots < 0.65 * N))
 
 
@@ -180,7 +180,7 @@ def test_multinomial_equals_sklearn_on_iris(iris_fit, random_state):
     # the leaf values of the first round: (K-1)/K sum r / sum |r|(1-|r|), scikit-learn's line search
     for k in range(3):
         sk = ref.estimators_[0, k].tree_
-        ours_leaves = np.sort(np.asarray(ours.trees.value[0, k, :, 0])[np.asarray(ours.trees.is_leaf[0, k])])
+        ours_leaves = np.sort(np.asarray(ours.trees.value)[0, k, :, 0][np.asarray(ours.trees.is_leaf)[0, k]])
         np.testing.assert_allclose(ours_leaves, np.sort(sk.value[sk.children_left == -1, 0, 0]), atol=1e-12)
 
 
