@@ -88,10 +88,11 @@ def test_members_equal_a_loop_of_the_base_fit():
     np.testing.assert_array_equal(bag.counts, counts)
     for e in range(E):
         ref = fit_ridge(X, Y, alpha=0.5, sample_weight=counts[e] * W)
-        member = jax.tree.map(lambda a: a[e], bag.estimators)
+        member = jax.tree.map(lambda a: np.asarray(a)[e], bag.estimators)  # sliced in NumPy
         jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12), member, ref)
     # the bag predicts the members' mean
-    preds = np.stack([X @ np.asarray(bag.estimators.coef[e]) + float(bag.estimators.intercept[e]) for e in range(E)])
+    preds = np.stack([X @ np.asarray(bag.estimators.coef)[e] + float(np.asarray(bag.estimators.intercept)[e])
+                      for e in range(E)])
     np.testing.assert_allclose(ensemble.predict(bag, X), preds.mean(axis=0), rtol=1e-10)
 
 
@@ -147,7 +148,8 @@ def _hand_oob(scores, counts):
 def test_oob_regression_equals_a_hand_loop():
     bag = _ridge_bag()
     counts = np.asarray(bag.counts)
-    member = np.stack([X @ np.asarray(bag.estimators.coef[e]) + float(bag.estimators.intercept[e]) for e in range(E)])
+    member = np.stack([X @ np.asarray(bag.estimators.coef)[e] + float(np.asarray(bag.estimators.intercept)[e])
+                      for e in range(E)])
     total, n_oob = _hand_oob(member, counts)
     has = n_oob > 0
     expect = np.where(has, total / np.maximum(n_oob, 1), np.nan)
