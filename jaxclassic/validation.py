@@ -283,7 +283,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int, dtype=None) -> jax.A
         raise ValueError(f"sample_weight must be non-negative, got {int((sw_np < 0).sum())} negative value(s)")
     if not (sw_np > 0).any():
         raise ValueError("sample_weight must have at least one positive value, got all zeros")
-    return jnp.asarray(sw_np)
+    return jax.device_put(sw_np)  # as jnp.asarray, without compiling a `stage` program per shape
 
 
 def check_classification_targets(
@@ -332,7 +332,7 @@ def check_classification_targets(
             f"{name} must contain at least {min_classes} classes, got {n_present} "
             f"(labels present: {np.unique(present).tolist()})"
         )
-    return jnp.asarray(yn), int(n_classes)
+    return jax.device_put(yn), int(n_classes)
 
 
 def check_classifier_data(

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _precision
+from jaxclassic import _jit, _precision
 from jaxclassic.validation import (
     check_array,
     is_traced,
@@ -76,6 +76,7 @@ def log_prior(prior, class_count):
     return jnp.where(class_count > 0, jnp.log(prior), -jnp.inf)
 
 
+@_jit.jit
 def normalise_log(joint_log_likelihood):
     """``log p(k | x) = jll_k - logsumexp_k(jll)`` (log-space normalisation)."""
     return joint_log_likelihood - jax.nn.logsumexp(joint_log_likelihood, axis=1, keepdims=True)

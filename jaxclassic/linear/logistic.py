@@ -607,8 +607,13 @@ def _decision(params: LogisticParams, X):
 
 
 def _predict_proba(params: LogisticParams, X):
-    f = _decision(params, X)
+    return _proba_of_decision(_decision(params, X))
+
+
+@_jit.jit
+def _proba_of_decision(f):
     # sigma(-f) for class 0 rather than 1 - sigma(f): no cancellation for large f
+    # (one program: eagerly, each of the four steps compiled on its own per shape)
     return jnp.stack([jax.nn.sigmoid(-f), jax.nn.sigmoid(f)], axis=-1)
 
 

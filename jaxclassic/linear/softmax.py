@@ -472,7 +472,13 @@ def _decision(params: SoftmaxParams, X):
 
 
 def _predict_proba(params: SoftmaxParams, X):
-    return jax.nn.softmax(_decision(params, X), axis=-1)
+    return _softmax_rows(_decision(params, X))
+
+
+@_jit.jit
+def _softmax_rows(f):
+    # one program (eagerly, each step of the softmax compiled on its own per shape)
+    return jax.nn.softmax(f, axis=-1)
 
 
 def _predict(params: SoftmaxParams, X):

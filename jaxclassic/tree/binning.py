@@ -225,8 +225,9 @@ def bin_features(X, n_bins: int = 255, *, sample_weight=None, max_sample: int = 
     w = None
     if sample_weight is not None:
         w = np.asarray(check_sample_weight(sample_weight, n_samples), dtype=np.float64)
-    edges = jnp.asarray(_edges(Xn, w, n_bins, max_sample))
-    return apply_bins(jnp.asarray(Xn), edges), edges
+    # device_put: as jnp.asarray, without compiling a `stage` program per shape
+    edges = jax.device_put(_edges(Xn, w, n_bins, max_sample))
+    return apply_bins(jax.device_put(Xn), edges), edges
 
 
 @partial(_jit.jit, static_argnames="n_bins")
