@@ -177,10 +177,12 @@ def check_array(
         out = arr if dtype is None else arr.astype(dtype)
     else:
         out = arr.astype(_float_dtype_for(arr.dtype, dtype), copy=False)
-    # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer);
-    # device_put copies the host array as jnp.asarray does, with the same dtype, but compiles
-    # nothing (jnp.asarray of a numpy array compiles a `stage` program for every new shape)
-    return out if _numpy else jax.device_put(out)
+    # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer).
+    # jnp.asarray, not jax.device_put: on the CPU device_put can alias an aligned host buffer
+    # (measured with jax 0.10.2 on a 64-byte-aligned float32 X), and a fit that keeps its input
+    # (k-NN, KDE) would then change when the caller later edits their array in place; jnp.asarray
+    # copies
+    return out if _numpy else jnp.asarray(out)
 
 
 @_jit.jit
@@ -283,7 +285,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int, dtype=None) -> jax.A
         raise ValueError(f"sample_weight must be non-negative, got {int((sw_np < 0).sum())} negative value(s)")
     if not (sw_np > 0).any():
         raise ValueError("sample_weight must have at least one positive value, got all zeros")
-    return jax.device_put(sw_np)  # as jnp.asarray, without compiling a `stage` program per shape
+    return jnp.asarray(sw_np)  # a copy (device_put can alias the caller's buffer: see check_array)
 
 
 def check_classification_targets(
@@ -332,7 +334,7 @@ def check_classification_targets(
             f"{name} must contain at least {min_classes} classes, got {n_present} "
             f"(labels present: {np.unique(present).tolist()})"
         )
-    return jax.device_put(yn), int(n_classes)
+    return jnp.asarray(yn), int(n_classes)
 
 
 def check_classifier_data(

@@ -390,7 +390,8 @@ def _log_resp(params, X):
 
 
 def _as_jax(params):
-    # device_put: the same arrays as jnp.asarray, without a compiled `stage` program per leaf shape
+    # device_put: no compiled `stage` program per leaf shape (jnp.asarray compiles one); these
+    # arrays live only for the call, so that device_put may alias the host buffers is harmless
     return jax.tree.map(jax.device_put, params)
 
 

@@ -225,7 +225,8 @@ def bin_features(X, n_bins: int = 255, *, sample_weight=None, max_sample: int = 
     w = None
     if sample_weight is not None:
         w = np.asarray(check_sample_weight(sample_weight, n_samples), dtype=np.float64)
-    # device_put: as jnp.asarray, without compiling a `stage` program per shape
+    # device_put: no `stage` program per shape (jnp.asarray compiles one); the device array of
+    # Xn may alias Xn's host buffer, which is harmless here: only the new codes are returned
     edges = jax.device_put(_edges(Xn, w, n_bins, max_sample))
     return apply_bins(jax.device_put(Xn), edges), edges
 
