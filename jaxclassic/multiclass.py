@@ -108,10 +108,9 @@ def binary_score(params, X) -> jax.Array:
 def _check_scorable(estimators) -> None:
     # the dispatch tables look at the type only, and the stacked params have the binary fit's
     # type: no member is sliced out (an eager slice of every leaf compiled one program per leaf)
-    params = estimators
-    if not (_dispatch.decision_function.supports(params) or _dispatch.predict_proba.supports(params)):
+    if not (_dispatch.decision_function.supports(estimators) or _dispatch.predict_proba.supports(estimators)):
         raise TypeError(
-            f"fit returned {type(params).__name__}, which has no decision_function or predict_proba in "
+            f"fit returned {type(estimators).__name__}, which has no decision_function or predict_proba in "
             "the package-wide registry (jaxclassic._dispatch); one-vs-rest / one-vs-one need a score")
 
 

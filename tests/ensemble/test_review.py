@@ -19,15 +19,17 @@ def _gb_data(seed=0, n=300, f=4):
     return X, y
 
 
+def _first_rounds(params, n_rounds):
+    """``params`` with the leaf values of rounds ``n_rounds`` and later zeroed (in NumPy: the
+    truncation compiles nothing; predict sees the same shapes as for ``params``)."""
+    v = np.array(params.trees.value)
+    v[n_rounds:] = 0
+    return params._replace(trees=params.trees._replace(value=jnp.asarray(v)))
+
+
 def _staged(params, X, T):
     """Our predictions after each of the T rounds (later rounds' leaf values zeroed)."""
-    out = []
-    for t in range(T):
-        v = np.array(params.trees.value)  # zeroed in NumPy: the truncation compiles nothing
-        v[t + 1:] = 0
-        v = jnp.asarray(v)
-        out.append(np.asarray(ensemble.predict(params._replace(trees=params.trees._replace(value=v)), X)))
-    return out
+    return [np.asarray(ensemble.predict(_first_rounds(params, t + 1), X)) for t in range(T)]
 
 
 @pytest.mark.full
@@ -89,11 +91,7 @@ def test_gradient_boosting_log_loss_on_separable_data_keeps_lowering_the_loss_fi
     ref = GradientBoostingClassifier(random_state=0, **kw).fit(X, y)
     stop = next(t for t, e in enumerate(ref.estimators_[:, 0]) if e.tree_.node_count == 1)
     assert 5 < stop < 50
-    T = 50
-    v = np.array(ours.trees.value)  # rounds >= stop zeroed (in NumPy: compiles nothing)
-    v[stop:] = 0
-    v = jnp.asarray(v)
-    part = ours._replace(trees=ours.trees._replace(value=v))
+    part = _first_rounds(ours, stop)
     np.testing.assert_allclose(np.asarray(ensemble.decision_function(part, X)),
                                list(ref.staged_decision_function(X))[stop - 1].ravel(), rtol=1e-9)
     loss = np.asarray(ours.train_loss)

@@ -87,8 +87,9 @@ def _assert_same_tree(tree, sk, sw=None):
     t = sk.tree_
     assert int(tree.n_nodes) == t.node_count
     w = np.ones(N) if sw is None else sw
-    fitted, tree = tree, jax.tree.map(np.asarray, tree)  # the walk reads numpy copies (the same
-    # values; an eager index of a jax array compiles a small program per leaf shape and dtype)
+    # the walk reads numpy copies (the same values; an eager index of a jax array compiles a
+    # small program per leaf shape and dtype); apply gets the fitted jax tree
+    fitted, tree = tree, jax.tree.map(np.asarray, tree)
 
     def walk(a, b, rows):
         fa = int(tree.feature[a])
