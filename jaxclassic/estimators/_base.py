@@ -19,9 +19,11 @@ vocabulary (``C`` rather than ``l2``, the class name rather than ``fit_logistic`
 each class lists its translations in ``_warning_vocabulary``.
 
 Memory: ``X`` reaches the device with one ``jax.device_put`` (``jnp.asarray`` makes a second
-transient copy); scikit-learn's validation does not copy C-contiguous float input; rows are
-padded to a bucket only while the padded ``X`` holds at most :data:`MAX_PADDED_SIZE` values
-(a padded copy of a large ``X`` would cost more than the compilation it saves). The smallest
+transient copy), or with a host copy and one ``device_put`` where ``device_put`` would alias the
+caller's buffer (:func:`to_core`: fitted state never shares memory with the caller's arrays);
+scikit-learn's validation does not copy C-contiguous float input; rows are padded to a bucket
+only while the padded ``X`` holds at most :data:`MAX_PADDED_SIZE` values (a padded copy of a
+large ``X`` would cost more than the compilation it saves). The smallest
 bucket is 32 rows, 512 for the tree family (:data:`TREE_MIN_BUCKET`).
 """
 
@@ -255,19 +257,60 @@ def _n_padded(X: np.ndarray, min_bucket: int = MIN_BUCKET) -> int:
 
 
 def to_core(*arrays):
-    """numpy -> jax arrays (None passes through) with one ``device_put`` each.
+    """numpy -> jax arrays (None passes through) with one ``device_put`` each, never sharing
+    memory with the numpy arrays.
 
     ``jnp.asarray`` of a large numpy array makes a second, transient copy; ``device_put``
-    does not.
+    does not. On the CPU ``device_put`` can instead alias the numpy buffer (a 64-byte-aligned
+    array of the right dtype: a caller's ``X`` whose row count is a bucket size reaches here
+    unpadded and uncopied), and a core that keeps its input (k-NN's and the KDE's ``fit_X``,
+    a regressor's ``y``) would then change when the caller edits their array in place. Such an
+    array is copied on the host first, to an aligned buffer that ``device_put`` then takes as
+    it is: still one copy, kept, none transient.
     """
-    return tuple(None if a is None else jax.device_put(a) for a in arrays)
+    return tuple(None if a is None else _private_device_put(a) for a in arrays)
+
+
+def _private_device_put(a):
+    """``jax.device_put(a)``, copying ``a`` on the host first when the device array would alias it."""
+    out = jax.device_put(a)
+    if isinstance(a, np.ndarray) and _aliases(out, a):
+        out = jax.device_put(_aligned_copy(a))
+    return out
+
+
+def _aligned_copy(a: np.ndarray, alignment: int = 64) -> np.ndarray:
+    """A C-contiguous copy of ``a`` at an ``alignment``-byte address, which ``device_put`` on the
+    CPU takes without copying again (numpy's own allocations are only 16-byte aligned)."""
+    raw = np.empty(a.nbytes + alignment, np.uint8)
+    offset = -raw.ctypes.data % alignment
+    out = raw[offset:offset + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+def _aliases(out, a: np.ndarray) -> bool:
+    """Whether the jax array ``out`` may use ``a``'s host memory (True when it cannot be told)."""
+    if a.nbytes == 0:
+        return False
+    try:
+        pointer = out.unsafe_buffer_pointer()
+    except Exception:  # pragma: no cover - sharded or deleted arrays: assume the worst
+        return True
+    start = a.__array_interface__["data"][0]
+    steps = [s * (n - 1) for s, n in zip(a.strides, a.shape)]
+    low = start + sum(min(0, step) for step in steps)
+    high = start + sum(max(0, step) for step in steps) + a.itemsize
+    return low <= pointer < high
 
 
 def to_host(params):
     """The core's params pytree with numpy leaves (in the compute dtype).
 
     Stored as ``params_``: numpy arrays keep their dtype through pickling and outside the
-    x64 scope, where a float64 jax array would come back as float32.
+    x64 scope, where a float64 jax array would come back as float32. On the CPU a leaf can be a
+    view of the core's device buffer, which is private: :func:`to_core` never aliases the
+    caller's arrays.
     """
     return jax.tree.map(np.asarray, params)
 

@@ -1,5 +1,7 @@
 """Estimator base: shape buckets, zero-weight padding, label encoding."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,57 @@ def test_prepare_fit_and_predict_allow_nan_only_when_asked():
         predict(est, X)
     Xp, n = predict(est, X, allow_nan=True)
     assert n == 4 and np.isnan(np.asarray(Xp)[1, 0])
+
+
+def _aligned(shape, dtype, alignment=64):
+    """An uninitialised array at an ``alignment``-byte address (what ``jax.device_put`` on the CPU
+    takes without copying when the dtype matches)."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(nbytes + alignment, np.uint8)
+    offset = -raw.ctypes.data % alignment
+    return raw[offset:offset + nbytes].view(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_to_core_never_aliases_its_input(dtype):
+    """jax.device_put aliases an aligned host buffer of its dtype on the CPU (jax 0.10.2); to_core
+    copies such a buffer, so a core that keeps its input does not see the caller's later edits."""
+    import jax
+
+    X = _aligned((512, 3), dtype)
+    X[...] = np.arange(X.size).reshape(X.shape)
+    with jax.enable_x64(dtype == np.float64):
+        Xj, yj, none = _base.to_core(X, X[:, 0].copy(), None)
+    assert none is None and Xj.dtype == dtype
+    assert not np.shares_memory(np.asarray(Xj), X)
+    X *= -1
+    assert np.array_equal(np.asarray(Xj), -X)
+
+
+@pytest.mark.parametrize("name", ["KNeighborsClassifier", "KNeighborsRegressor", "KernelDensity"])
+def test_fitted_state_ignores_in_place_edits_of_X_and_y(name):
+    """At a bucket size (512 rows: no padding copy) an aligned X (and a regressor's y) reached the
+    device uncopied and was aliased by device_put: a k-NN or KDE fit, which stores them, then
+    changed its predictions when the caller edited X or y in place."""
+    import jax
+
+    import jaxclassic.estimators as jc
+
+    rng = np.random.default_rng(0)
+    X = _aligned((512, 3), np.float32)
+    X[...] = rng.normal(size=X.shape)
+    y = _aligned((512,), np.float32)  # float32 as X: the regressor keeps it uncast
+    y[...] = X[:, 0] > 0
+    query = rng.normal(size=(7, 3)).astype(np.float32)
+    est = getattr(jc, name)()
+    if name == "KernelDensity":
+        out = functools.partial(est.fit(X).score_samples, query)
+    else:
+        est.fit(X, y)
+        out = functools.partial(getattr(est, "predict_proba", est.predict), query)
+    before = out()
+    leaves = [v for v in jax.tree.leaves(est.params_) if isinstance(v, np.ndarray)]
+    assert not any(np.shares_memory(v, X) or np.shares_memory(v, y) for v in leaves)
+    X *= -1
+    y *= -1
+    np.testing.assert_array_equal(out(), before)
