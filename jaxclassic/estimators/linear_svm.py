@@ -48,7 +48,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.multiclass import fit_one_vs_rest
 from jaxclassic.svm.linear import LOSSES, fit_linear_svm, warn_if_unconverged
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, check_int, check_scalar
 
 __all__ = ["LinearSVC"]
 
@@ -122,34 +122,48 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.class_weight = class_weight
 
-    def _method(self, n_samples: int, n_features: int) -> str:
+    def _check_options(self) -> None:
+        """The choices of penalty, loss and dual (what :meth:`_method` needs besides the shape)."""
         if self.penalty != "l2":
             raise ValueError(f"penalty must be 'l2', got {self.penalty!r} (no L1 penalty)")
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {list(LOSSES)}, got {self.loss!r}")
         if self.dual == "auto":
-            # scikit-learn's rule: the dual only when n_samples < n_features (n = d: primal)
-            primal = n_samples >= n_features and self.loss == "squared_hinge"
-            return "primal" if primal else "dual"
+            return
         if not isinstance(self.dual, (bool, np.bool_)):
             raise ValueError(f"dual must be True, False or 'auto', got {self.dual!r}")
         if not self.dual and self.loss == "hinge":
             raise ValueError("loss='hinge' is not supported with dual=False (the primal method "
                              "needs the differentiable squared hinge)")
+
+    def _method(self, n_samples: int, n_features: int) -> str:
+        self._check_options()
+        if self.dual == "auto":
+            # scikit-learn's rule: the dual only when n_samples < n_features (n = d: primal)
+            primal = n_samples >= n_features and self.loss == "squared_hinge"
+            return "primal" if primal else "dual"
         return "dual" if self.dual else "primal"
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Fit the model; returns ``self``."""
         check_bool(self.fit_intercept, "fit_intercept")
+        # the hyperparameters before the data (as scikit-learn), with fit_linear_svm's checks and
+        # messages, so that bad ones raise before X reaches the device or anything compiles
+        # (C=-1 compiled 2 programs: the key's and an eager conversion's)
+        self._check_options()
+        C = check_scalar(self.C, "C", low=0.0, include_low=False)
+        tol = check_scalar(self.tol, "tol", low=0.0)
+        max_iter = check_int(self.max_iter, "max_iter", low=1)
+        intercept_scaling = check_scalar(self.intercept_scaling, "intercept_scaling", low=0.0,
+                                         include_low=False)
         X, y, sw, n = prepare_fit(self, X, y, sample_weight, classifier=True)
         if self.class_weight is not None:
             sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))
         method = self._method(n, X.shape[1])
-        max_iter = int(self.max_iter)
-        kwargs = dict(C=float(self.C), loss=self.loss, method=method, tol=float(self.tol),
+        kwargs = dict(C=float(C), loss=self.loss, method=method, tol=float(tol),
                       max_iter=max_iter, fit_intercept=bool(self.fit_intercept),
-                      intercept_scaling=float(self.intercept_scaling),
+                      intercept_scaling=float(intercept_scaling),
                       key=_key(self.random_state))
         if len(self.classes_) == 2:
             params = fit_linear_svm(X, y, sample_weight=sw, **kwargs)

@@ -119,3 +119,61 @@ def test_bad_parameters_raise(wine, params, message):
     X, y = wine
     with pytest.raises(ValueError, match=message):
         est.LinearSVC(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("params, error, message", [
+    (dict(C=-1.0), ValueError, r"C must be > 0.0, got -1.0"),
+    (dict(C="big"), TypeError, r"C must be a real number, got str 'big'"),
+    (dict(tol=-1.0), ValueError, r"tol must be >= 0.0, got -1.0"),
+    (dict(max_iter=0), ValueError, r"max_iter must be >= 1, got 0"),
+    (dict(max_iter="many"), TypeError, r"max_iter must be an int, got str 'many'"),
+    (dict(intercept_scaling=0.0), ValueError, r"intercept_scaling must be > 0.0, got 0.0"),
+    (dict(loss="log"), ValueError, r"loss must be one of \['hinge', 'squared_hinge'\], got 'log'"),
+    (dict(loss="hinge", dual=False), ValueError, "loss='hinge' is not supported with dual=False"),
+])
+def test_bad_parameters_raise_before_X_is_read(params, error, message):
+    """The hyperparameters are checked before the data (scikit-learn's order), with
+    fit_linear_svm's messages: an X that validation would refuse (NaN) is not looked at."""
+    X = np.array([[0.0, 1.0], [np.nan, 0.0], [2.0, 3.0], [3.0, 2.0]])
+    with pytest.raises(error, match=message):
+        est.LinearSVC(**params).fit(X, [0, 0, 1, 1])
+
+
+def test_bad_parameters_compile_nothing():
+    """A bad hyperparameter raises before anything reaches JAX: in a fresh interpreter (in this
+    one the small programs of a key and of an eager conversion are already cached and would not
+    show) no program is compiled. LinearSVC(C=-1) compiled two (``jit(stage)``,
+    ``jit(_threefry_seed)``), which the bad-input matrix does not see (it ignores JAX's own
+    programs); SVC(C=-1) is the check of the same order in estimators/svm.py. A call that compiles
+    nothing leaves the caches empty, so every call of the list is a first one."""
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = textwrap.dedent("""
+        import jax.monitoring
+        import numpy as np
+        import jaxclassic.estimators as est
+        X = np.random.default_rng(0).normal(size=(12, 3))
+        y = np.arange(12) % 2
+        compiled = []
+        jax.monitoring.register_event_duration_secs_listener(
+            lambda event, duration, **kw: compiled.append(kw.get("fun_name", "?"))
+            if event == "/jax/core/compile/backend_compile_duration" else None)
+        for model in (est.LinearSVC(C=-1.0), est.LinearSVC(tol=-1.0), est.LinearSVC(loss="log"),
+                      est.LinearSVC(max_iter=0), est.LinearSVC(intercept_scaling=0.0),
+                      est.SVC(C=-1.0)):
+            try:
+                model.fit(X, y)
+            except (ValueError, TypeError):
+                pass
+            print(model, compiled)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                         timeout=300, env={"JAXCLASSIC_NO_COMPILATION_CACHE": "1",
+                                           "PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.splitlines()
+    assert len(lines) == 6 and all(line.endswith(" []") for line in lines), out.stdout
