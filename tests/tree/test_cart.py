@@ -163,7 +163,6 @@ def test_min_impurity_decrease_equals_sklearn():
 def test_unlimited_depth_grows_to_pure_leaves_like_sklearn():
     # max_depth=None with min_samples_leaf = 10: no ties on this data (checked), leaves pure or small
     sk = DecisionTreeRegressor(min_samples_leaf=10).fit(X, Y_REG)
-    _check_no_ties_leaf = _split_gains  # noqa: F841  (ties checked below with msl=10)
     paths = sk.decision_path(X).toarray().astype(bool)
     for node in np.flatnonzero(sk.tree_.children_left >= 0):
         g = _split_gains(np.flatnonzero(paths[:, node]), Y_REG, np.ones(N), "squared_error", msl=10)
@@ -186,9 +185,10 @@ def test_misclassification_root_split_is_the_numpy_best():
 # --------------------------------------------------------------------------- weights, transformations
 @pytest.mark.full
 def test_zero_weight_padding_has_no_influence():
-    pad = RNG.integers(0, 40, size=(56, F)).astype(float)  # values never seen in the real rows
+    rng = np.random.default_rng(1)
+    pad = rng.integers(0, 40, size=(56, F)).astype(float)  # values never seen in the real rows
     Xp = np.vstack([X, pad])
-    yp = np.r_[Y_CLS, RNG.integers(0, 3, 56)]
+    yp = np.r_[Y_CLS, rng.integers(0, 3, 56)]
     wp = np.r_[np.ones(N), np.zeros(56)]
     a = fit_cart(X, Y_CLS, **KW)
     b = fit_cart(Xp, yp, sample_weight=wp, **KW)
@@ -200,7 +200,7 @@ def test_zero_weight_padding_has_no_influence():
 @pytest.mark.full
 def test_vmap_over_weights_equals_loop():
     codes, edges = bin_features(X, NBINS)
-    weights = jnp.asarray(RNG.integers(0, 3, size=(3, N)).astype(float))
+    weights = jnp.asarray(np.random.default_rng(2).integers(0, 3, size=(3, N)).astype(float))
     fit = lambda w: fit_cart_binned(codes, edges, Y_CLS, sample_weight=w, n_classes=3, max_depth=DEPTH,
                                     min_samples_leaf=LEAF)
     batched = jax.vmap(fit)(weights)
