@@ -7,16 +7,24 @@ program), fits one binary problem (two classes) or one-vs-rest over all classes 
 ``vmap`` (:func:`jaxclassic.multiclass.fit_one_vs_rest`, what LIBLINEAR does), and stores the
 params (``params_``) and scikit-learn's fitted attributes.
 
+The default ``dual="auto"`` is scikit-learn's: the primal (finite Newton) when ``n_samples >=
+n_features`` and the loss is the squared hinge, else the dual. (It was ``dual=True`` until the
+user-style check found what that costs.) Coordinate descent moves a row's alpha by steps of
+``1 / ||x_i||^2``, so on raw columns of very different scales it stalls, LIBLINEAR's as ours:
+breast cancer with one column x1e6 and one shifted by 1e4, 70/30 split, after 1,000 epochs
+both duals hold alphas <= 2e-11 (objective 23x its minimum), agree with each other (intercepts
+3.51e-10 and 3.49e-10) and predict one class (held-out accuracy 0.63), where the primal reaches
+the optimum in 8 Newton steps (0.965; scikit-learn's default, its trust-region Newton, stops on
+a gradient relative to the first: 0.947). The primal costs O(n d^2 + d^3) per step (a Cholesky
+of the (d+1)-square Hessian; LIBLINEAR's uses conjugate gradients): with thousands of features
+and more rows, ``dual=True`` on standardised columns may be faster.
+
 Differences from scikit-learn's ``LinearSVC``:
 
 * ``penalty="l2"`` only (no L1 penalty); one-vs-rest only, with no ``multi_class`` parameter
   (no Crammer-Singer); no ``verbose``. ``class_weight`` rescales ``C`` row by row (as
   LIBLINEAR for two classes; for more, LIBLINEAR weights only the positive class of each
   one-vs-rest problem, here every row carries its class's weight in every problem).
-* ``dual=True`` by default where scikit-learn's default is ``"auto"`` (the primal when
-  ``n_samples >= n_features``): on raw, badly scaled columns coordinate descent crawls (as
-  LIBLINEAR's does) and warns, where ``dual="auto"`` or ``False`` converges in a few Newton
-  steps.
 * Dense input only (no sparse matrices). Without ``fit_intercept``, ``intercept_`` is
   ``array([0.])`` (scikit-learn: the float ``0.0``).
 * ``dual=False`` runs a finite Newton method with the generalised Hessian (Cholesky, exact up
@@ -82,10 +90,10 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         Inverse regularisation strength (> 0).
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
     penalty : {"l2"}, default="l2"
-    dual : bool or "auto", default=True
+    dual : bool or "auto", default="auto"
         True: LIBLINEAR's dual coordinate descent. False: finite Newton on the primal (squared
         hinge only). "auto": the primal when ``n_samples >= n_features`` and the loss is the
-        squared hinge, else the dual (scikit-learn's rule). scikit-learn's default is "auto".
+        squared hinge, else the dual (scikit-learn's rule and default).
     tol : float, default=1e-4
         Dual: LIBLINEAR's stopping rule (range of the projected gradients over an epoch).
         Primal: gradient norm over ``min(C, 1)`` times the total weight.
@@ -108,7 +116,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     the binary problems), n_features_in_, params_
     """
 
-    def __init__(self, C=1.0, *, loss="squared_hinge", penalty="l2", dual=True, tol=1e-4,
+    def __init__(self, C=1.0, *, loss="squared_hinge", penalty="l2", dual="auto", tol=1e-4,
                  max_iter=1000, fit_intercept=True, intercept_scaling=1.0, random_state=None,
                  class_weight=None):
         self.C = C

@@ -4,14 +4,18 @@ LinearSVC equals scikit-learn's LinearSVC (LIBLINEAR) with the same loss, C, int
 and a tight tol (1e-10: both dual solvers are then within ~1e-9 of the unique optimum, so
 coefficients are compared at 1e-7 relative to the largest), binary and one-vs-rest, with
 string labels; dual=False against LIBLINEAR's primal (trust-region Newton, which stops on a
-relative gradient: 1e-5); weighted = repeated rows; Pipeline / GridSearchCV; bad parameters.
+relative gradient: 1e-5); the default (dual="auto", the primal here) on badly scaled columns
+against LIBLINEAR's primal on held-out rows; weighted = repeated rows; Pipeline /
+GridSearchCV; bad parameters.
 """
+
+import warnings
 
 import numpy as np
 import pytest
 from sklearn import svm as sk_svm
 from sklearn.datasets import load_breast_cancer, load_wine
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -41,7 +45,8 @@ def _rel(a, b):
 @pytest.mark.parametrize("loss", ["squared_hinge", "hinge"])
 def test_binary_equals_sklearn_with_string_labels(cancer, loss):
     X, y = cancer
-    ours = est.LinearSVC(C=0.5, loss=loss, intercept_scaling=2.0, max_iter=100_000, **TIGHT).fit(X, y)
+    ours = est.LinearSVC(C=0.5, loss=loss, dual=True, intercept_scaling=2.0, max_iter=100_000,
+                         **TIGHT).fit(X, y)
     ref = sk_svm.LinearSVC(C=0.5, loss=loss, dual=True, intercept_scaling=2.0, max_iter=1_000_000,
                            **TIGHT).fit(X, y)
     np.testing.assert_array_equal(ours.classes_, ref.classes_)
@@ -56,7 +61,7 @@ def test_binary_equals_sklearn_with_string_labels(cancer, loss):
 @pytest.mark.full
 def test_multiclass_one_vs_rest_equals_sklearn(wine):
     X, y = wine
-    ours = est.LinearSVC(C=0.3, max_iter=100_000, **TIGHT).fit(X, y)
+    ours = est.LinearSVC(C=0.3, dual=True, max_iter=100_000, **TIGHT).fit(X, y)
     ref = sk_svm.LinearSVC(C=0.3, dual=True, max_iter=1_000_000, **TIGHT).fit(X, y)
     assert ours.coef_.shape == (3, 13) and ours.decision_function(X).shape == (178, 3)
     assert _rel(ours.coef_, ref.coef_) < 1e-7
@@ -72,6 +77,36 @@ def test_primal_equals_sklearn_primal_and_auto(cancer):
     assert _rel(ours.coef_, ref.coef_) < 1e-5  # LIBLINEAR's TRON stops on a relative gradient
     auto = est.LinearSVC(dual="auto", tol=1e-10).fit(X, y)  # n > d: the primal, as scikit-learn
     np.testing.assert_array_equal(auto.coef_, ours.coef_)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_default_on_badly_scaled_columns_equals_sklearn_primal(dtype):
+    """regression: the default was dual=True, whose coordinate steps 1 / ||x_i||^2 (~1e-14 here)
+    leave every alpha ~1e-11 after 1,000 epochs (LIBLINEAR's dual stalls at the same point):
+    LinearSVC() predicted one class, held-out accuracy 0.632 against scikit-learn's 0.947, and
+    warned. The default is now scikit-learn's dual="auto" (the primal here, 8 Newton steps).
+    Reference: LIBLINEAR's primal at tol 1e-12 (its default tol stops on a gradient relative
+    to the first: objective 92 against the minimum's 40.5). Held-out decision values agree to
+    1e-4 relative to the largest (measured 2.1e-6 in float64, 2.3e-6 in float32; the
+    reference's own coefficients are 1.7e-5 from ours); float32 meets the optimum but not the
+    gradient rule (rounding floor of columns ~1e7), and says so."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X.copy()
+    X[:, 0] *= 1e6
+    X[:, 1] += 1e4
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = est.LinearSVC().fit(Xtr.astype(dtype), ytr)
+    best = sk_svm.LinearSVC(dual=False, tol=1e-12, max_iter=100_000).fit(Xtr, ytr)
+    assert _rel(ours.decision_function(Xte.astype(dtype)), best.decision_function(Xte)) < 1e-4
+    np.testing.assert_array_equal(ours.predict(Xte.astype(dtype)), best.predict(Xte))
+    assert ours.n_iter_ <= 20
+    assert ours.score(Xte.astype(dtype), yte) >= sk_svm.LinearSVC().fit(Xtr, ytr).score(Xte, yte)
+    messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert messages == ([] if dtype == np.float64 else
+                        [f"LinearSVC: stopped after {ours.n_iter_} iterations without meeting tol "
+                         "(rounding floor or a refused line-search step); loosen tol"])
 
 
 @pytest.mark.full
@@ -95,9 +130,9 @@ def test_pipeline_and_grid_search(wine):
 @pytest.mark.full
 def test_float32_input_fits_in_float32(wine):
     X, y = wine
-    model = est.LinearSVC().fit(X.astype(np.float32), y)
+    model = est.LinearSVC(dual=True).fit(X.astype(np.float32), y)
     assert model.coef_.dtype == np.float32
-    ref = est.LinearSVC(max_iter=100_000, **TIGHT).fit(X, y)
+    ref = est.LinearSVC(dual=True, max_iter=100_000, **TIGHT).fit(X, y)
     assert _rel(model.coef_, ref.coef_) < 1e-2  # tol 1e-4 on the dual
 
 

@@ -326,7 +326,7 @@ def test_linear_svc_class_weight_equals_sklearn(data):
     from sklearn.svm import LinearSVC as SkLinearSVC
 
     X, y, _, _ = data
-    ours = est.LinearSVC(class_weight="balanced", tol=1e-10, max_iter=20000).fit(X, y)
+    ours = est.LinearSVC(class_weight="balanced", dual=True, tol=1e-10, max_iter=20000).fit(X, y)
     ref = SkLinearSVC(class_weight="balanced", dual=True, tol=1e-10, max_iter=200000).fit(X, y)
     # the same strictly convex primal (squared hinge, regularised bias, C rescaled per row),
     # both dual coordinate descents run to a projected-gradient range of 1e-10
