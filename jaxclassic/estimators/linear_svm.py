@@ -16,8 +16,10 @@ both duals hold alphas <= 2e-11 (objective 23x its minimum), agree with each oth
 3.51e-10 and 3.49e-10) and predict one class (held-out accuracy 0.63), where the primal reaches
 the optimum in 8 Newton steps (0.965; scikit-learn's default, its trust-region Newton, stops on
 a gradient relative to the first: 0.947). The primal costs O(n d^2 + d^3) per step (a Cholesky
-of the (d+1)-square Hessian; LIBLINEAR's uses conjugate gradients): with thousands of features
-and more rows, ``dual=True`` on standardised columns may be faster.
+of the (d+1)-square Hessian; LIBLINEAR's uses conjugate gradients), so on wide data the dual
+can be cheaper: standardised make_classification, warm fits on 2 cores, 2,000 x 500 primal
+0.3 s (9 steps) against the dual's 1.9 s (1,000 epochs, unconverged); 3,000 x 1,500 primal
+20 s (34 steps) against 4.7 s (unconverged) and LIBLINEAR's primal 9.5 s.
 
 Differences from scikit-learn's ``LinearSVC``:
 
