@@ -3,7 +3,8 @@ library they would use instead (issue 25's table).
 
 Data: scikit-learn's bundled breast_cancer (569 x 30, classifiers), diabetes (442 x 10,
 regressors), wine (178 x 13: a tree and a forest on 133 training rows, which the tree family
-pads to 512, ``estimators._base.TREE_MIN_BUCKET``) and iris (150 x 4, clustering / mixtures),
+pads to 512, ``estimators._base.TREE_MIN_BUCKET``), digits (1,797 x 64 of 17 distinct values: a
+tree and a forest, binned at 32 bins, ``tree.binning.fewest_bins``) and iris (150 x 4, clustering / mixtures),
 float64 as loaded, split 75 / 25 with a
 fixed seed. Each case fits ours and the reference on the training rows with the same
 hyperparameters; the first fit of each (compilation on our side) is reported apart
@@ -62,6 +63,14 @@ def _cases():
         ("DecisionTreeClassifier()", "wine", ours.DecisionTreeClassifier, tree.DecisionTreeClassifier,
          "scikit-learn"),
         ("RandomForestClassifier(100)", "wine",
+         lambda: ours.RandomForestClassifier(n_estimators=100, random_state=0),
+         lambda: ensemble.RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1),
+         "scikit-learn n_jobs=1"),
+        # digits (1,797 x 64, 17 distinct pixel values): the tree family bins at 32, not 255
+        # (``tree.binning.fewest_bins``), the same trees
+        ("DecisionTreeClassifier()", "digits", ours.DecisionTreeClassifier, tree.DecisionTreeClassifier,
+         "scikit-learn"),
+        ("RandomForestClassifier(100)", "digits",
          lambda: ours.RandomForestClassifier(n_estimators=100, random_state=0),
          lambda: ensemble.RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1),
          "scikit-learn n_jobs=1"),

@@ -99,6 +99,24 @@ POW2_BUCKETS_UP_TO = 4096
 MAX_PADDED_SIZE = 1 << 24
 
 
+def tree_bins(Xj, n: int, n_bins) -> int:
+    """The bins a tree-family fit uses: :func:`jaxclassic.tree.binning.fewest_bins` of the
+    first ``n`` (unpadded) rows of ``Xj``, at most ``n_bins``.
+
+    The tree family's ``n_bins`` (XGBoost's ``max_bin``) is an upper bound: data whose every
+    feature has few distinct values is binned at the smallest of 32, 64 or 128 bins that
+    still holds them all, which is the same exact binning and so the same trees, in a
+    fraction of the time (one compiled program per bucket). Set on the estimator as
+    ``n_bins_``.
+    """
+    from jaxclassic.tree.binning import fewest_bins
+
+    n_bins = int(n_bins)
+    if Xj.size > (1 << 25):  # fewest_bins does not read data this large: no host copy of it
+        return n_bins
+    return fewest_bins(np.asarray(Xj)[:n], n_bins)
+
+
 def bucket_size(n_samples: int, min_bucket: int = MIN_BUCKET) -> int:
     """The padded number of rows for ``n_samples``.
 

@@ -117,6 +117,21 @@ def test_dataframe_input_keeps_feature_names():
         ours.predict(X)
 
 
+def test_few_distinct_values_fit_at_32_bins_as_the_core_at_255():
+    """Every feature has 5 values: the estimator bins at 32 (``n_bins_``), and predicts new
+    rows (values between and beyond the training ones) as the core's tree at 255 bins;
+    continuous columns keep 255."""
+    from jaxclassic.tree import fit_cart, predict_proba
+
+    ours = DecisionTreeClassifier(max_depth=DEPTH).fit(X, Y)
+    assert ours.n_bins_ == 32
+    ref = fit_cart(X, Y.astype(np.int32), max_depth=DEPTH, n_bins=255, n_classes=3)
+    new = np.random.default_rng(5).integers(-2, 13, size=(60, F)) / 2.0
+    np.testing.assert_array_equal(ours.predict_proba(new), np.asarray(predict_proba(ref, new)))
+    continuous = np.random.default_rng(6).normal(size=(N, F))
+    assert DecisionTreeClassifier(max_depth=DEPTH).fit(continuous, Y).n_bins_ == 255
+
+
 def test_int_input_equals_float64_input():
     a = DecisionTreeClassifier(max_depth=DEPTH).fit(X.astype(np.int64), Y)
     b = DecisionTreeClassifier(max_depth=DEPTH).fit(X, Y)

@@ -5,13 +5,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxclassic.tree.binning import apply_bins, bin_features
-
-RNG = np.random.default_rng(0)
+from jaxclassic.tree.binning import apply_bins, bin_features, fewest_bins
 
 
 def test_exact_edges_are_midpoints_of_distinct_values():
-    X = RNG.integers(0, 20, size=(200, 3)).astype(float)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 20, size=(200, 3)).astype(float)
     codes, edges = bin_features(X, n_bins=32)
     for j in range(3):
         v = np.unique(X[:, j])
@@ -23,7 +22,8 @@ def test_exact_edges_are_midpoints_of_distinct_values():
 
 
 def test_code_rule_and_missing_bin():
-    X = RNG.normal(size=(300, 2))
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 2))
     X[::7, 1] = np.nan
     codes, edges = bin_features(X, n_bins=16)
     c, e = np.asarray(codes), np.asarray(edges)
@@ -39,9 +39,10 @@ def test_code_rule_and_missing_bin():
 
 
 def test_apply_bins_jitted_on_new_data_equals_numpy():
-    X = RNG.normal(size=(100, 2))
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(100, 2))
     _, edges = bin_features(X, n_bins=8)
-    Z = RNG.normal(size=(50, 2)) * 2
+    Z = rng.normal(size=(50, 2)) * 2
     Z[0, 0] = np.nan
     codes = np.asarray(jax.jit(apply_bins)(jnp.asarray(Z), edges))
     for j in range(2):
@@ -51,15 +52,17 @@ def test_apply_bins_jitted_on_new_data_equals_numpy():
 
 
 def test_weighted_quantiles_equal_repeated_rows():
-    X = RNG.normal(size=(120, 1))
-    w = RNG.integers(0, 4, size=120)
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 1))
+    w = rng.integers(0, 4, size=120)
     _, e_w = bin_features(X, n_bins=10, sample_weight=w.astype(float))
     _, e_r = bin_features(np.repeat(X, w, axis=0), n_bins=10)
     np.testing.assert_array_equal(np.asarray(e_w), np.asarray(e_r))
 
 
 def test_zero_weight_rows_do_not_shape_the_edges():
-    X = RNG.integers(0, 10, size=(50, 2)).astype(float)
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 10, size=(50, 2)).astype(float)
     pad = np.vstack([X, np.full((5, 2), 100.0)])
     w = np.r_[np.ones(50), np.zeros(5)]
     _, e = bin_features(X, n_bins=16)
@@ -83,7 +86,8 @@ def test_constant_and_all_nan_features():
 
 
 def test_float32_edges_keep_dtype():
-    X = RNG.normal(size=(50, 2)).astype(np.float32)
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(50, 2)).astype(np.float32)
     _, edges = bin_features(X, n_bins=8)
     assert edges.dtype == jnp.float32
 
@@ -158,12 +162,13 @@ def test_midpoint_below_float32_is_scikit_learns_float64_midpoint_rounded_down()
 
 @pytest.mark.full
 def test_midpoint_below_float64_is_the_exact_midpoint_rounded_down():
+    rng = np.random.default_rng(7)
     from fractions import Fraction
 
     from jaxclassic.tree.binning import midpoint_below
 
-    a = RNG.normal(size=300) * 1e3
-    b = np.where(RNG.random(300) < 0.3, np.nextafter(a, np.inf), a + np.abs(RNG.normal(size=300)))
+    a = rng.normal(size=300) * 1e3
+    b = np.where(rng.random(300) < 0.3, np.nextafter(a, np.inf), a + np.abs(rng.normal(size=300)))
     t = np.asarray(midpoint_below(jnp.asarray(a), jnp.asarray(b)))
     for ai, bi, ti in zip(a, b, t):
         mid = (Fraction(float(ai)) + Fraction(float(bi))) / 2
@@ -172,11 +177,12 @@ def test_midpoint_below_float64_is_the_exact_midpoint_rounded_down():
 
 @pytest.mark.full
 def test_bin_ranges_hold_each_bins_least_and_largest_positive_weight_value():
+    rng = np.random.default_rng(8)
     from jaxclassic.tree.binning import bin_ranges
 
-    X = RNG.normal(size=(200, 2))
+    X = rng.normal(size=(200, 2))
     X[::9, 0] = np.nan
-    w = RNG.integers(0, 3, size=200).astype(float)
+    w = rng.integers(0, 3, size=200).astype(float)
     codes, _ = bin_features(X, 8, sample_weight=w)
     lo, hi = (np.asarray(r) for r in bin_ranges(X, codes, 8, sample_weight=w))
     c = np.asarray(codes)
@@ -186,7 +192,7 @@ def test_bin_ranges_hold_each_bins_least_and_largest_positive_weight_value():
             v = X[(c[:, j] == b) & (w > 0), j]
             assert (lo[j, b], hi[j, b]) == ((v.min(), v.max()) if v.size else (np.inf, -np.inf))
     # exact binning: both are the bin's one distinct value
-    Xi = RNG.integers(0, 5, size=(50, 1)).astype(float)
+    Xi = rng.integers(0, 5, size=(50, 1)).astype(float)
     codes, _ = bin_features(Xi, 8)
     lo, hi = bin_ranges(Xi, codes, 8)
     np.testing.assert_array_equal(np.asarray(lo)[0, :5], np.arange(5.0))
@@ -201,3 +207,83 @@ def test_bin_ranges_bad_codes():
 
     with pytest.raises(ValueError, match="codes must be the unsigned integer codes of X"):
         bin_ranges(np.zeros((4, 2)), np.zeros((4, 3), np.uint8), 8)
+
+
+def _columns_of(distinct, n, rng):
+    """``n`` rows whose columns have 5 and ``distinct`` distinct values, shuffled."""
+    return np.c_[rng.integers(0, 5, n), rng.permutation(np.arange(n) % distinct) * 0.37 - 3.0].astype(float)
+
+
+def test_fewest_bins_is_the_least_bucket_above_the_distinct_count():
+    """b is the least of 32, 64, 128 with D + 1 <= b < n_bins (one +inf edge left for the
+    all-non-missing split), when the values repeat (2 D <= n); NaN is not a value."""
+    rng = np.random.default_rng(9)
+    assert fewest_bins(_columns_of(31, 400, rng)) == 32
+    assert fewest_bins(_columns_of(32, 400, rng)) == 64  # 32 values leave no +inf edge at 32 bins
+    assert fewest_bins(_columns_of(63, 400, rng)) == 64
+    assert fewest_bins(_columns_of(127, 400, rng)) == 128
+    assert fewest_bins(_columns_of(128, 400, rng)) == 255
+    X = _columns_of(31, 400, rng)
+    X[::7, 1] = np.nan
+    assert fewest_bins(X) == 32
+    assert fewest_bins(_columns_of(31, 61, rng)) == 255  # 2 * 31 > 61 rows: continuous
+    assert fewest_bins(_columns_of(31, 62, rng)) == 32
+    assert fewest_bins(_columns_of(31, 400, rng), 32) == 32  # no bucket below the request
+    assert fewest_bins(_columns_of(40, 400, rng), 64) == 64
+    assert fewest_bins(_columns_of(20, 400, rng), 64) == 32
+    assert fewest_bins(_columns_of(20, 400, rng), 255, max_elements=100) == 255  # not read
+    assert fewest_bins(np.zeros((0, 2)), 255) == 255
+    # the strided probe sees few values, the full count more: not fooled
+    X = np.repeat(np.arange(10.0), 1000)[:, None]
+    X[1::100, 0] = np.arange(100, 200)
+    assert fewest_bins(X) == 128
+
+
+@pytest.mark.parametrize("distinct", [31, 32])
+def test_cart_at_the_fewest_bins_equals_cart_at_255(distinct):
+    """The bins fewest_bins picks give the same tree as 255 bins, field for field (missing
+    values included), at both sides of the 32-bin boundary."""
+    from jaxclassic.tree import fit_cart
+
+    rng = np.random.default_rng(10)
+    X = _columns_of(distinct, 400, rng)
+    X[::11, 1] = np.nan
+    y = ((X[:, 1] > 0) ^ (X[:, 0] > 2) ^ (rng.random(400) < 0.1)).astype(np.int32)
+    b = fewest_bins(X)
+    assert b == (32 if distinct == 31 else 64)
+    ours, ref = (fit_cart(X, y, n_bins=k, n_classes=2) for k in (b, 255))
+    for name, a, r in zip(ref._fields, ours, ref):
+        a, r = np.asarray(a), np.asarray(r)
+        if name == "bin_edges":  # (F, n_bins - 1): the same edges, then +inf to 254
+            assert np.all(np.isinf(r[:, b - 1:]))
+            r = r[:, : b - 1]
+        np.testing.assert_array_equal(a, r, err_msg=name)
+
+
+@pytest.mark.full
+def test_boosting_at_the_fewest_bins_equals_boosting_at_255():
+    """Gradient boosting, XGBoost-style boosting (max_bin), a forest and AdaBoost at the
+    bins fewest_bins picks predict as at 255/256 bins (missing values included)."""
+    from jaxclassic import ensemble
+
+    rng = np.random.default_rng(11)
+    X = _columns_of(31, 400, rng)
+    X[::11, 1] = np.nan
+    y = ((X[:, 1] > 0) ^ (X[:, 0] > 2) ^ (rng.random(400) < 0.1)).astype(np.int32)
+    assert fewest_bins(X) == 32
+    key = jax.random.key(0)
+    fits = {
+        "gradient_boosting": (lambda k: ensemble.fit_gradient_boosting(X, y, loss="log_loss", n_estimators=5,
+                                                                       max_depth=3, n_bins=k), 255),
+        "xgboost": (lambda k: ensemble.fit_xgboost(X, y, loss="log_loss", n_estimators=5, max_depth=3,
+                                                   max_bin=k), 256),
+        "forest": (lambda k: ensemble.fit_random_forest(X, y, n_estimators=4, key=key, n_classes=2,
+                                                        n_bins=k), 255),
+    }
+    for name, (fit, full) in fits.items():
+        ours, ref = fit(32), fit(full)
+        np.testing.assert_array_equal(np.asarray(ensemble.predict(ours, X)), np.asarray(ensemble.predict(ref, X)),
+                                      err_msg=name)
+    Xa = np.nan_to_num(X, nan=-9.0)  # AdaBoost's trees take no missing values
+    ours, ref = (ensemble.fit_adaboost(Xa, y, n_estimators=5, n_bins=k, n_classes=2) for k in (32, 255))
+    np.testing.assert_array_equal(np.asarray(ensemble.predict(ours, Xa)), np.asarray(ensemble.predict(ref, Xa)))
