@@ -466,6 +466,24 @@ def _feature_choice(key, level, feature_mask, n_cand, max_features):
     return allowed & (u >= kth)
 
 
+#: gains within this many units of the dtype's epsilon (relative to the parent's loss plus the
+#: best gain) of the best are ties, settled by the (feature, bin, side) order
+TIE_ULPS = 16
+
+
+def _tied(gain, best, loss_p):
+    """Whether each gain ties the candidate's best: within ``TIE_ULPS`` epsilons of the scale
+    ``|loss_p| + |best|``. Gains are differences of sums over the node's rows, so an exact tie
+    (two splits of equal gain in exact arithmetic) comes out a few ulps apart, and which one
+    is larger depends on the order of the sums: on the padded row count, the bin count, a
+    ``vmap``'s batching (a first maximum on ``==`` then picks by rounding). With the tolerance
+    the first in order wins, as in exact arithmetic (xgboost's and scikit-learn's first
+    feature). ``best`` is ``-inf`` where no split is valid: nothing ties then."""
+    eps = jnp.finfo(gain.dtype).eps
+    tol = TIE_ULPS * eps * (jnp.abs(loss_p) + jnp.abs(jnp.where(jnp.isfinite(best), best, 0)))
+    return (gain >= best - tol) & (gain > -jnp.inf)
+
+
 def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing=True):
     """Best split of each candidate from its histogram ``(B + 1, S1, F, C)`` (:func:`_hist`).
 
@@ -503,7 +521,7 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
         best = jnp.max(gain, axis=(0, 1))
         order = (jax.lax.broadcasted_iota(jnp.int32, gain.shape, 1) * n_thr
                  + jax.lax.broadcasted_iota(jnp.int32, gain.shape, 0))
-        first = jnp.min(jnp.where(gain == best, order, n_features * n_thr), axis=(0, 1))
+        first = jnp.min(jnp.where(_tied(gain, best, loss_p), order, n_features * n_thr), axis=(0, 1))
         first = jnp.minimum(first, n_features * n_thr - 1)
         feat, bin_ = first // n_thr, first % n_thr
         left_stats = cum[bin_, :, jnp.minimum(feat, n_features - 1), jnp.arange(n_cand)]
@@ -534,7 +552,7 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
     order = (jax.lax.broadcasted_iota(jnp.int32, gain.shape, 2) * (2 * n_thr)
              + jax.lax.broadcasted_iota(jnp.int32, gain.shape, 0) * 2
              + jax.lax.broadcasted_iota(jnp.int32, gain.shape, 1))
-    first = jnp.min(jnp.where(gain == best, order, n_features * 2 * n_thr), axis=(0, 1, 2))
+    first = jnp.min(jnp.where(_tied(gain, best, loss_p), order, n_features * 2 * n_thr), axis=(0, 1, 2))
     first = jnp.minimum(first, n_features * 2 * n_thr - 1)
     feat, bin_, side = first // (2 * n_thr), (first // 2) % n_thr, first % 2
     cand = jnp.arange(n_cand)

@@ -157,3 +157,43 @@ def test_forest_depths_of_one_budget_share_a_program(data):
     with new_programs() as names:  # the control: depth 3's budget is its own
         make(3).fit(X[:SIZES[0]], y_class[:SIZES[0]])
     assert names, "a forest at a new budget lowered no program: the counter is broken"
+
+
+def _iris_rows(seed, n):
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    rows = np.random.default_rng(seed).choice(len(X), n, replace=False)
+    return X[rows], y[rows], X
+
+
+def test_tied_gains_split_as_xgboost_at_every_bucket():
+    """17 iris rows (seed 0): two root splits of class 1 tie in exact arithmetic (gain
+    1.505451924253 in float64). Their float gains differ in the last bits by the padded
+    row count, so a first maximum on ``==`` split on feature 1 at one bucket and feature 0 at
+    another (0.12 apart in probability from xgboost after one round). With the engine's tie
+    tolerance (``tree._engine.TIE_ULPS``) both buckets take the first feature, as xgboost:
+    its probabilities on all 150 rows to 1e-6 (float32 sums in xgboost's histograms)."""
+    import xgboost as xgb
+
+    X, y, X_all = _iris_rows(0, 17)
+    ref = xgb.XGBClassifier(n_estimators=1, tree_method="hist").fit(X, y).predict_proba(X_all)
+    for bucket in (32, TREE_MIN_BUCKET):
+        cls = type(f"XGBoostClassifier{bucket}", (jc.XGBoostClassifier,), {"_min_bucket": bucket})
+        ours = cls(n_estimators=1).fit(X, y).predict_proba(X_all)
+        np.testing.assert_allclose(ours, ref, atol=1e-6, err_msg=f"bucket {bucket}")
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("seed", [0, 2])
+def test_gradient_boosting_is_the_same_at_every_bucket(seed):
+    """Gradient boosting on 17 iris rows pads to 32, 64 or 512 rows: the same trees at each
+    (to the rounding of the padded sums, 1e-12), ties included (the 0.074 difference
+    between buckets 32 and 64 that ties settled by rounding gave before the tolerance)."""
+    X, y, X_all = _iris_rows(seed, 17)
+    out = []
+    for bucket in (32, 64, TREE_MIN_BUCKET):
+        cls = type(f"GradientBoostingClassifier{bucket}", (jc.GradientBoostingClassifier,), {"_min_bucket": bucket})
+        out.append(cls(n_estimators=10).fit(X, y).predict_proba(X_all))
+    np.testing.assert_allclose(out[1], out[0], atol=1e-12)
+    np.testing.assert_allclose(out[2], out[0], atol=1e-12)
