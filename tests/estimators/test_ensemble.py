@@ -236,17 +236,15 @@ def test_xgboost_eval_set_holds_one_pair_and_early_stopping_needs_it():
 
 
 @pytest.mark.full
-def test_xgboost_weights_equal_repeats_up_to_tied_splits():
-    """Why scikit-learn's check_sample_weight_equivalence fails for the XGBoost estimators
-    (its data: 15 rows x 30 features, integer weights 0..4): weight k and k repeated rows
-    give the same predictions on every training row (float64, 1e-12), and the first tree
-    that differs splits a node at the same gain (1e-12) cutting off the same training rows,
-    on another feature; the rows of weight 0 (in the check's prediction X) route elsewhere."""
-    import jax
-    import jax.numpy as jnp
+def test_xgboost_weights_equal_repeats_on_every_row():
+    """scikit-learn's check_sample_weight_equivalence data (15 rows x 30 features, integer
+    weights 0..4): weight k and k repeated rows grow the same trees (every split feature) and
+    predict every row alike, the zero-weight ones included (float64, 1e-12). Many splits tie
+    exactly there (other features cutting off the same training rows); their gains differ in
+    the last bits between summed weights and summed repeats, and before the engine's tie
+    tolerance (``tree._engine.TIE_ULPS``) another feature could win, routing the zero-weight
+    rows elsewhere (by up to 1e-3 and more)."""
     from sklearn.utils import shuffle
-
-    from jaxclassic.ensemble._boosting import route_raw, tree_depth
 
     rng = np.random.RandomState(42)
     Xc = rng.rand(15, 30)
@@ -255,17 +253,6 @@ def test_xgboost_weights_equal_repeats_up_to_tied_splits():
     Xw, yw, sww = shuffle(Xc, yc, sw, random_state=0)
     repeated = XGBoostRegressor(n_estimators=5, max_bin=32).fit(Xc.repeat(sw, axis=0), yc.repeat(sw))
     weighted = XGBoostRegressor(n_estimators=5, max_bin=32).fit(Xw, yw, sample_weight=sww)
-    train = sw > 0
-    np.testing.assert_allclose(repeated.predict(Xc[train]), weighted.predict(Xc[train]), atol=1e-12)
-    assert np.abs(repeated.predict(Xc[~train]) - weighted.predict(Xc[~train])).max() > 1e-3
-    a, b = repeated.params_, weighted.params_
-    t = next(t for t in range(5) if not np.array_equal(a.trees.feature[t, 0], b.trees.feature[t, 0]))
-    node = int(np.flatnonzero(a.trees.feature[t, 0] != b.trees.feature[t, 0])[0])
-    np.testing.assert_allclose(a.split_gain[t, 0, node], b.split_gain[t, 0, node], rtol=1e-12)
-    depth = tree_depth(a.trees.feature.shape[-1])
-    Xt = jnp.asarray(Xc[train])
-    leaves = [np.asarray(route_raw(jax.tree.map(lambda v: jnp.asarray(v[t, 0]), p.trees), Xt, depth)) for p in (a, b)]
-    # the same partition of the training rows (leaf ids may differ in number only)
-    pa = {tuple(np.flatnonzero(leaves[0] == v)) for v in np.unique(leaves[0])}
-    pb = {tuple(np.flatnonzero(leaves[1] == v)) for v in np.unique(leaves[1])}
-    assert pa == pb
+    assert (sw == 0).any()
+    np.testing.assert_array_equal(repeated.params_.trees.feature, weighted.params_.trees.feature)
+    np.testing.assert_allclose(repeated.predict(Xc), weighted.predict(Xc), atol=1e-12)
