@@ -477,8 +477,9 @@ def _tied(gain, best, loss_p):
     (two splits of equal gain in exact arithmetic) comes out a few ulps apart, and which one
     is larger depends on the order of the sums: on the padded row count, the bin count, a
     ``vmap``'s batching (a first maximum on ``==`` then picks by rounding). With the tolerance
-    the first in order wins, as in exact arithmetic (xgboost's and scikit-learn's first
-    feature). ``best`` is ``-inf`` where no split is valid: nothing ties then."""
+    the first in order wins, as in exact arithmetic: xgboost's rule (the lowest feature);
+    scikit-learn visits the features in a random order, so its tied choice varies with
+    ``random_state``. ``best`` is ``-inf`` where no split is valid: nothing ties then."""
     eps = jnp.finfo(gain.dtype).eps
     tol = TIE_ULPS * eps * (jnp.abs(loss_p) + jnp.abs(jnp.where(jnp.isfinite(best), best, 0)))
     return (gain >= best - tol) & (gain > -jnp.inf)
@@ -489,7 +490,8 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
 
     The thresholds ``t < n_bins - 1`` ("code <= t" left) times the two sides of the missing
     bin are scored at once; the first maximum in (feature, bin, NaN right before NaN left)
-    order wins, as a first-argmax over the features of per-feature first-argmaxes would.
+    order wins, as a first-argmax over the features of per-feature first-argmaxes would, with
+    gains within :data:`TIE_ULPS` epsilons of the maximum counted as maxima (:func:`_tied`).
     ``missing=False`` (static: no row of the data is missing) scores one side only: the
     missing bin is empty, both sides have the same gain and validity, and the side the rule
     gives is read at the chosen split (the same result, half the work).
