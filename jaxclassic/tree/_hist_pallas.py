@@ -285,14 +285,14 @@ def hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, *, int
 
     Returns
     -------
-    (F, n_codes, n_slots, S1) array: ``_hist_rows``'s layout.
+    (F, n_slots, n_codes, S1) array: ``_hist_rows``'s layout (slot-major within a feature).
 
     Examples
     --------
     >>> import jax.numpy as jnp
     >>> h = hist_rows(jnp.array([[0, 1, 1]], jnp.uint8), jnp.ones((2, 1)), jnp.zeros(2, jnp.int32),
     ...               jnp.array([2, 0]), 1, 1, 2, interpret=True)
-    >>> h[0, :, 0, 0].tolist()
+    >>> h[0, 0, :, 0].tolist()
     [0.0, 1.0]
 
     References
@@ -303,7 +303,7 @@ def hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, *, int
 
     def pallas(codes_T, stats_count, slot, rows, n_used):
         flat = _call(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, interpret, block)
-        return flat.reshape(n_features, n_codes, n_slots, -1)
+        return flat.reshape(n_features, n_codes, n_slots, -1).transpose(0, 2, 1, 3)
 
     if interpret:
         return pallas(codes_T, stats_count, slot, rows, n_used)

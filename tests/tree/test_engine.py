@@ -50,7 +50,7 @@ def _rows_hist(codes_T, sc, slot):
     sc_sel = jnp.where(filled[:, None], sc[sel], 0)
     slot_sel = jnp.where(filled, slot[sel], jnp.arange(m) % SLOTS)
     raw = E._hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, SLOTS, NB + 1, E._N_CHUNKS)
-    return raw.transpose(1, 3, 0, 2)  # the engine's (B+1, S1, F, slots) layout
+    return raw.transpose(2, 3, 0, 1)  # (F, slots, B+1, S1) -> _hist's (B+1, S1, F, slots) layout
 
 
 ROWS_HIST = jax.jit(_rows_hist)
@@ -96,13 +96,13 @@ def test_hist_rows_into_a_stale_scratch_equals_a_zeroed_one():
         args = (codes_T, sc_sel, slot_sel, sel, n_used, SLOTS, NB + 1, E._N_CHUNKS)
         return E._hist_rows(*args), E._hist_rows(*args, scratch=stale, n_live=n_live)
 
-    stale = jax.random.normal(jax.random.key(5), (F, NB + 1, SLOTS, 3))
+    stale = jax.random.normal(jax.random.key(5), (F, SLOTS, NB + 1, 3))
     fresh, reused = jax.jit(both)(codes_T, sc, slot, stale, live)
-    np.testing.assert_array_equal(np.asarray(reused)[:, :, :live], np.asarray(fresh)[:, :, :live])
+    np.testing.assert_array_equal(np.asarray(reused)[:, :live], np.asarray(fresh)[:, :live])
     batched = jax.vmap(both, in_axes=(None, None, None, 0, 0))(
         codes_T, sc, slot, jnp.stack([stale, -stale]), jnp.array([live, SLOTS]))
     for i in range(2):
-        np.testing.assert_array_equal(np.asarray(batched[1][i])[:, :, :live], np.asarray(fresh)[:, :, :live])
+        np.testing.assert_array_equal(np.asarray(batched[1][i])[:, :live], np.asarray(fresh)[:, :live])
 
 
 @pytest.mark.full
@@ -114,13 +114,27 @@ def test_best_splits_live_equals_the_full_search():
     args = (E.GradientPair(), (1.0, 0.0), NB, jnp.float32(1.0), jnp.float32(0.5))
     full = jax.jit(lambda h, p, f: E._best_splits(h, p, *args, f))(hist, pstats, feat_ok)
     # the candidates' histograms are one half of the engine's two-half buffer (the other: noise)
-    other = jax.random.uniform(jax.random.key(2), hist.shape)
-    for half, buf in ((0, jnp.stack([hist, other])), (1, jnp.stack([other, hist]))):
+    # (the buffer is candidate-major, (C, F, B+1, S1): _children)
+    cand_major = hist.transpose(3, 2, 0, 1)
+    other = jax.random.uniform(jax.random.key(2), cand_major.shape)
+    for half, buf in ((0, jnp.stack([cand_major, other])), (1, jnp.stack([other, cand_major]))):
         live = jax.jit(lambda b, h, p, f: E._best_splits_live(b, h, p, *args, f, n_live, 4))(
             buf, half, pstats, feat_ok)
         for a, b in zip(full, live):
             np.testing.assert_array_equal(np.asarray(a)[:n_live], np.asarray(b)[:n_live])
         assert np.all(np.asarray(live[0])[12:] == -np.inf)  # past the 3 chunks of 4 run
+    # with draws (forests): the search of only the k drawn features' histograms equals the
+    # search of all features with the others masked (the k largest draws of each node)
+    k = 2  # of F = 3
+    u = jnp.where(feat_ok, jax.random.uniform(jax.random.key(3), (C, F)), -1.0)
+    kth = np.sort(np.asarray(u), axis=1)[:, F - k][:, None]
+    mask = np.asarray(feat_ok) & (np.asarray(u) >= kth)
+    masked = jax.jit(lambda h, p, f: E._best_splits(h, p, *args, f))(hist, pstats, jnp.asarray(mask))
+    drawn = jax.jit(lambda b, p, u: E._best_splits_live(b, 0, p, *args, u, n_live, 4, max_features=k))(
+        jnp.stack([cand_major, other]), pstats, u)
+    for a, b in zip(masked, drawn):
+        np.testing.assert_array_equal(np.asarray(a)[:n_live], np.asarray(b)[:n_live])
+    assert np.any(np.asarray(drawn[0])[:n_live] > -np.inf)
 
 
 def _data(nan):

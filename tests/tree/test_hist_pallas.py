@@ -111,9 +111,9 @@ def test_hist_rows_equals_the_xla_kernel(n_used):
     np.testing.assert_allclose(got, plain, rtol=0, atol=_reorder_tol(args[1]))
     # numpy: the first n_used compacted rows, by their data row's codes
     codes_T, sc_sel, slot_sel, rows, _ = args
-    ref = np.zeros((3, 17, 4, sc_sel.shape[1]))
+    ref = np.zeros((3, 4, 17, sc_sel.shape[1]))  # (F, slots, codes, S1)
     for f in range(3):
-        np.add.at(ref, (f, codes_T[f, rows[:n_used]], slot_sel[:n_used]), sc_sel[:n_used].astype(np.float64))
+        np.add.at(ref, (f, slot_sel[:n_used], codes_T[f, rows[:n_used]]), sc_sel[:n_used].astype(np.float64))
     np.testing.assert_allclose(got, ref, rtol=0, atol=_reorder_tol(args[1]))
 
 
