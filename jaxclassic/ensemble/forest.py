@@ -361,7 +361,8 @@ def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_s
     made once and carried from tree to tree (``_engine.grow``: zeroing them per tree wrote
     47 MB a tree on breast_cancer)."""
     feature_mask = jnp.ones((codes.shape[1],), bool)
-    buffers = histogram_buffers(codes.shape[1], n_bins, _n_stats(task, n_classes), max_width, edges.dtype)
+    buffers = histogram_buffers(codes.shape[1], n_bins, _n_stats(task, n_classes), max_width, edges.dtype,
+                                max_features)
 
     def one(buffers, weight_key):
         tree, _, buffers = _tree_fit_binned(

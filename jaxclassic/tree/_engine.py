@@ -101,6 +101,7 @@ T. Chen, C. Guestrin, "XGBoost: A Scalable Tree Boosting System", KDD 2016.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -471,20 +472,56 @@ def _feature_choice(key, level, feature_mask, n_cand, max_features):
     allowed = jnp.broadcast_to(feature_mask, (n_cand, n_features))
     if max_features is None or max_features >= n_features:
         return allowed
-    u = jax.random.uniform(jax.random.fold_in(key, level), (n_cand, n_features))
-    return jnp.where(allowed, u, -1.0)
+    return jnp.where(allowed, _level_uniform(key, level, (n_cand, n_features)), -1.0)
+
+
+def _mix32(x):
+    """A 32-bit integer finaliser (Wellons' ``lowbias32``, a bijection with full avalanche)."""
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def _level_uniform(key, level, shape):
+    """Uniforms on ``[0, 1)`` (24 bits) for the candidates of one level: a counter hash keyed
+    by the tree's ``key`` and the level. ``jax.random.uniform(fold_in(key, level), shape)``
+    runs threefry's rounds in a loop on a CPU: 80-150 us for (128, 30) a level, a third of a
+    forest's level on breast_cancer; this is one fused elementwise loop. The draws only pick
+    the features a node searches (no statistic is estimated from them)."""
+    words = jax.random.key_data(key).astype(jnp.uint32).reshape(-1)
+    seed = jnp.uint32(0x9E3779B9)
+    for i in range(words.shape[0]):
+        seed = _mix32(seed ^ words[i])
+    seed = _mix32(seed ^ _mix32(jnp.asarray(level).astype(jnp.uint32) + jnp.uint32(0x85EBCA6B)))
+    counter = jax.lax.iota(jnp.uint32, math.prod(shape)).reshape(shape)
+    bits = _mix32(_mix32(counter ^ seed) + seed)
+    return (bits >> 8).astype(jnp.float32) * jnp.float32(1.0 / (1 << 24))
 
 
 def _drawn(u, max_features):
     """The features a node searches from its draws ``u`` (C, F) (:func:`_feature_choice`):
     ``(index (C, k), open (C, k))``, the ``k = max_features`` largest draws' features in
     increasing index order (so the tie rule's feature order holds) and whether each is
-    allowed (fewer than ``k`` allowed features: all of them, the rest closed). The split
-    search then reads only these ``k`` features' histograms: its work is ``k/F`` of a
+    allowed (fewer than ``k`` allowed features: all of them, the rest feature 0, closed). The
+    split search then reads only these ``k`` features' histograms: its work is ``k/F`` of a
     search over every feature masked (RandomForest on breast_cancer: 5 of 30)."""
-    _, idx = jax.lax.top_k(u, max_features)
-    idx = jnp.sort(idx, axis=1)
-    return idx, jnp.take_along_axis(u, idx, axis=1) >= 0
+    n_cand, n_features = u.shape
+    # the k-th largest draw by k - 1 removals of the maximum (a sort of (C, F), as top_k is
+    # on a CPU, cost 0.3 ms a level of a forest on breast_cancer), then the chosen features'
+    # indices in increasing order by a running count (ties with the k-th draw, of
+    # probability ~0, would keep the first in feature order)
+    rest = u
+    for _ in range(max_features - 1):
+        rest = jnp.where(rest == jnp.max(rest, axis=1, keepdims=True), -jnp.inf, rest)
+    chosen = (u >= jnp.max(rest, axis=1, keepdims=True)) & (u >= 0)  # u < 0: not allowed
+    pos = jnp.where(chosen, jnp.cumsum(chosen, axis=1) - 1, max_features)
+    cand = jax.lax.broadcasted_iota(jnp.int32, u.shape, 0)
+    feat = jax.lax.broadcasted_iota(jnp.int32, u.shape, 1)
+    idx = jnp.zeros((n_cand, max_features), jnp.int32).at[cand, pos].set(feat, mode="drop")
+    open_ = jnp.zeros((n_cand, max_features), bool).at[cand, pos].set(True, mode="drop")
+    return idx, open_
 
 
 #: gains within this many units of the dtype's epsilon (relative to the parent's loss plus the
@@ -584,7 +621,7 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
 
 
 def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk,
-                      missing=True, max_features=None):
+                      missing=True, max_features=None, direct=False):
     """:func:`_best_splits` of the first ``n_live`` (traced) candidates only, whose histograms
     are ``hbuf[half]`` (``hbuf``: the two halves ``(2, C, F, B+1, S1)`` of :func:`grow`'s
     buffer, candidate-major), ``chunk`` at a time (a loop of ``ceil(n_live / chunk)`` steps):
@@ -594,14 +631,18 @@ def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, f
 
     Each candidate's search is independent of the others, so the chunks give the same
     values as one call over all candidates (a last chunk that would run past the end is
-    moved back to end there: it recomputes some candidates, with the same results)."""
+    moved back to end there: it recomputes some candidates, with the same results).
+    ``direct`` (static): the histograms hold only each candidate's drawn features
+    (``(2, C, k, B+1, S1)``, :func:`grow`'s drawn-feature mode) and ``feat_ok`` is
+    :func:`_drawn`'s ``(index, open)`` of them."""
     n_cand = hbuf.shape[1]
 
     def search(hist, pstats, feat_ok):  # hist (c, F, B+1, S1): one contiguous block per candidate
-        if max_features is not None and max_features < hist.shape[1]:
+        if max_features is not None and (direct or max_features < hist.shape[1]):
             # only the drawn features' blocks, moved into _best_splits' layout (B+1, S1, k, c)
-            idx, ok = _drawn(feat_ok, max_features)
-            part = jnp.take_along_axis(hist, idx[:, :, None, None], axis=1).transpose(2, 3, 1, 0)
+            idx, ok = feat_ok if direct else _drawn(feat_ok, max_features)
+            part = hist if direct else jnp.take_along_axis(hist, idx[:, :, None, None], axis=1)
+            part = part.transpose(2, 3, 1, 0)
             gain, feat, bin_, mleft, lstats = _best_splits(part, pstats, criterion, params, n_bins, msl, mwl,
                                                            ok, missing)
             return gain, jnp.take_along_axis(idx, feat[:, None], axis=1)[:, 0], bin_, mleft, lstats
@@ -620,7 +661,7 @@ def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, f
         at = (half, start, 0, 0, 0)
         part = search(jax.lax.dynamic_slice(hbuf, tuple(jnp.asarray(i, jnp.int32) for i in at), size)[0],
                       jax.lax.dynamic_slice_in_dim(pstats, start, chunk),
-                      jax.lax.dynamic_slice_in_dim(feat_ok, start, chunk))
+                      jax.tree.map(lambda a: jax.lax.dynamic_slice_in_dim(a, start, chunk), feat_ok))
         return tuple(jax.lax.dynamic_update_slice_in_dim(o, p.astype(o.dtype), start, 0) for o, p in zip(out, part))
 
     return jax.lax.fori_loop(0, (n_live + chunk - 1) // chunk, body, out)
@@ -653,6 +694,54 @@ def _children(hbuf, half, small, src, small_left, n_live, chunk):
         return jax.lax.dynamic_update_slice(hbuf, both.astype(hbuf.dtype), at)
 
     return _dynamic_loop((n_live + chunk - 1) // chunk, body, hbuf, (half, small, src, small_left))
+
+
+def _zero_cands(hbuf, half, n_live, chunk):
+    """``hbuf`` ``(2, C, k, B+1, S1)`` with the first ``n_live`` candidates of ``hbuf[half]``
+    zeroed, ``chunk`` a step (the cost follows ``n_live``)."""
+    n_cand = hbuf.shape[1]
+    chunk = min(chunk, n_cand)
+
+    def body(j, hbuf, half):
+        zeros = jnp.zeros((1, chunk) + hbuf.shape[2:], hbuf.dtype)
+        start = jnp.minimum(j * chunk, n_cand - chunk)
+        at = tuple(jnp.asarray(i, jnp.int32) for i in (half, start, 0, 0, 0))
+        return jax.lax.dynamic_update_slice(hbuf, zeros, at)
+
+    return _dynamic_loop((n_live + chunk - 1) // chunk, body, hbuf, (half,))
+
+
+def _hist_rows_drawn(flat_codes, n_rows, stats_count, slot, rows, n_used, feats, hbuf, half, n_chunks):
+    """Add the compacted rows ``rows`` (m,) (their ``stats_count`` (m, S1) and in-range
+    candidate ``slot`` (m,), the first ``n_used`` real, the rest zeros) into the histograms
+    of their candidates' drawn features, ``hbuf[half]`` ``(C, k, B+1, S1)``: candidate ``c``'s
+    ``j``-th block sums feature ``feats[c, j]`` (``feats`` (C, k)). The drawn-feature mode of
+    :func:`grow`: every child's histogram from its own rows, ``k`` features each, no parent
+    histogram and no subtraction. A loop over the chunks of ``m / n_chunks`` rows that hold
+    real rows (:func:`_dynamic_loop`) and, per chunk, over the ``k`` draws of one scatter-add
+    (every index in range, as :func:`_hist_rows_xla`); per block the rows are added in row
+    order."""
+    n_cand, k, n_codes, n_s1 = hbuf.shape[1:]
+    chunk = rows.shape[0] // n_chunks
+    per_cand = k * n_codes
+
+    def body(i, flat, flat_codes, stats_count, slot, rows, feats, half):  # no closed-over array (_dynamic_loop)
+        stats_i = jax.lax.dynamic_slice_in_dim(stats_count, i * chunk, chunk)
+        slot_i = jax.lax.dynamic_slice_in_dim(slot, i * chunk, chunk).astype(jnp.int32)
+        rows_i = jax.lax.dynamic_slice_in_dim(rows, i * chunk, chunk)
+        base = (half * n_cand + slot_i) * per_cand
+        feat_i = feats[slot_i]  # (chunk, k)
+
+        def draw(j, flat):
+            f = jax.lax.dynamic_index_in_dim(feat_i, j, axis=1, keepdims=False)
+            codes = flat_codes.at[f * n_rows + rows_i].get(mode="promise_in_bounds").astype(jnp.int32)
+            return flat.at[base + j * n_codes + codes].add(stats_i, mode="promise_in_bounds")
+
+        return jax.lax.fori_loop(0, k, draw, flat)
+
+    flat = hbuf.reshape(-1, n_s1)
+    flat = _dynamic_loop((n_used + chunk - 1) // chunk, body, flat, (flat_codes, stats_count, slot, rows, feats, half))
+    return flat.reshape(hbuf.shape)
 
 
 # --------------------------------------------------------------------------- growth
@@ -770,6 +859,13 @@ def grow(
     # float sums below 2^24 rows; the margin covers their rounding above)
     n_small = max(1, min(n_rows, n_rows // 2 + n_rows // (1 << 20) + 1))
     n_small = -(-n_small // _N_CHUNKS) * _N_CHUNKS  # whole chunks (the pad: spare rows)
+    # drawn-feature mode (module docstring, "Drawn features"): with at most half the features
+    # drawn per node, every child's histogram holds only its own draws, summed from its rows
+    direct = drawn_mode(n_features, max_features)
+    n_moved = -(-n_rows // _N_CHUNKS) * _N_CHUNKS
+
+    def draws(level):  # the (2W, k) features of a level's candidates and whether each is open
+        return _drawn(_feature_choice(key, level, feature_mask, 2 * W, max_features), max_features)
 
     def level(st, hbuf, scratch):
         """Split the candidates of one level (histograms ``hbuf[st["half"]]``, ``hbuf``
@@ -786,10 +882,13 @@ def grow(
         open_ = st["cand_valid"] & (pdepth < depth_cap) & (pcount >= mss) & (pweight >= 2 * mwl)
         if criterion.stop_when_pure:
             open_ &= ~criterion.is_pure(pstats[:, :n_stats], st["impurity"][ids], purity_ref, eps)
-        feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
+        if direct:  # drawn when the level before built these histograms
+            feat_ok = st["draws"]
+        else:
+            feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits_live(
             hbuf, half, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
-            jnp.sum(st["cand_valid"]), _SPLIT_CHUNK, has_missing, max_features)
+            jnp.sum(st["cand_valid"]), _SPLIT_CHUNK, has_missing, max_features, direct)
         want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
         rank = (jnp.cumsum(want) - 1).astype(i32)
         fits = (rank < n_slots) & (st["n_nodes"] + 2 * (rank + 1) <= M)
@@ -817,8 +916,11 @@ def grow(
         # route the rows of the split nodes: one gather of a per-node table (feature, bin,
         # missing side, left child, histogram slot of each child) and one of the code
         small_left = lstats[:, n_stats] <= rstats[:, n_stats]
-        slot_l = jnp.where(small_left, rank, n_slots)
-        slot_r = jnp.where(small_left, n_slots, rank)
+        if direct:  # every child's rows, into the child's own candidate slot of the next level
+            slot_l, slot_r = 2 * rank, 2 * rank + 1
+        else:
+            slot_l = jnp.where(small_left, rank, n_slots)
+            slot_r = jnp.where(small_left, n_slots, rank)
         table = jnp.stack([jnp.full((M + 1,), -1, i32).at[at_p].set(v, mode="drop")
                            for v in (feat, tbin, mleft.astype(i32), left_id, slot_l, slot_r)], 1)
         node = st["row_node"]
@@ -830,6 +932,22 @@ def grow(
         new["row_node"] = node
         # children's histograms: the rows of the smaller child of each split (at most half
         # the counted rows: compacted into a fixed buffer) by one pass, siblings by subtraction
+        n_built = n_split if max_depth is None else jnp.where(st["level"] + 1 < depth_cap, n_split, 0)
+        if direct:
+            slot = jnp.where(moved & positive, jnp.where(go_left, t[:, 4], t[:, 5]), n_cand)
+            sel, n_used = _compact((slot < n_cand) & (n_built > 0), n_moved)
+            filled = jnp.arange(n_moved) < n_used
+            sc_sel = jnp.where(filled[:, None], sc[sel], 0)
+            slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_moved) % n_cand)
+            new["draws"] = draws(st["level"] + 1)
+            hbuf = _zero_cands(hbuf, 1 - half, 2 * n_built, _SPLIT_CHUNK)
+            hbuf = _hist_rows_drawn(flat_codes, n_rows, sc_sel, slot_sel, sel, n_used, new["draws"][0],
+                                    hbuf, 1 - half, _N_CHUNKS)
+            new["half"] = 1 - half
+            new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
+            new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split
+            new["level"] = st["level"] + 1
+            return new, hbuf, scratch
         slot = jnp.where(moved & positive, jnp.where(go_left, t[:, 4], t[:, 5]), n_slots)
 
         at_rank = jnp.where(split, rank, n_slots)
@@ -837,8 +955,7 @@ def grow(
         small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
 
         # the children of the last level are leaves: no histogram for them (no row and no
-        # split takes part: both loops below run no step)
-        n_built = n_split if max_depth is None else jnp.where(st["level"] + 1 < depth_cap, n_split, 0)
+        # split takes part: both loops below run no step; n_built above)
         sel, n_used = _compact((slot < n_slots) & (n_built > 0), n_small)
         filled = jnp.arange(n_small) < n_used
         sc_sel = jnp.where(filled[:, None], sc[sel], 0)
@@ -876,8 +993,11 @@ def grow(
     root = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
     carried = buffers is not None
     if buffers is None:
-        buffers = histogram_buffers(n_features, n_bins, n_stats, W, dtype)
+        buffers = histogram_buffers(n_features, n_bins, n_stats, W, dtype, max_features)
     hbuf, scratch = buffers
+    if direct:  # the root's drawn features only
+        st["draws"] = draws(0)
+        root = jnp.take(root, st["draws"][0][0], axis=2)
     hbuf = hbuf.at[0, :1].set(root.transpose(3, 2, 0, 1))  # (B+1, S1, F, 1) -> (1, F, B+1, S1)
     st, hbuf, scratch = jax.lax.while_loop(lambda c: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < depth_cap),
                                            lambda c: level(*c), (st, hbuf, scratch))
@@ -902,14 +1022,25 @@ def grow(
     return (grown, (hbuf, scratch)) if carried else grown
 
 
-def histogram_buffers(n_features: int, n_bins: int, n_stats: int, max_width: int, dtype):
+def drawn_mode(n_features: int, max_features) -> bool:
+    """Whether :func:`grow` keeps only each node's drawn features' histograms (at most half
+    the features drawn per node: module docstring, "Drawn features")."""
+    return max_features is not None and 2 * int(max_features) <= n_features
+
+
+def histogram_buffers(n_features: int, n_bins: int, n_stats: int, max_width: int, dtype, max_features=None):
     """Zero working buffers of :func:`grow` for ``F`` features, ``n_bins`` bins, ``S`` statistics
     and width ``W``: the histograms ``(2, 2W, F, B + 1, S + 1)`` (a level's candidates in one half,
     its children in the other; candidate-major, so that one node's histogram is one contiguous
-    block, :func:`_children`) and the smaller children's sums ``(F, W, B + 1, S + 1)``.
+    block, :func:`_children`) and the smaller children's sums ``(F, W, B + 1, S + 1)``. In the
+    drawn-feature mode (``max_features``, :func:`drawn_mode`) ``k = max_features`` blocks per
+    candidate ``(2, 2W, k, B + 1, S + 1)`` and no smaller children's sums (a placeholder).
 
     Reference: Ke et al. 2017 (LightGBM's histograms and sibling subtraction, which these hold)."""
     n_codes = n_bins + 1
+    if drawn_mode(n_features, max_features):
+        return (jnp.zeros((2, 2 * max_width, int(max_features), n_codes, n_stats + 1), dtype),
+                jnp.zeros((1, 1, 1, n_stats + 1), dtype))
     return (jnp.zeros((2, 2 * max_width, n_features, n_codes, n_stats + 1), dtype),
             jnp.zeros((n_features, max_width, n_codes, n_stats + 1), dtype))
 

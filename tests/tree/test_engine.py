@@ -231,3 +231,42 @@ def test_grow_from_stale_buffers_equals_zeroed_ones(fill):
     _tree_equal(got, GROW(codes_T, stats, count, crit, ()))
     assert int(got.n_nodes) > 7  # a tree of several levels, so that later levels ran on stale slots
     assert jax.tree.map(jnp.shape, buffers) == jax.tree.map(jnp.shape, stale)
+
+
+def test_drawn_features_are_the_largest_draws_in_feature_order():
+    # _drawn replaces a sort (top_k) by k - 1 removals of the maximum and a running count:
+    # the same features as the rule "u >= the k-th largest" on the allowed ones, in order,
+    # the rest closed (fewer allowed features than k)
+    rng = np.random.default_rng(11)
+    drawn = jax.jit(E._drawn, static_argnums=1)
+    for allowed_share, k in ((1.0, 3), (0.5, 3), (0.2, 4), (0.0, 2)):
+        allowed = rng.random(10) < allowed_share
+        u = np.where(allowed[None], rng.random((6, 10)), -1.0)
+        idx, open_ = (np.asarray(a) for a in drawn(jnp.asarray(u), k))
+        kth = np.sort(u, axis=1)[:, 10 - k][:, None]
+        for c in range(6):
+            got = idx[c][open_[c]]
+            assert np.all(np.diff(got) > 0)
+            np.testing.assert_array_equal(got, np.flatnonzero(allowed & (u[c] >= kth[c])))
+
+
+def test_feature_draws_are_uniform_over_levels_and_nodes():
+    # the draws are a counter hash keyed by the tree's key and the level (_level_uniform):
+    # every feature is drawn by k/F of the nodes (binomial, 4 sigma), the level and the key
+    # change the draws, and two trees' draws are uncorrelated
+    C, F, k, levels = 64, 10, 3, 50
+    choice = jax.jit(lambda key, lv: E._drawn(E._feature_choice(key, lv, jnp.ones(F, bool), C, k), k)[0])
+    counts = np.zeros(F)
+    for lv in range(levels):
+        idx = np.asarray(choice(jax.random.key(3), lv))
+        np.add.at(counts, idx.reshape(-1), 1)
+    n = C * levels
+    p = k / F
+    assert np.all(np.abs(counts / n - p) < 4 * np.sqrt(p * (1 - p) / n)), counts / n
+    a = np.asarray(choice(jax.random.key(3), 7))
+    assert not np.array_equal(a, np.asarray(choice(jax.random.key(3), 8)))
+    assert not np.array_equal(a, np.asarray(choice(jax.random.key(4), 7)))
+    u1 = np.asarray(E._level_uniform(jax.random.key(1), 0, (4096,)))
+    u2 = np.asarray(E._level_uniform(jax.random.key(2), 0, (4096,)))
+    assert abs(np.corrcoef(u1, u2)[0, 1]) < 4 / np.sqrt(4096)
+    assert abs(u1.mean() - 0.5) < 4 * np.sqrt(1 / 12 / 4096) and 0 <= u1.min() and u1.max() < 1
