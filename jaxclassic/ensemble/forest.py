@@ -42,7 +42,10 @@ default as many as fit
 Memory per tree of a batch: about ``itemsize·(6·(B+1)(S+1)·F·2W + n·(S+8) + M·(S+12))`` bytes
 (the histograms of a level's ``2W`` children over ``B+1`` codes, ``S`` statistics — ``C``
 classes or 3 for regression — and ``F`` features, kept in about six copies by the split
-search; the rows' statistics; the node arrays).
+search; the rows' statistics; the node arrays). With ``max_features`` at most ``F/2`` (the
+defaults ``"sqrt"`` and ``"p/3"``) a node's histograms hold only its ``max_features`` drawn
+features, summed from its own rows (``tree._engine``, "Layout and cost"): ``F`` is then
+``max_features`` in that count.
 Prediction sums the trees in chunks of at most 256 MB of ``(trees, rows, C)`` outputs.
 
 Departures from scikit-learn: binned split points (255 quantile bins by default; exact when
@@ -95,7 +98,7 @@ from jaxclassic.ensemble.bagging import (
 from jaxclassic.tree.binning import bin_ranges
 from jaxclassic.tree.cart import TASK_CRITERIA, default_budget
 from jaxclassic.tree.cart import _check_stopping_rules, _codes_have_missing
-from jaxclassic.tree._engine import histogram_buffers
+from jaxclassic.tree._engine import drawn_mode, histogram_buffers
 from jaxclassic.tree.cart import _fit_binned as _tree_fit_binned
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (check_array, check_bool, check_choice, check_int, check_key,
@@ -200,7 +203,9 @@ def _n_stats(task, n_classes):
     return n_classes if task == "classification" else 3
 
 
-def _tree_bytes(n, n_features, n_bins, n_stats, max_nodes, max_width, itemsize):
+def _tree_bytes(n, n_features, n_bins, n_stats, max_nodes, max_width, itemsize, max_features=None):
+    if drawn_mode(n_features, max_features):
+        n_features = max_features
     return itemsize * (6 * (n_bins + 1) * (n_stats + 1) * n_features * 2 * max_width
                        + n * (n_stats + 8) + max_nodes * (n_stats + 12))
 
@@ -333,7 +338,8 @@ def fit_random_forest(
     else:
         if chunk_size is None:
             n_stats = _n_stats(task, n_classes)
-            per_tree = _tree_bytes(n_samples, n_features, n_bins, n_stats, max_nodes, max_width, sw.dtype.itemsize)
+            per_tree = _tree_bytes(n_samples, n_features, n_bins, n_stats, max_nodes, max_width, sw.dtype.itemsize,
+                                   max_features)
             chunk_size = default_chunk_size(n_estimators, per_tree, MEMORY_BUDGET_BYTES)
 
         def one(w, k):

@@ -63,6 +63,17 @@ level zeroed buffers of its whole width: a single tree on 256 x 5 compiled 594 H
 computations in 4.3 s, one body 250 in 2.0 s; on 200 x 30, 107 ms a fit with phases, 152 ms
 in one phase before the zeroing went, 75 ms after; 2-core CPU.)
 
+Drawn features. With ``max_features = k`` at most ``F/2`` (forests' ``"sqrt"`` and ``"p/3"``)
+the histograms hold only each node's ``k`` drawn features, ``(2, 2W, k, B + 1, S + 1)``: a
+level draws its children's features when it builds their histograms, and builds each child's
+from the child's own rows (:func:`_hist_rows_drawn`: ``k`` scatter-adds per row, into blocks
+zeroed for the live children only), with no parent histogram and no subtraction; sibling
+subtraction would need every feature of the parent (``F`` against ``k``: 30 against 5 on
+breast_cancer). The draws are a counter hash of the tree's key, the level and the node's slot
+(:func:`_level_uniform`), so a node's draws do not depend on the width ``W``.
+RandomForestClassifier(100) on breast_cancer: 0.58 s warm subtracting, 0.33 s drawn, 0.26 s
+with the hashed draws (``jax.random.uniform`` of ``(2W, F)`` a level: 80-150 us).
+
 scikit-learn's stopping rules: a node is a leaf when its depth is ``max_depth``, it has fewer
 than ``min_samples_split`` (or ``2·min_samples_leaf``) rows, weight below
 ``2·min_weight_leaf``, it is pure (impurity criteria: see below), no

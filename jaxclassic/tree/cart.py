@@ -65,16 +65,17 @@ a node past either limit stays a leaf and :func:`fit_cart` warns (:class:`TreeTr
 Width. The buffers of a level are sized to the width (histograms of
 :math:`2W \times (B+1) \times (S+1) \times F` numbers, 189 MB at :math:`W = 256` on 426 rows
 x 30 features), while most trees split few nodes per level (breast_cancer's: at most 4). So a
-fit with the default width, concrete inputs and no feature draws grows at
-:math:`W = \min(64, W_{default})` first (16 for a classification tree on at most 512 rows: the
-bundled tables' trees split at most 4 nodes a level, scikit-learn's at most 8 in their forests;
-breast_cancer's tree 30 -> 20 ms a fit; regression trees grow to pure leaves and need 41 on
-diabetes) and grows again at the default only when that tree is truncated: the same tree (the width changes which nodes fit, never a split), its growth in
-14.5 ms instead of 69 ms (``DecisionTreeClassifier`` on 75 % of breast_cancer: 55 ms a fit
-instead of 141 ms, ``python -m benchmarks.bench_small``), at the cost of a second program for
-trees that need the width (or that the node budget truncates: the regrowth is then wasted).
-Traced fits (``jit``, ``vmap`` over folds), an explicit ``max_width`` and ``max_features``
-draws (laid out by slot, so depending on the width) keep the default.
+fit with the default width and concrete inputs grows at :math:`W = \min(64, W_{default})`
+first (16 for a classification tree on at most 512 rows: the bundled tables' trees split at
+most 4 nodes a level, scikit-learn's at most 8 in their forests; breast_cancer's tree 30 ->
+20 ms a fit; regression trees grow to pure leaves and need 41 on diabetes) and grows again at
+the default only when that tree is truncated: the same tree (the width changes which nodes
+fit, never a split; the feature draws of a node depend on its slot, not on the width:
+``_engine._level_uniform``), its growth in 14.5 ms instead of 69 ms (``DecisionTreeClassifier``
+on 75 % of breast_cancer: 55 ms a fit instead of 141 ms, ``python -m benchmarks.bench_small``),
+at the cost of a second program for trees that need the width (or that the node budget
+truncates: the regrowth is then wasted). Traced fits (``jit``, ``vmap`` over folds) and an
+explicit ``max_width`` keep the default.
 
 References
 ----------
@@ -337,12 +338,11 @@ def fit_cart_binned(
             max_nodes if max_depth is None else max_depth)
     static = dict(task=task, criterion=criterion, n_bins=n_bins, max_features=max_features,
                   max_nodes=max_nodes, n_classes=n_classes, has_missing=has_missing)
-    # the default width, grown narrow first (module docstring, "Width"): a concrete fit without
-    # feature draws (whose draws are laid out by slot, so depend on the width) and a wide default
-    narrow = (auto_width and max_width > _FIRST_WIDTH and (max_features is None or max_features >= n_features)
-              and not any(is_traced(a) for a in jax.tree_util.tree_leaves(args)))
+    # the default width, grown narrow first (module docstring, "Width"): a concrete fit and a
+    # wide default
     first = _FIRST_WIDTH_SMALL if task == "classification" and n_samples <= _SMALL_ROWS else _FIRST_WIDTH
-    narrow = narrow and max_width > first
+    narrow = (auto_width and max_width > first
+              and not any(is_traced(a) for a in jax.tree_util.tree_leaves(args)))
     tree, truncated = _fit_binned(*args, max_width=first if narrow else max_width, **static)
     if narrow and bool(truncated):
         tree, truncated = _fit_binned(*args, max_width=max_width, **static)

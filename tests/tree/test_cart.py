@@ -476,3 +476,32 @@ def test_narrow_first_growth_equals_the_default_width(wide, monkeypatch):
     assert (_splits_per_level(auto).max() > 64) == wide
     for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("wide", [False, True])
+def test_narrow_first_growth_with_feature_draws_equals_the_default_width(wide, monkeypatch):
+    """With max_features draws the narrow first growth (W = 16 for a classification tree on at
+    most 512 rows) grows the tree of the default width too: a node's draws depend on its slot
+    and level, not on the width (``_engine._level_uniform``). Wide: random labels, so that the
+    pure-leaf tree splits more than 16 nodes on some level (two programs)."""
+    rng = np.random.default_rng(5)
+    n = 400
+    X = rng.normal(size=(n, 10))
+    y = rng.integers(0, 2, n) if wide else (X[:, 0] + X[:, 1] > 0).astype(int)
+    widths = []
+    real = cart_module._fit_binned
+
+    def spy(*args, max_width, **kwargs):
+        widths.append(max_width)
+        return real(*args, max_width=max_width, **kwargs)
+
+    monkeypatch.setattr(cart_module, "_fit_binned", spy)
+    key = jax.random.key(2)
+    auto = fit_cart(X, y, max_features=3, key=key, n_bins=64)
+    full_width = cart_module.default_budget(n, None)[1]
+    direct = fit_cart(X, y, max_features=3, key=key, n_bins=64, max_width=full_width)
+    assert widths == ([16, full_width, full_width] if wide else [16, full_width])
+    assert (_splits_per_level(auto).max() > 16) == wide
+    for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
