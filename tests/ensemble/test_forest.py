@@ -252,3 +252,28 @@ def test_nan_y(task):
 def test_key_is_required():
     with pytest.raises(ValueError, match="key must be a jax.random key"):
         ensemble.fit_random_forest(X, Y, key=None, **KW)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("wide", [False, True])
+def test_narrow_first_forest_equals_the_default_width(wide, monkeypatch):
+    # a classification forest on <= 512 rows grows every tree at width 16 first and the
+    # truncated ones again at the default width: the forest of the default width, bit for bit.
+    # Wide: random labels, whose pure-leaf trees split more than 16 nodes on some level
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 8))
+    y = rng.integers(0, 3, 400) if wide else (X[:, 0] > 0).astype(int)
+    widths = []
+    real = forest_module._grow_trees
+
+    def spy(*args, max_width, **kwargs):
+        widths.append(max_width)
+        return real(*args, max_width=max_width, **kwargs)
+
+    monkeypatch.setattr(forest_module, "_grow_trees", spy)
+    kw = dict(n_estimators=6, max_features=2, key=jax.random.key(4), n_bins=64)
+    auto = ensemble.fit_random_forest(X, y, **kw)
+    direct = ensemble.fit_random_forest(X, y, max_width=forest_module.FOREST_MAX_WIDTH, **kw)
+    assert widths == ([16, 64, 64] if wide else [16, 64])
+    for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
