@@ -25,9 +25,14 @@ Defaults. ``max_features``: ``"sqrt"`` (:math:`\lfloor\sqrt p\rfloor`) for class
 regressor now uses all ``p``) for regression. ``max_depth=None``: each tree has the node
 budget :math:`M = \min(2n - 1, 8191)` (room for any tree of ``n`` rows up to 4,096) and
 splits at most :math:`W = \min(\lfloor n/2 \rfloor, 64)` nodes per level
-(:func:`forest_budget`): exact for small data; on large data a fully grown tree has wider
-levels and is truncated there (nodes past ``W`` stay leaves: pass ``max_width`` or a
-``max_depth`` with ``max_width = 2^{D-1}``).
+(:func:`forest_budget`): exact for small data. On large data a fully grown tree has wider
+levels: on a CPU with concrete inputs the trees truncated at ``W`` are grown again at up to
+:data:`FOREST_WIDE_WIDTH` splits a level (:func:`_wide_width`: at most ``n/2``, and histograms
+of at most 256 MB a level), and a tree still truncated (past the node budget or that width)
+warns (:class:`~jaxclassic.tree.cart.TreeTruncatedWarning`; pass ``max_depth``, or
+``max_nodes`` / ``max_width``). Until 2026-11 they stayed truncated silently:
+RandomForestClassifier(50) on 35,000 x 20 (``make_classification``) held out 0.959 against
+scikit-learn's 0.971, with 740 leaves a tree against 1,975.
 
 Growing the trees. On a CPU (and ``chunk_size`` not given) the trees are grown one after
 another in one compiled program (a ``lax.scan`` that carries the engine's working buffers
@@ -81,6 +86,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from functools import partial
 from typing import NamedTuple
 
@@ -104,7 +110,7 @@ from jaxclassic.ensemble.bagging import (
 from jaxclassic.tree.binning import bin_ranges
 from jaxclassic.tree.cart import _FIRST_WIDTH_SMALL as _FIRST_WIDTH
 from jaxclassic.tree.cart import _SMALL_ROWS, TASK_CRITERIA, default_budget
-from jaxclassic.tree.cart import _check_stopping_rules, _codes_have_missing
+from jaxclassic.tree.cart import TreeTruncatedWarning, _check_stopping_rules, _codes_have_missing
 from jaxclassic.tree._engine import drawn_mode, histogram_buffers
 from jaxclassic.tree.cart import _fit_binned as _tree_fit_binned
 from jaxclassic._implicit import nondifferentiable
@@ -125,6 +131,10 @@ _PREDICT_CHUNK_BYTES = 256 << 20
 FOREST_MAX_NODES = 8191
 #: Splits per level of each tree of a forest with ``max_depth=None`` (unless ``max_width`` is given).
 FOREST_MAX_WIDTH = 64
+#: The most splits per level at which such a forest regrows its truncated trees (:func:`_wide_width`).
+FOREST_WIDE_WIDTH = 1024
+#: The most bytes of a regrown tree's level histograms (:func:`_wide_width`).
+FOREST_WIDE_BYTES = 256 << 20
 
 
 class ForestParams(NamedTuple):
@@ -208,6 +218,19 @@ def forest_budget(n_samples: int, max_depth: int | None, max_nodes=None, max_wid
 def _n_stats(task, n_classes):
     """Statistics per row of a CART tree: the class counts, or ``[w, wy, wy^2]``."""
     return n_classes if task == "classification" else 3
+
+
+def _wide_width(n_samples, n_features, n_bins, n_stats, max_nodes, max_features, itemsize):
+    """The width at which a fully grown forest regrows its truncated trees: at most
+    ``min(n/2, (M - 1)/2,`` :data:`FOREST_WIDE_WIDTH` ``)`` splits a level, halved until the
+    level's histograms ``2 · 2W · F · (B + 1) · (S + 1)`` (``F`` the drawn features in the
+    drawn-feature mode) fit :data:`FOREST_WIDE_BYTES`."""
+    if drawn_mode(n_features, max_features):
+        n_features = max_features
+    width = max(1, min(n_samples // 2, (max_nodes - 1) // 2, FOREST_WIDE_WIDTH))
+    while width > FOREST_MAX_WIDTH and 4 * width * n_features * (n_bins + 1) * (n_stats + 1) * itemsize > FOREST_WIDE_BYTES:
+        width //= 2
+    return width
 
 
 def _tree_bytes(n, n_features, n_bins, n_stats, max_nodes, max_width, itemsize, max_features=None):
@@ -346,11 +369,28 @@ def fit_random_forest(
         # the default width (module docstring, "Growing the trees")
         narrow = (auto_width and task == "classification" and n_samples <= _SMALL_ROWS and max_width > _FIRST_WIDTH
                   and not any(is_traced(a) for a in jax.tree_util.tree_leaves(grow_args)))
-        trees, truncated = _grow_trees(*grow_args, max_width=_FIRST_WIDTH if narrow else max_width, **static)
-        if narrow and bool(jnp.any(truncated)):
+        concrete = not any(is_traced(a) for a in jax.tree_util.tree_leaves(grow_args))
+        widths = [_FIRST_WIDTH] if narrow else []
+        widths.append(max_width)
+        if auto_width and max_depth is None and concrete:
+            # fully grown trees of large data: the truncated ones again, wider (module docstring)
+            wide = _wide_width(n_samples, n_features, edges.shape[1] + 1, _n_stats(task, n_classes), max_nodes,
+                               max_features, sw.dtype.itemsize)
+            if wide > max_width:
+                widths.append(wide)
+        trees, truncated = _grow_trees(*grow_args, max_width=widths[0], **static)
+        for width in widths[1:]:
+            if not bool(jnp.any(truncated)):
+                break
             again = grow_args[:4] + (weights * truncated[:, None].astype(weights.dtype),) + grow_args[5:]
-            wide, _ = _grow_trees(*again, max_width=max_width, **static)
-            trees = _where_trees(truncated, wide, trees)
+            regrown, still = _grow_trees(*again, max_width=width, **static)
+            trees = _where_trees(truncated, regrown, trees)
+            truncated = truncated & still
+        if concrete and bool(jnp.any(truncated)):
+            warnings.warn(
+                f"{int(jnp.sum(truncated))} of {n_estimators} trees reached their node budget "
+                f"(max_nodes={max_nodes}) or level width (max_width={widths[-1]}); nodes that could split were "
+                "left as leaves (pass max_depth, or max_nodes / max_width)", TreeTruncatedWarning, stacklevel=2)
     else:
         if chunk_size is None:
             n_stats = _n_stats(task, n_classes)

@@ -9,6 +9,7 @@ is shared so that its programs compile once; the real-data forests use 64 bins.
 """
 
 import functools
+import warnings
 
 import jax
 import numpy as np
@@ -277,3 +278,32 @@ def test_narrow_first_forest_equals_the_default_width(wide, monkeypatch):
     assert widths == ([16, 64, 64] if wide else [16, 64])
     for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.full
+def test_fully_grown_forest_regrows_trees_truncated_at_the_default_width(monkeypatch):
+    # max_depth=None: the trees truncated at FOREST_MAX_WIDTH (64) are grown again at up to
+    # n/2 splits a level (_wide_width), with no warning, and equal the forest grown at that
+    # width directly. 1,200 rows of 4 random labels, no bootstrap: pure leaves need > 64
+    # splits on some level
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(1200, 6))
+    y = rng.integers(0, 4, 1200)
+    widths = []
+    real = forest_module._grow_trees
+
+    def spy(*args, max_width, **kwargs):
+        widths.append(max_width)
+        return real(*args, max_width=max_width, **kwargs)
+
+    monkeypatch.setattr(forest_module, "_grow_trees", spy)
+    kw = dict(n_estimators=3, max_features=2, bootstrap=False, key=jax.random.key(0), n_bins=32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tree.cart.TreeTruncatedWarning)
+        auto = ensemble.fit_random_forest(X, y, **kw)
+    wide = widths[-1]
+    assert widths == [64, wide] and wide == 600
+    direct = ensemble.fit_random_forest(X, y, max_width=wide, **kw)
+    for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert np.all(np.asarray(ensemble.predict(auto, X)) == y)  # fully grown: every row fitted
