@@ -389,7 +389,7 @@ def _hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chu
         return _hist_pallas.hist_rows(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes,
                                       interpret=choice == "pallas-interpret")
     if scratch is not None:
-        scratch = _zero_slots(scratch, n_live, _SPLIT_CHUNK)
+        scratch = _zero_slots(scratch, n_live, _split_chunk())
     return _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n_chunks, acc=scratch)
 
 
@@ -757,10 +757,19 @@ def _hist_rows_drawn(flat_codes, n_rows, stats_count, slot, rows, n_used, feats,
 
 # --------------------------------------------------------------------------- growth
 _N_CHUNKS = 8  # the smaller children's rows are summed in chunks of n/16: work ~ their number
-_SPLIT_CHUNK = 1  # candidates searched (and children built) per step: work ~ live ones. 8 until 2026-11;
-# 1 costs no more on wide levels and wastes nothing on narrow ones (a level of 1-4 candidates
-# searched 8): DecisionTree breast_cancer 32 -> 14-18 ms, XGBoost(100) 0.27-0.39 -> 0.12 s warm,
-# XGBoost(50, depth 6) on 200k x 28 5.4 -> 4.6 s; smaller loop bodies compile faster too
+_SPLIT_CHUNK = 1  # candidates searched (and children built) per step on a CPU: work ~ live ones.
+# 8 until 2026-11; on a CPU 1 costs no more on wide levels and wastes nothing on narrow ones (a
+# level of 1-4 candidates searched 8): DecisionTree breast_cancer 32 -> 14-18 ms, XGBoost(100)
+# 0.27-0.39 -> 0.12 s warm, XGBoost(50, depth 6) on 200k x 28 5.4 -> 4.6 s. On a GPU each step is
+# a few kernel launches: XGBoost(20, depth 6) on 200k x 28 took 1.90 s warm at 8, 5.59 s at 1
+# (H200, 2026-11-28), so other backends keep 8 (_split_chunk)
+_SPLIT_CHUNK_ACCELERATOR = 8
+
+
+def _split_chunk() -> int:
+    """Candidates per step of the split search, the children's copies and the zeroing: 1 on a
+    CPU, :data:`_SPLIT_CHUNK_ACCELERATOR` elsewhere (read when the program is traced)."""
+    return _SPLIT_CHUNK if _hist_pallas._backend() == "cpu" else _SPLIT_CHUNK_ACCELERATOR
 
 
 def grow(
@@ -902,7 +911,7 @@ def grow(
             feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits_live(
             hbuf, half, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
-            jnp.sum(st["cand_valid"]), _SPLIT_CHUNK, has_missing, max_features, direct)
+            jnp.sum(st["cand_valid"]), _split_chunk(), has_missing, max_features, direct)
         want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
         rank = (jnp.cumsum(want) - 1).astype(i32)
         fits = (rank < n_slots) & (st["n_nodes"] + 2 * (rank + 1) <= M)
@@ -954,7 +963,7 @@ def grow(
             sc_sel = jnp.where(filled[:, None], sc[sel], 0)
             slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_moved) % n_cand)
             new["draws"] = draws(st["level"] + 1)
-            hbuf = _zero_cands(hbuf, 1 - half, 2 * n_built, _SPLIT_CHUNK)
+            hbuf = _zero_cands(hbuf, 1 - half, 2 * n_built, _split_chunk())
             hbuf = _hist_rows_drawn(flat_codes, n_rows, sc_sel, slot_sel, sel, n_used, new["draws"][0],
                                     hbuf, 1 - half, _N_CHUNKS)
             new["half"] = 1 - half
@@ -976,7 +985,7 @@ def grow(
         slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_small) % n_slots)
         small = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
                            scratch=scratch, n_live=n_built)
-        hbuf = _children(hbuf, half, small, src, small_left_r, n_built, max(1, _SPLIT_CHUNK // 2))
+        hbuf = _children(hbuf, half, small, src, small_left_r, n_built, max(1, _split_chunk() // 2))
         new["half"] = 1 - half
         new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
         new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split

@@ -134,7 +134,8 @@ def test_hist_rows_vmap_equals_loop_and_does_not_retrace():
 def test_the_cpu_chooses_xla(monkeypatch):
     monkeypatch.setattr(P, "HIST_KERNEL", None)
     monkeypatch.delenv("JAXCLASSIC_HIST_KERNEL", raising=False)
-    assert jax.default_backend() == "cpu"
+    if jax.default_backend() != "cpu":
+        pytest.skip("a GPU host's default is the Pallas kernel when it passes its probe")
     assert P.kernel_choice() == "xla"
 
 
@@ -183,8 +184,8 @@ def _fit(kernel):
 
 @pytest.mark.full
 def test_a_fit_with_the_pallas_kernel_equals_the_default(forced_pallas):
-    default = _fit(None)
-    assert not forced_pallas  # the CPU's default is the XLA kernel
+    default = _fit("xla")  # the CPU's default (on a GPU host the default is Pallas itself)
+    assert not forced_pallas
     pallas = _fit("pallas-interpret")
     assert forced_pallas, "the Pallas kernel was not traced"
     # the trees' structure exactly; the float sums (gradients) to rounding: 60 float32 terms
