@@ -21,6 +21,7 @@ from jaxclassic import ensemble, tree
 from jaxclassic.datasets import load_breast_cancer, load_diabetes, load_wine
 from jaxclassic.ensemble import forest as forest_module
 from jaxclassic.tree.binning import bin_ranges
+from tests._spy import record_widths
 
 N, F, NB, DEPTH, E = 64, 4, 8, 3, 4
 RNG = np.random.default_rng(0)
@@ -264,14 +265,7 @@ def test_narrow_first_forest_equals_the_default_width(wide, monkeypatch):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(400, 8))
     y = rng.integers(0, 3, 400) if wide else (X[:, 0] > 0).astype(int)
-    widths = []
-    real = forest_module._grow_trees
-
-    def spy(*args, max_width, **kwargs):
-        widths.append(max_width)
-        return real(*args, max_width=max_width, **kwargs)
-
-    monkeypatch.setattr(forest_module, "_grow_trees", spy)
+    widths = record_widths(monkeypatch, forest_module, "_grow_trees")
     kw = dict(n_estimators=6, max_features=2, key=jax.random.key(4), n_bins=64)
     auto = ensemble.fit_random_forest(X, y, **kw)
     direct = ensemble.fit_random_forest(X, y, max_width=forest_module.FOREST_MAX_WIDTH, **kw)
@@ -289,14 +283,7 @@ def test_fully_grown_forest_regrows_trees_truncated_at_the_default_width(monkeyp
     rng = np.random.default_rng(2)
     X = rng.normal(size=(1200, 6))
     y = rng.integers(0, 4, 1200)
-    widths = []
-    real = forest_module._grow_trees
-
-    def spy(*args, max_width, **kwargs):
-        widths.append(max_width)
-        return real(*args, max_width=max_width, **kwargs)
-
-    monkeypatch.setattr(forest_module, "_grow_trees", spy)
+    widths = record_widths(monkeypatch, forest_module, "_grow_trees")
     kw = dict(n_estimators=3, max_features=2, bootstrap=False, key=jax.random.key(0), n_bins=32)
     with warnings.catch_warnings():
         warnings.simplefilter("error", tree.cart.TreeTruncatedWarning)

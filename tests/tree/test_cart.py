@@ -28,6 +28,7 @@ from jaxclassic.tree import (
 )
 from jaxclassic.tree import cart as cart_module
 from jaxclassic.tree._engine import GradientPair, grow
+from tests._spy import record_widths
 
 N, F, NBINS, DEPTH, LEAF = 200, 4, 32, 4, 5
 RNG = np.random.default_rng(12)  # a seed whose reference trees have no ties (checked)
@@ -458,14 +459,7 @@ def test_narrow_first_growth_equals_the_default_width(wide, monkeypatch):
     # wide: y is the binary number of the bits, so each level splits on the next bit in every
     # node (unique gains 4^k): level 7 has up to 128 splits. Narrow: two bits matter
     y = Xw @ 2.0 ** np.arange(8) if wide else 3 * Xw[:, 0] + Xw[:, 1]
-    widths = []
-    real = cart_module._fit_binned
-
-    def spy(*args, max_width, **kwargs):
-        widths.append(max_width)
-        return real(*args, max_width=max_width, **kwargs)
-
-    monkeypatch.setattr(cart_module, "_fit_binned", spy)
+    widths = record_widths(monkeypatch, cart_module, "_fit_binned")
     with warnings.catch_warnings():
         warnings.simplefilter("error", TreeTruncatedWarning)
         auto = fit_cart(Xw, y, task="regression")
@@ -489,14 +483,7 @@ def test_narrow_first_growth_with_feature_draws_equals_the_default_width(wide, m
     n = 400
     X = rng.normal(size=(n, 10))
     y = rng.integers(0, 2, n) if wide else (X[:, 0] + X[:, 1] > 0).astype(int)
-    widths = []
-    real = cart_module._fit_binned
-
-    def spy(*args, max_width, **kwargs):
-        widths.append(max_width)
-        return real(*args, max_width=max_width, **kwargs)
-
-    monkeypatch.setattr(cart_module, "_fit_binned", spy)
+    widths = record_widths(monkeypatch, cart_module, "_fit_binned")
     key = jax.random.key(2)
     auto = fit_cart(X, y, max_features=3, key=key, n_bins=64)
     full_width = cart_module.default_budget(n, None)[1]
