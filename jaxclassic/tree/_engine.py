@@ -421,7 +421,7 @@ def _hist_rows_xla(codes_T, stats_count, slot, rows, n_used, n_slots, n_codes, n
     feature's codes gathered at ``rows``). Per (feature, bin) the rows are added in row
     order: the sums of :func:`_hist` bit for bit. Every index is in range
     (``promise_in_bounds``: no bounds branch per update; an unpredictable branch costs a
-    misprediction per row). ``acc``: a ``(F, n_codes, n_slots, S1)`` buffer to add into
+    misprediction per row). ``acc``: a ``(F, n_slots, n_codes, S1)`` buffer to add into
     (default zeros); the result is ``acc`` plus the sums. Slot-major within a feature, so that
     a child's sums are one contiguous block per feature (:func:`_children` copies blocks).
     """
@@ -954,43 +954,35 @@ def grow(
         node = jnp.where(moved, t[:, 3] + (~go_left).astype(i32), node)
         new["row_node"] = node
         # children's histograms: the rows of the smaller child of each split (at most half
-        # the counted rows: compacted into a fixed buffer) by one pass, siblings by subtraction
+        # the counted rows) by one pass and their siblings by subtraction, or in the
+        # drawn-feature mode every child's rows into the child's own slot; the rows taking
+        # part are compacted into a fixed buffer. The children of the last level are leaves:
+        # no histogram for them (no row and no split takes part: the loops run no step)
         n_built = n_split if max_depth is None else jnp.where(st["level"] + 1 < depth_cap, n_split, 0)
+        n_targets, size = (n_cand, n_moved) if direct else (n_slots, n_small)
+        slot = jnp.where(moved & positive, jnp.where(go_left, t[:, 4], t[:, 5]), n_targets)
+        sel, n_used = _compact((slot < n_targets) & (n_built > 0), size)
+        filled = jnp.arange(size) < n_used
+        sc_sel = jnp.where(filled[:, None], sc[sel], 0)
+        slot_sel = jnp.where(filled, slot[sel], jnp.arange(size) % n_targets)
         if direct:
-            slot = jnp.where(moved & positive, jnp.where(go_left, t[:, 4], t[:, 5]), n_cand)
-            sel, n_used = _compact((slot < n_cand) & (n_built > 0), n_moved)
-            filled = jnp.arange(n_moved) < n_used
-            sc_sel = jnp.where(filled[:, None], sc[sel], 0)
-            slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_moved) % n_cand)
             new["draws"] = draws(st["level"] + 1)
             hbuf = _zero_cands(hbuf, 1 - half, 2 * n_built, _split_chunk())
             hbuf = _hist_rows_drawn(flat_codes, n_rows, sc_sel, slot_sel, sel, n_used, new["draws"][0],
                                     hbuf, 1 - half, _N_CHUNKS)
-            new["half"] = 1 - half
-            new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
-            new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split
-            new["level"] = st["level"] + 1
-            return new, hbuf, scratch
-        slot = jnp.where(moved & positive, jnp.where(go_left, t[:, 4], t[:, 5]), n_slots)
-
-        at_rank = jnp.where(split, rank, n_slots)
-        src = jnp.zeros((n_slots,), i32).at[at_rank].set(jnp.arange(n_cand, dtype=i32), mode="drop")
-        small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
-
-        # the children of the last level are leaves: no histogram for them (no row and no
-        # split takes part: both loops below run no step; n_built above)
-        sel, n_used = _compact((slot < n_slots) & (n_built > 0), n_small)
-        filled = jnp.arange(n_small) < n_used
-        sc_sel = jnp.where(filled[:, None], sc[sel], 0)
-        slot_sel = jnp.where(filled, slot[sel], jnp.arange(n_small) % n_slots)
-        small = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
-                           scratch=scratch, n_live=n_built)
-        hbuf = _children(hbuf, half, small, src, small_left_r, n_built, max(1, _split_chunk() // 2))
+        else:
+            at_rank = jnp.where(split, rank, n_slots)
+            src = jnp.zeros((n_slots,), i32).at[at_rank].set(jnp.arange(n_cand, dtype=i32), mode="drop")
+            small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
+            small = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
+                               scratch=scratch, n_live=n_built)
+            hbuf = _children(hbuf, half, small, src, small_left_r, n_built, max(1, _split_chunk() // 2))
+            scratch = small.astype(scratch.dtype)  # the next level's scratch (or the Pallas kernel's output)
         new["half"] = 1 - half
         new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
         new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split
         new["level"] = st["level"] + 1
-        return new, hbuf, small.astype(scratch.dtype)  # the next level's scratch (or the Pallas kernel's output)
+        return new, hbuf, scratch
 
     st = dict(
         level=jnp.asarray(0, i32),
