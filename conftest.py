@@ -10,12 +10,19 @@ reused for a different computation. Programs that took 0.5 s or more to compile 
 0.1 s a warm run would reload the many small programs too; whether writing them slows a cold
 run is not settled (one cold fast tier at 0.1 s took 10 min 52 s, but the same tier at 0.5 s
 took 9 min 34 s and, an hour later on the same host, 11 min 14 s), so 0.5 s stays, as CI ran it.
+
+The package's own cache of compiled executables (:mod:`jaxclassic._executables`) is off in
+the tests: its keys cannot see a module constant that a test patches while a program is
+traced, so a patched program could be stored and loaded by a later test or run. Its own tests
+(``tests/test_executables.py``) turn it on in child processes.
 """
 
 import os
 from pathlib import Path
 
-import jax
+os.environ["JAXCLASSIC_NO_EXECUTABLE_CACHE"] = "1"
+
+import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 jax.config.update(

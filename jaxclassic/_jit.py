@@ -33,6 +33,10 @@ order of a few additions may differ: 1e-14 relative on Ridge, LDA and GP fits).
 ``JAXCLASSIC_SMALL_MAX_ELEMENTS`` (environment, read at import) overrides the threshold; ``0``
 turns the choice off (every call compiled with XLA's defaults).
 
+Top-level calls on the CPU are also served by the package's cache of compiled executables
+(:mod:`jaxclassic._executables`): a new process loads the program without tracing, lowering
+or compiling it.
+
 Inside another ``jit`` the outer program's options apply (an inner jit is inlined): a jit
 of ours called in a user's ``jit`` is compiled with XLA's defaults, unless the user's jit is
 itself this one.
@@ -46,6 +50,8 @@ import os
 
 import jax
 from jax._src import core as _core  # trace_state_clean: no public equivalent in jax 0.10
+
+from jaxclassic import _executables
 
 __all__ = ["jit", "SMALL_MAX_ELEMENTS", "SMALL_COMPILER_OPTIONS"]
 
@@ -89,6 +95,10 @@ class _SizedJit:
         functools.update_wrapper(self, fun)
         self._default = jax.jit(fun, **options)
         self._small = jax.jit(fun, compiler_options=SMALL_COMPILER_OPTIONS, **options)
+        # the compiled-executable cache, one per set of compiler options (the key holds them)
+        self._executables = ((_executables.Executables(fun, self._small, options, SMALL_COMPILER_OPTIONS),
+                              _executables.Executables(fun, self._default, options, {}))
+                             if _executables.Executables.qualifies(fun, options) else None)
 
     def _pick(self, args, kwargs):
         if (SMALL_MAX_ELEMENTS > 0 and _cpu() and _top_level()
@@ -97,7 +107,13 @@ class _SizedJit:
         return self._default
 
     def __call__(self, *args, **kwargs):
-        return self._pick(args, kwargs)(*args, **kwargs)
+        jitted = self._pick(args, kwargs)
+        # a top-level call on the CPU: served by the executable cache where it qualifies
+        if self._executables is not None and _cpu() and _top_level() and _executables.cache_dir():
+            out = self._executables[jitted is self._default].call(args, kwargs)
+            if out is not NotImplemented:
+                return out
+        return jitted(*args, **kwargs)
 
     def lower(self, *args, **kwargs):
         """``jax.jit(...).lower`` of the program this call would use."""
@@ -113,11 +129,14 @@ class _SizedJit:
     def _cache_size(self) -> int:
         """Compiled entries of both programs (``jax.jit``'s private counter, used by the tests
         that check a call does not recompile)."""
-        return self._default._cache_size() + self._small._cache_size()
+        held = sum(e.size() for e in self._executables) if self._executables is not None else 0
+        return self._default._cache_size() + self._small._cache_size() + held
 
     def clear_cache(self) -> None:
         self._default.clear_cache()
         self._small.clear_cache()
+        for cache in self._executables or ():
+            cache.clear()
 
     def __get__(self, obj, objtype=None):  # a jitted method: bind like a function
         return self if obj is None else functools.partial(self, obj)

@@ -36,6 +36,9 @@ __all__ = [
     "check_array",
     "check_X_y",
     "check_sample_weight",
+    "to_device",
+    "key_from_seed",
+    "as_operand",
     "check_consistent_length",
     "check_classification_targets",
     "check_classifier_data",
@@ -177,12 +180,21 @@ def check_array(
         out = arr if dtype is None else arr.astype(dtype)
     else:
         out = arr.astype(_float_dtype_for(arr.dtype, dtype), copy=False)
-    # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer).
-    # jnp.asarray, not jax.device_put: on the CPU device_put can alias an aligned host buffer
-    # (measured with jax 0.10.2 on a 64-byte-aligned float32 X), and a fit that keeps its input
-    # (k-NN, KDE) would then change when the caller later edits their array in place; jnp.asarray
-    # copies
-    return out if _numpy else jnp.asarray(out)
+    # numpy out for the checks below (inside a jit trace jnp.asarray would give a tracer)
+    return out if _numpy else to_device(out)
+
+
+def to_device(a) -> jax.Array:
+    """A device array holding a private copy of the NumPy array ``a``, built without a
+    compiled program.
+
+    ``jax.device_put`` alone can alias an aligned host buffer on the CPU (measured with jax
+    0.10.2 on a 64-byte-aligned float32 X): a fit that keeps its input (k-NN, KDE) would then
+    change when the caller edits their array in place. ``jnp.asarray`` copies, but through a
+    compiled program (``jit(stage)``, one per new shape and dtype: 5-45 ms of tracing and
+    compiling on a process's first call). A NumPy copy put on the device costs neither.
+    Dtypes are canonicalised as by ``jnp.asarray`` (float64 to float32 without x64)."""
+    return jax.device_put(np.array(a, copy=True))
 
 
 @_jit.jit
@@ -269,7 +281,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int, dtype=None) -> jax.A
     """
     dtype = dtype or default_float_dtype()
     if sample_weight is None:
-        return jnp.ones((n_samples,), dtype=dtype)
+        return jax.device_put(np.ones((n_samples,), dtype=dtype))  # no program to compile
     if is_traced(sample_weight):
         if sample_weight.shape != (n_samples,):
             raise ValueError(
@@ -285,7 +297,7 @@ def check_sample_weight(sample_weight: Any, n_samples: int, dtype=None) -> jax.A
         raise ValueError(f"sample_weight must be non-negative, got {int((sw_np < 0).sum())} negative value(s)")
     if not (sw_np > 0).any():
         raise ValueError("sample_weight must have at least one positive value, got all zeros")
-    return jnp.asarray(sw_np)  # a copy (device_put can alias the caller's buffer: see check_array)
+    return to_device(sw_np)
 
 
 def check_classification_targets(
@@ -334,7 +346,7 @@ def check_classification_targets(
             f"{name} must contain at least {min_classes} classes, got {n_present} "
             f"(labels present: {np.unique(present).tolist()})"
         )
-    return jnp.asarray(yn), int(n_classes)
+    return to_device(yn), int(n_classes)
 
 
 def check_classifier_data(
@@ -489,6 +501,65 @@ def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
     return value
+
+
+def as_operand(value, dtype):
+    """``jnp.asarray(value, dtype)`` for an argument of a jitted function, as a NumPy array
+    when ``value`` is concrete.
+
+    ``jnp.asarray`` of a Python or NumPy scalar runs a compiled ``convert_element_type``
+    (built on a process's first call: ~0.1 s when it is the process's first program); ``jit``
+    takes a NumPy array as it is, with the same signature (shape, dtype, not weakly typed),
+    so the jitted function's program is the same. Traced values and JAX arrays keep
+    ``jnp.asarray`` (derivatives flow through it).
+
+    Parameters
+    ----------
+    value : scalar or array-like
+    dtype : dtype
+
+    Returns
+    -------
+    numpy.ndarray or jax.Array
+    """
+    if is_traced(value) or isinstance(value, jax.Array):
+        return jnp.asarray(value, dtype)
+    return np.asarray(value, dtype)
+
+
+def key_from_seed(seed: int) -> jax.Array:
+    """``jax.random.key(seed)``, built on the host: the same key, without a compiled program.
+
+    ``jax.random.key`` runs its seeding (``threefry_seed``) as a compiled program, built on a
+    process's first call (5-10 ms of tracing and compiling). For the default Threefry-2x32
+    implementation the key's data is the seed's high and low 32-bit words,
+    ``[seed >> 32, seed & 0xFFFFFFFF]`` (Salmon et al. 2011; JAX's ``threefry_seed``), which
+    is wrapped as a typed key here; another ``jax_default_prng_impl`` goes through
+    ``jax.random.key``.
+
+    Parameters
+    ----------
+    seed : int
+        An integer (the host path: 0 <= seed < 2**31, where every JAX setting agrees; other
+        seeds go through ``jax.random.key``).
+
+    Returns
+    -------
+    jax.Array
+        A typed key (``key<fry>``), equal to ``jax.random.key(seed)``.
+
+    Examples
+    --------
+    >>> import jax, numpy as np
+    >>> from jaxclassic.validation import key_from_seed
+    >>> np.asarray(jax.random.key_data(key_from_seed(7))).tolist()
+    [0, 7]
+    """
+    seed = int(seed)
+    if jax.config.jax_default_prng_impl != "threefry2x32" or not 0 <= seed < 1 << 31:
+        return jax.random.key(seed)
+    words = np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32)
+    return jax.random.wrap_key_data(jax.device_put(words), impl="threefry2x32")
 
 
 def check_key(key: Any, name: str = "key") -> jax.Array:

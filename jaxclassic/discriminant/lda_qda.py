@@ -80,7 +80,7 @@ from jaxclassic.discriminant._common import (
     safe_divide,
     weighted_one_hot,
 )
-from jaxclassic.validation import check_choice, check_classifier_data, check_predict_X, check_scalar
+from jaxclassic.validation import as_operand, check_choice, check_classifier_data, check_predict_X, check_scalar
 
 __all__ = ["LDAParams", "QDAParams", "fit_lda", "fit_qda", "discriminant_scores", "lda_scalings"]
 
@@ -356,7 +356,7 @@ def fit_lda(
     X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     priors = check_priors(priors, n_classes, X.dtype)
     shrinkage, auto = _check_lda_options(shrinkage, solver)
-    params = _fit_lda(X, y, sample_weight, priors, jnp.asarray(shrinkage, X.dtype), n_classes, solver,
+    params = _fit_lda(X, y, sample_weight, priors, as_operand(shrinkage, X.dtype), n_classes, solver,
                       auto_shrinkage=auto)
     if solver == "cholesky" and not any_traced(X, y, sample_weight, priors, shrinkage):
         if not np.all(np.isfinite(np.asarray(params.coef))):
@@ -493,7 +493,7 @@ def fit_qda(
             raise ValueError(
                 f"y has only 1 sample in class {int(single[0])}: its covariance is undefined; "
                 "use reg_param > 0 (the covariance becomes reg_param * I) or more samples")
-    params = _fit_qda(X, y, sample_weight, priors, jnp.asarray(reg_param, X.dtype), n_classes)
+    params = _fit_qda(X, y, sample_weight, priors, as_operand(reg_param, X.dtype), n_classes)
     if concrete and float(reg_param) == 0.0:
         scal = np.asarray(params.scalings)
         present = np.asarray(params.class_count) > 0

@@ -50,6 +50,7 @@ from jaxclassic.discriminant._common import (
     weighted_one_hot,
 )
 from jaxclassic.validation import (
+    as_operand,
     check_bool,
     check_classifier_data,
     check_predict_X,
@@ -392,7 +393,7 @@ def fit_gaussian_nb(
     X, y, sample_weight, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     priors = check_priors(priors, n_classes, X.dtype)
     check_scalar(var_smoothing, "var_smoothing", low=0.0)
-    return _fit_gaussian_nb(X, y, sample_weight, priors, jnp.asarray(var_smoothing, X.dtype), n_classes)
+    return _fit_gaussian_nb(X, y, sample_weight, priors, as_operand(var_smoothing, X.dtype), n_classes)
 
 
 def fit_categorical_nb(
@@ -547,8 +548,8 @@ def fit_mixed_nb(
     ncat = _resolve_n_categories(n_categories, codes_int, sample_weight, len(categorical))
     _check_codes_in_range(_positive_rows(codes_int, sample_weight), ncat, names=categorical)
     return _fit_mixed_nb(
-        X, y, sample_weight, jnp.asarray(ncat, jnp.int32), jnp.asarray(alpha, X.dtype),
-        jnp.asarray(var_smoothing, X.dtype), priors, n_classes, max(ncat, default=1),
+        X, y, sample_weight, as_operand(ncat, np.int32), as_operand(alpha, X.dtype),
+        as_operand(var_smoothing, X.dtype), priors, n_classes, max(ncat, default=1),
         bool(fit_prior), categorical, continuous)
 
 

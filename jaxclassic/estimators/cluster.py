@@ -41,7 +41,7 @@ from jaxclassic.estimators._base import (
     to_host,
     validate_data,
 )
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, key_from_seed
 
 __all__ = ["KMeans", "AgglomerativeClustering"]
 
@@ -49,10 +49,10 @@ __all__ = ["KMeans", "AgglomerativeClustering"]
 def _key(random_state):
     """A ``jax.random`` key drawn from scikit-learn's ``random_state``."""
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        return jax.random.key(int(random_state))
+        return key_from_seed(int(random_state))
     from sklearn.utils import check_random_state
 
-    return jax.random.key(int(check_random_state(random_state).randint(0, 2**31 - 1)))
+    return key_from_seed(int(check_random_state(random_state).randint(0, 2**31 - 1)))
 
 
 def _check_int(value, name, low):

@@ -41,7 +41,7 @@ from jaxclassic.estimators._base import (
     to_host,
 )
 from jaxclassic.gaussian_process.covariance import get_gp_kernel
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, key_from_seed
 
 __all__ = ["GaussianProcessRegressor"]
 
@@ -51,7 +51,7 @@ def _key(random_state):
     import jax
     from sklearn.utils import check_random_state
 
-    return jax.random.key(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    return key_from_seed(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 def _bounds(value, name):

@@ -42,7 +42,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.graphical import hmm as _hmm
 from jaxclassic.graphical.hmm_fit import fit_hmm
-from jaxclassic.validation import check_int
+from jaxclassic.validation import check_int, key_from_seed
 
 __all__ = ["CategoricalHMM", "GaussianHMM"]
 
@@ -52,7 +52,7 @@ def _key(random_state):
     import jax
     from sklearn.utils import check_random_state
 
-    return jax.random.key(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    return key_from_seed(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 class _BaseHMM(BaseEstimator):

@@ -49,7 +49,7 @@ from jaxclassic.linear.logistic import fit_logistic
 from jaxclassic.linear.multiclass import fit_one_vs_rest
 from jaxclassic.linear.perceptron import fit_perceptron
 from jaxclassic.linear.softmax import fit_softmax
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, key_from_seed
 
 __all__ = ["LogisticRegression", "SoftmaxRegression", "PerceptronClassifier"]
 
@@ -177,7 +177,7 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
             sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))
         n_classes = len(self.classes_)
         if n_classes == 2:
-            key = jax.random.key(0 if self.random_state is None else int(self.random_state))
+            key = key_from_seed(0 if self.random_state is None else int(self.random_state))
             params = fit_logistic(X, y, l2=l2, fit_intercept=bool(self.fit_intercept),
                                   method=method, max_iter=int(self.max_iter),
                                   tol=_tol(self.tol), sample_weight=sw, key=key)
@@ -280,7 +280,7 @@ class PerceptronClassifier(_LinearClassifierMixin, ClassifierMixin, BaseEstimato
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         key = None
         if self.shuffle:
-            key = jax.random.key(0 if self.random_state is None else int(self.random_state))
+            key = key_from_seed(0 if self.random_state is None else int(self.random_state))
         kwargs = dict(learning_rate=float(self.learning_rate), max_epochs=int(self.max_epochs),
                       fit_intercept=bool(self.fit_intercept), key=key)
         n_classes = len(self.classes_)

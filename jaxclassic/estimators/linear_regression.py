@@ -50,7 +50,7 @@ from jaxclassic.linear.ols import fit_ols
 from jaxclassic.linear.ridge import fit_ridge
 from jaxclassic.linear.sgd import fit_sgd_regressor
 from jaxclassic.exceptions import ConvergenceWarning
-from jaxclassic.validation import check_bool, check_int, check_scalar
+from jaxclassic.validation import check_bool, check_int, check_scalar, key_from_seed
 
 __all__ = ["LinearRegression", "Ridge", "BayesianRidge", "SGDRegressor"]
 
@@ -348,10 +348,10 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
 
     def _key(self):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
-            return jax.random.key(int(self.random_state))
+            return key_from_seed(int(self.random_state))
         from sklearn.utils import check_random_state
 
-        return jax.random.key(int(check_random_state(self.random_state).randint(0, 2**31 - 1)))
+        return key_from_seed(int(check_random_state(self.random_state).randint(0, 2**31 - 1)))
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):

@@ -58,7 +58,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.multiclass import fit_one_vs_rest
 from jaxclassic.svm.linear import LOSSES, fit_linear_svm, warn_if_unconverged
-from jaxclassic.validation import check_bool, check_int, check_scalar
+from jaxclassic.validation import check_bool, check_int, check_scalar, key_from_seed
 
 __all__ = ["LinearSVC"]
 
@@ -69,12 +69,12 @@ def _key(random_state):
     """The dual's ``jax.random`` key: seed 0 for None, the int itself, or drawn from a
     ``RandomState`` (scikit-learn's ``check_random_state``)."""
     if random_state is None:
-        return jax.random.key(0)
+        return key_from_seed(0)
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        return jax.random.key(int(random_state))
+        return key_from_seed(int(random_state))
     from sklearn.utils import check_random_state
 
-    return jax.random.key(int(check_random_state(random_state).randint(0, 2**31 - 1)))
+    return key_from_seed(int(check_random_state(random_state).randint(0, 2**31 - 1)))
 
 
 class LinearSVC(ClassifierMixin, BaseEstimator):

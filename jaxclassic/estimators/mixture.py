@@ -42,6 +42,7 @@ from jaxclassic.estimators._base import (
     to_host,
     validate_data,
 )
+from jaxclassic.validation import key_from_seed
 
 try:
     from sklearn.base import DensityMixin
@@ -56,7 +57,7 @@ def _key(random_state):
     import jax
     from sklearn.utils import check_random_state
 
-    return jax.random.key(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    return key_from_seed(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 class GaussianMixture(DensityMixin, BaseEstimator):

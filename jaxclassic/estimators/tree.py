@@ -62,7 +62,7 @@ from jaxclassic.tree.c45 import apply_c45, fit_c45, predict_proba_c45
 from jaxclassic.tree.cart import fit_cart
 from jaxclassic.tree.id3 import apply_id3, fit_id3, predict_proba_id3
 from jaxclassic.tree.pruning import cost_complexity_path, prune
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, key_from_seed
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "ID3Classifier", "C45Classifier"]
 
@@ -159,7 +159,7 @@ class _BaseCART(BaseEstimator):
             from sklearn.utils import check_random_state
 
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-            key = jax.random.key(seed)
+            key = key_from_seed(seed)
         self.n_bins_ = tree_bins(Xj, n, self.n_bins)
         params = fit_cart(
             Xj, yj, task="classification" if classifier else "regression", criterion=criterion,

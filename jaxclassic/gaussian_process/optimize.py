@@ -68,7 +68,7 @@ from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
 from jaxclassic.gaussian_process.covariance import GPKernel
 from jaxclassic.gaussian_process.regression import _lml, _prepare
-from jaxclassic.validation import check_bool, check_int, check_key, check_scalar
+from jaxclassic.validation import check_bool, check_int, check_key, check_scalar, key_from_seed
 
 __all__ = ["GPOptimization", "DEFAULT_BOUNDS", "optimize_hyperparameters"]
 
@@ -284,7 +284,7 @@ def optimize_hyperparameters(X, y, *, kernel="rbf", init: GPKernel | None = None
     if n_restarts:
         key = check_key(key)
     else:
-        key = jax.random.key(0)  # unused
+        key = key_from_seed(0)  # unused
     parsed = _parse_bounds(bounds, init)
     layout, low, high = _layout(init, parsed)
     init = GPKernel(*(jnp.asarray(v, X.dtype) for v in init))

@@ -74,6 +74,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic import _linalg
@@ -85,6 +86,7 @@ from jaxclassic.linear._api import predict, predict_dist
 from jaxclassic.linear._gram import equilibrate, graded, weighted_gram
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_bool,
     check_int,
@@ -338,12 +340,12 @@ def fit_bayesian_ridge(X, y, *, alpha=None, lambda_=None, alpha_init=None, lambd
         if value is not None:
             check_scalar(value, name, low=0.0, include_low=False)
     dtype = X.dtype
-    nan = jnp.asarray(jnp.nan, dtype)
-    alpha0 = jnp.asarray(alpha, dtype) if alpha is not None else (
-        nan if alpha_init is None else jnp.asarray(alpha_init, dtype))
-    lambda0 = jnp.asarray(lambda_, dtype) if lambda_ is not None else (
-        nan if lambda_init is None else jnp.asarray(lambda_init, dtype))
-    as_array = lambda v: jnp.asarray(v, dtype)  # noqa: E731
+    nan = as_operand(np.nan, dtype)
+    alpha0 = as_operand(alpha, dtype) if alpha is not None else (
+        nan if alpha_init is None else as_operand(alpha_init, dtype))
+    lambda0 = as_operand(lambda_, dtype) if lambda_ is not None else (
+        nan if lambda_init is None else as_operand(lambda_init, dtype))
+    as_array = lambda v: as_operand(v, dtype)  # noqa: E731
     return _fit_bayesian_ridge(
         X, y, sw, alpha0, lambda0, as_array(tol), as_array(alpha_1), as_array(alpha_2),
         as_array(lambda_1), as_array(lambda_2), fit_intercept=check_bool(fit_intercept, "fit_intercept"),

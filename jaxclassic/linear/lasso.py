@@ -74,6 +74,7 @@ from jaxclassic.linear._api import predict
 from jaxclassic.linear._gram import weighted_gram
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_bool,
     check_choice,
@@ -360,7 +361,7 @@ def fit_lasso(
     check_scalar(alpha, "alpha", low=0)
     coef_init = _check_coef_init(coef_init, X.shape[1], X.dtype)
     return _fit_lasso(
-        X, y, w, jnp.asarray(alpha, X.dtype), jnp.asarray(tol, X.dtype), coef_init,
+        X, y, w, as_operand(alpha, X.dtype), as_operand(tol, X.dtype), coef_init,
         fit_intercept=check_bool(fit_intercept, "fit_intercept"), max_iter=max_iter, stopping=stopping,
         positive=check_bool(positive, "positive"),
     )
@@ -466,7 +467,7 @@ def lasso_path(
             raise ValueError(f"alphas must be >= 0, got min {float(jnp.min(alphas_arr))}")
         n_alphas = alphas_arr.shape[0]
     return _lasso_path(
-        X, y, w, alphas_arr, jnp.asarray(eps, X.dtype), jnp.asarray(tol, X.dtype), coef_init,
+        X, y, w, alphas_arr, as_operand(eps, X.dtype), as_operand(tol, X.dtype), coef_init,
         fit_intercept=check_bool(fit_intercept, "fit_intercept"), max_iter=max_iter, n_alphas=n_alphas,
         stopping=stopping, auto=auto,
     )

@@ -106,6 +106,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from jaxclassic import _jit
@@ -126,6 +127,7 @@ from jaxclassic.linear._newton import (
 )
 from jaxclassic.linear.sgd import n_batches_of, sgd_epoch
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_bool,
     check_choice,
@@ -137,6 +139,7 @@ from jaxclassic.validation import (
     check_predict_X,
     check_sample_weight,
     check_scalar,
+    key_from_seed,
 )
 
 __all__ = [
@@ -544,12 +547,12 @@ def fit_logistic(
     if method == "sgd":
         key = check_key(key)
     else:
-        key = jax.random.key(0)  # unused
+        key = key_from_seed(0)  # unused
     # continuous hyperparameters and max_iter enter the jitted core as arrays of fixed dtype:
     # an int, a float or a numpy float64 l2 (or a new max_iter) reuse one compiled program
-    as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
+    as_array = lambda v: as_operand(v, X.dtype)  # noqa: E731
     params = _fit_logistic(X, y, sw, as_array(l2), as_array(tol), as_array(learning_rate), key,
-                           jnp.asarray(max_iter, jnp.int32), method=method,
+                           as_operand(max_iter, np.int32), method=method,
                            fit_intercept=fit_intercept, batch_size=batch_size)
     warn_after_fit(params, f"fit_logistic(method={method!r})", l2, max_iter)
     return params

@@ -70,6 +70,7 @@ from jaxclassic.exceptions import RankDeficientWarning
 from jaxclassic.linear._gram import solve_normal_equations, weighted_gram
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.validation import (
+    as_operand,
     check_bool,
     check_sample_weight,
     check_scalar,
@@ -141,7 +142,7 @@ def fit_ols(X, y, *, fit_intercept: bool = True, sample_weight=None, rcond=None)
         rcond = _default_rcond(X.shape[0], n_features, X.dtype)
     else:
         check_scalar(rcond, "rcond", low=0.0, high=1.0)
-    params, rank = _fit_ols(X, y, sw, jnp.asarray(rcond, X.dtype),
+    params, rank = _fit_ols(X, y, sw, as_operand(rcond, X.dtype),
                             fit_intercept=check_bool(fit_intercept, "fit_intercept"))
     if not is_traced(rank):
         rank = int(rank)

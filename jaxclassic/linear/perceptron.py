@@ -61,6 +61,7 @@ from jaxclassic.validation import (
     check_predict_X,
     check_scalar,
     is_traced,
+    key_from_seed,
 )
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
@@ -265,7 +266,7 @@ def fit_perceptron(
     learning_rate = check_scalar(learning_rate, "learning_rate", low=0.0, include_low=False)
     learning_rate = jnp.asarray(learning_rate, X.dtype)
     shuffle = key is not None
-    key = check_key(key) if shuffle else jax.random.key(0)
+    key = check_key(key) if shuffle else key_from_seed(0)
     t = (2 * y - 1).astype(X.dtype)
     if form == "primal":
         return _fit_primal(X, t, sw, learning_rate, key, max_epochs=max_epochs,

@@ -15,12 +15,13 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.linear._gram import weighted_gram
 from jaxclassic.linear.features import weighted_mean_scale
-from jaxclassic.validation import check_int, check_sample_weight, check_scalar, check_X_y
+from jaxclassic.validation import as_operand, check_int, check_sample_weight, check_scalar, check_X_y
 
 __all__ = ["StagewisePath", "forward_stagewise"]
 
@@ -125,4 +126,4 @@ def forward_stagewise(
     w = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     check_scalar(step, "step", low=0, include_low=False)
     n_steps = check_int(n_steps, "n_steps", low=1)
-    return _forward_stagewise(X, y, w, jnp.asarray(step, X.dtype), n_steps=n_steps)
+    return _forward_stagewise(X, y, w, as_operand(step, X.dtype), n_steps=n_steps)

@@ -136,6 +136,7 @@ from jaxclassic.validation import (
     check_predict_X,
     check_scalar,
     is_traced,
+    key_from_seed,
 )
 
 __all__ = ["LinearSVMParams", "fit_linear_svm", "primal_objective", "dual_objective", "warn_if_unconverged"]
@@ -522,7 +523,7 @@ def fit_linear_svm(
         tol = 1e-4 if method == "dual" else default_tol(X.dtype)
     tol = check_scalar(tol, "tol", low=0.0)
     shuffle = key is not None
-    key = check_key(key) if shuffle else jax.random.key(0)
+    key = check_key(key) if shuffle else key_from_seed(0)
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
     c = _bias_feature(fit_intercept, as_array(intercept_scaling), X.dtype)
     # signs from y > 0, not 2y - 1: traced signs {-1, +1} reach here unconverted (-1 -> -3)

@@ -114,6 +114,7 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    key_from_seed,
 )
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
@@ -315,9 +316,9 @@ def fit_cart_binned(
     if max_features is not None and max_features < n_features:
         key = check_key(key)
     elif key is None:
-        key = jax.random.key(0)
+        key = key_from_seed(0)
     if feature_mask is None:
-        feature_mask = jnp.ones((n_features,), bool)
+        feature_mask = jax.device_put(np.ones((n_features,), bool))  # no program to compile
     elif jnp.shape(feature_mask) != (n_features,):
         raise ValueError(f"feature_mask must have shape ({n_features},), got {jnp.shape(feature_mask)}")
     if bin_ranges is not None:
