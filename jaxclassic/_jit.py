@@ -109,7 +109,7 @@ class _SizedJit:
     def __call__(self, *args, **kwargs):
         jitted = self._pick(args, kwargs)
         # a top-level call on the CPU: served by the executable cache where it qualifies
-        if self._executables is not None and _cpu() and _top_level() and _executables.cache_dir():
+        if self._executables is not None and _cpu() and _top_level() and _executables.active_dir():
             out = self._executables[jitted is self._default].call(args, kwargs)
             if out is not NotImplemented:
                 return out

@@ -503,7 +503,7 @@ def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     return value
 
 
-def as_operand(value, dtype):
+def as_operand(value, dtype=None):
     """``jnp.asarray(value, dtype)`` for an argument of a jitted function, as a NumPy array
     when ``value`` is concrete.
 
@@ -516,7 +516,8 @@ def as_operand(value, dtype):
     Parameters
     ----------
     value : scalar or array-like
-    dtype : dtype
+    dtype : dtype, optional
+        None: the value's own (as ``jnp.asarray``).
 
     Returns
     -------

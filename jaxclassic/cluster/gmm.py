@@ -100,6 +100,7 @@ from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.cluster import _gmm_em as _em
 from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_choice,
     check_int,
@@ -368,7 +369,7 @@ def _check_params(params):
 
 def _prepare_X(params, X):
     _check_params(params)
-    means = jnp.asarray(params.means)
+    means = as_operand(params.means)
     return check_predict_X(X, means.dtype, means.shape[1])
 
 
@@ -389,6 +390,11 @@ def _log_resp(params, X):
     return _tiling.map_row_tiles(fn, X, tile=tile)
 
 
+@_jit.jit
+def _argmax_rows(a):
+    return jnp.argmax(a, axis=1).astype(jnp.int32)
+
+
 def _as_jax(params):
     # device_put: no compiled `stage` program per leaf shape (jnp.asarray compiles one); these
     # arrays live only for the call, so that device_put may alias the host buffers is harmless
@@ -398,7 +404,7 @@ def _as_jax(params):
 def _predict(params, X):
     """Most probable component of each row, (n,) int32."""
     X = _prepare_X(params, X)
-    return jnp.argmax(_log_resp(_as_jax(params), X)[0], axis=1).astype(jnp.int32)
+    return _argmax_rows(_log_resp(_as_jax(params), X)[0])
 
 
 def _predict_proba(params, X):
@@ -453,8 +459,15 @@ def precisions(params):
     r"""The precision matrices :math:`\Lambda_k = \Sigma_k^{-1} = P_kP_k^\top` (shape of
     ``covariances``; :math:`P^2` for ``diag`` / ``spherical``), scikit-learn's ``precisions_``."""
     _check_params(params)
-    prec_chol = jnp.asarray(params.precisions_cholesky)
-    if params.covariance_type in ("full", "tied"):
+    prec_chol = params.precisions_cholesky
+    if not is_traced(prec_chol):  # fitted arrays: one compiled program, no eager operations
+        return _precisions(jax.device_put(prec_chol), params.covariance_type)
+    return _precisions(prec_chol, params.covariance_type)
+
+
+@partial(_jit.jit, static_argnames=("covariance_type",))
+def _precisions(prec_chol, covariance_type):
+    if covariance_type in ("full", "tied"):
         return _precision.matmul(prec_chol, jnp.swapaxes(prec_chol, -1, -2))
     return jnp.square(prec_chol)
 

@@ -89,6 +89,7 @@ from jaxclassic.cluster._api import predict
 from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_choice,
     check_int,
@@ -463,7 +464,7 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
                       f"n_init={n_init}", RuntimeWarning, stacklevel=2)
         n_init = 1
     trials = _resolve_trials(n_local_trials, n_clusters)
-    params = _fit(X, sw, key, centres, jnp.asarray(tol, X.dtype), n_clusters,
+    params = _fit(X, sw, key, centres, as_operand(tol, X.dtype), n_clusters,
                   n_clusters=n_clusters, init=kind, n_init=n_init, max_iter=max_iter,
                   n_local_trials=trials, tile=_tile(X.shape[0], n_clusters, X.dtype.itemsize, n_init, X.shape[1]),
                   batched=False)

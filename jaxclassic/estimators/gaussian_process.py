@@ -175,7 +175,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 key=_key(self.random_state) if n_restarts else None, max_iter=int(self.max_iter),
                 tol=float(self.tol), **common)
             hyper = res.kernel
-            n_iter = int(res.n_iter[int(np.argmax(np.asarray(res.start_log_marginal_likelihoods)))])
+            n_iter = int(np.asarray(res.n_iter)[int(np.argmax(np.asarray(res.start_log_marginal_likelihoods)))])
         params = _gp.fit_gp(Xj, yj, amplitude=hyper.amplitude, length_scale=hyper.length_scale,
                             noise=hyper.noise, **common)
         self._store(params, n)

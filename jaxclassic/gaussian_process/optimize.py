@@ -68,7 +68,7 @@ from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
 from jaxclassic.gaussian_process.covariance import GPKernel
 from jaxclassic.gaussian_process.regression import _lml, _prepare
-from jaxclassic.validation import check_bool, check_int, check_key, check_scalar, key_from_seed
+from jaxclassic.validation import as_operand, check_bool, check_int, check_key, check_scalar, key_from_seed
 
 __all__ = ["GPOptimization", "DEFAULT_BOUNDS", "optimize_hyperparameters"]
 
@@ -287,12 +287,12 @@ def optimize_hyperparameters(X, y, *, kernel="rbf", init: GPKernel | None = None
         key = key_from_seed(0)  # unused
     parsed = _parse_bounds(bounds, init)
     layout, low, high = _layout(init, parsed)
-    init = GPKernel(*(jnp.asarray(v, X.dtype) for v in init))
+    init = GPKernel(*(as_operand(v, X.dtype) for v in init))
     if not layout:  # nothing to optimise
         lml = _lml(init, X, y, sw, added_noise, kernel_fn, bool(normalize_y))
         stack = jax.tree_util.tree_map(lambda a: a[None], init)
         return GPOptimization(init, lml, jnp.zeros(1, jnp.int32), jnp.ones(1, bool), stack, lml[None])
-    return _optimize(X, y, sw, added_noise, init, jnp.asarray(low, X.dtype), jnp.asarray(high, X.dtype),
-                     key, jnp.asarray(tol, X.dtype), kernel_fn=kernel_fn, normalize_y=bool(normalize_y),
+    return _optimize(X, y, sw, added_noise, init, as_operand(low, X.dtype), as_operand(high, X.dtype),
+                     key, as_operand(tol, X.dtype), kernel_fn=kernel_fn, normalize_y=bool(normalize_y),
                      layout=layout, n_restarts=n_restarts, max_iter=max_iter,
                      batch_restarts=bool(batch_restarts))

@@ -106,6 +106,7 @@ from jaxclassic.validation import (
     check_scalar,
     check_X_y,
     is_traced,
+    to_device,
 )
 
 __all__ = [
@@ -304,7 +305,7 @@ def _check_alpha(alpha, n_samples: int, dtype) -> jax.Array:
         raise ValueError(f"alpha must be a scalar or have shape ({n_samples},), got shape {a.shape}")
     if np.any(a < 0):
         raise ValueError(f"alpha must be >= 0, got minimum {float(np.min(a))!r}")
-    return jnp.broadcast_to(jnp.asarray(a), (n_samples,))
+    return to_device(np.broadcast_to(a, (n_samples,)))  # no compiled program
 
 
 def _prepare(X, y, sample_weight, alpha, amplitude, length_scale, noise, kernel):

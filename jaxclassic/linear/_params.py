@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.linear._api import predict
-from jaxclassic.validation import check_predict_X
+from jaxclassic.validation import as_operand, check_predict_X
 
 __all__ = ["LinearParams", "predict_linear"]
 
@@ -41,9 +41,9 @@ def predict_linear(params, X):
     (:func:`jaxclassic.validation.check_predict_X`): integer ``X`` predicts exactly as the
     same values in float (casting the params to an integer dtype would truncate them).
     """
-    coef = jnp.asarray(params.coef)
+    coef = as_operand(params.coef)  # fitted on the host: no compiled copy
     X = check_predict_X(X, coef.dtype, coef.shape[-1])
-    return _predict_linear(coef, jnp.asarray(params.intercept), X)
+    return _predict_linear(coef, as_operand(params.intercept), X)
 
 
 @_jit.jit

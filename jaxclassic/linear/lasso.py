@@ -285,7 +285,7 @@ def _check_common(X, y, sample_weight, max_iter, tol, stopping):
 
 def _check_coef_init(coef_init, n_features, dtype):
     if coef_init is None:
-        return jnp.zeros((n_features,), dtype)
+        return np.zeros((n_features,), dtype)  # no compiled program
     coef_init = check_array(coef_init, "coef_init", ndim=1, dtype=dtype)
     if coef_init.shape != (n_features,):
         raise ValueError(f"coef_init must have shape ({n_features},), got {coef_init.shape}")

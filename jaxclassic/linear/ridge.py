@@ -65,6 +65,7 @@ from jaxclassic.linear._gram import graded, solve_normal_equations, weighted_gra
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.linear.features import weighted_mean_scale
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_bool,
     check_sample_weight,
@@ -164,7 +165,7 @@ def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = Fa
     X, y = check_X_y(X, y)
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     check_scalar(alpha, "alpha", low=0.0)
-    params, rank = _fit_ridge(X, y, sw, jnp.asarray(alpha, X.dtype),
+    params, rank = _fit_ridge(X, y, sw, as_operand(alpha, X.dtype),
                               fit_intercept=check_bool(fit_intercept, "fit_intercept"),
                               standardize=check_bool(standardize, "standardize"))
     if not is_traced(rank) and int(rank) < X.shape[1]:

@@ -127,6 +127,7 @@ from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.svm import _optimality, platt
 from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_bool,
     check_choice,
@@ -524,11 +525,11 @@ def fit_linear_svm(
     tol = check_scalar(tol, "tol", low=0.0)
     shuffle = key is not None
     key = check_key(key) if shuffle else key_from_seed(0)
-    as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
+    as_array = lambda v: as_operand(v, X.dtype)  # noqa: E731
     c = _bias_feature(fit_intercept, as_array(intercept_scaling), X.dtype)
     # signs from y > 0, not 2y - 1: traced signs {-1, +1} reach here unconverted (-1 -> -3)
     params = _fit_linear_svm(X, _signs(y, X.dtype), sw, as_array(C), as_array(tol), c, key,
-                             jnp.asarray(max_iter, jnp.int32), loss=loss, method=method,
+                             as_operand(max_iter, np.int32), loss=loss, method=method,
                              shuffle=shuffle, shrinking=shrinking, probability=probability,
                              n_folds=n_folds)
     warn_if_unconverged(params, f"fit_linear_svm(method={method!r})", max_iter)
