@@ -74,7 +74,7 @@ import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic import _tiling
-from jaxclassic.neighbors.search import positive_mean
+from jaxclassic.neighbors.search import fit_center, positive_mean
 from jaxclassic.validation import (
     check_array,
     check_choice,
@@ -328,7 +328,7 @@ def fit_kde(X: Any, *, kernel: str = "gaussian", bandwidth: float | str | jax.Ar
         if not is_traced(bandwidth) and np.ndim(bandwidth) != 0:
             raise ValueError(f"bandwidth must be a scalar, got shape {np.shape(bandwidth)}")
         h = jnp.asarray(bandwidth, X.dtype)
-    return KDEParams(X, sw, h, positive_mean(X, sw > 0), KDEConfig(kernel))
+    return KDEParams(X, sw, h, fit_center(X, sw), KDEConfig(kernel))
 
 
 @partial(_jit.jit, static_argnames=("query_tile", "reference_tile"))

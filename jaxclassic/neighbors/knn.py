@@ -62,6 +62,7 @@ from jaxclassic.neighbors.search import (
     check_metric,
     distance_path,
     n_candidates,
+    fit_center,
     positive_mean,
     search,
     search_tiles,
@@ -206,7 +207,7 @@ def fit_knn(X: Any, y: Any, *, k: int = 5, weights: str = "uniform", metric: str
         sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     k = check_k(k, X.shape[0], sw)
     config = KNNConfig(k, weights, metric, p)
-    center = positive_mean(X, sw > 0)
+    center = fit_center(X, sw)
     if task == "classification":
         return KNNClassifierParams(X, y, sw.astype(X.dtype), center,
                                    jnp.arange(n_classes, dtype=jnp.int32), config)

@@ -124,6 +124,7 @@ from jaxclassic.validation import (
     check_int,
     check_predict_X,
     check_sample_weight,
+    host_view,
     is_traced,
 )
 
@@ -201,6 +202,25 @@ def positive_mean(X: jax.Array, mask: jax.Array) -> jax.Array:
     """Mean of the rows where ``mask`` (the centring point of the euclidean search)."""
     w = mask.astype(X.dtype)
     return jnp.sum(X * w[:, None], axis=0) / jnp.maximum(jnp.sum(w), 1)
+
+
+def fit_center(X: jax.Array, sample_weight: jax.Array) -> jax.Array:
+    """``positive_mean(X, sample_weight > 0)`` of a fit, bit for bit, in two device operations
+    where it can (six eagerly: ~0.3 ms on 512 x 30 rows, issue 25).
+
+    When every row of weight 0 is zero (the estimators' padding rows) ``X * w`` is ``X`` bit
+    for bit, so its column sums are the same program on the same bits, and ``sum(w)`` is the
+    exact count of positive weights below 2^24 rows: the count, as a 0-d array of ``X``'s
+    dtype, divides as the device's ``maximum(sum(w), 1)`` did. Other input (or ``X`` away from
+    the host's memory, see :func:`jaxclassic.validation.host_view`) takes :func:`positive_mean`.
+    """
+    X_host, sw_host = host_view(X), host_view(sample_weight)
+    if X_host is None or sw_host is None or X.ndim != 2 or X.shape[0] >= 1 << 24:
+        return positive_mean(X, sample_weight > 0)
+    mask = sw_host > 0
+    if X_host[~mask].any():
+        return positive_mean(X, sample_weight > 0)
+    return jnp.sum(X, axis=0) / np.asarray(max(int(mask.sum()), 1), X.dtype)
 
 
 # --------------------------------------------------------------------------- the search
