@@ -292,10 +292,17 @@ def to_core(*arrays, owned: bool = False):
     it is: still one copy, kept, none transient.
     """
     if owned:
-        present = [a for a in arrays if a is not None]
-        on_device = iter(jax.device_put(present))
+        on_device = iter(_transfer(*(a for a in arrays if a is not None)))
         return tuple(None if a is None else next(on_device) for a in arrays)
     return tuple(None if a is None else _private_device_put(a) for a in arrays)
+
+
+@jax.jit
+def _transfer(*arrays):
+    """The arrays on the device, through ``jit``'s C++ dispatch: one batched transfer, 20-60 us
+    for 512 x 30 float64 rows, a 512-row ``y`` and weights against 90-170 us with
+    ``jax.device_put`` (jax 0.10, issue 25); a trivial program per shape bucket."""
+    return arrays
 
 
 def _private_device_put(a):
