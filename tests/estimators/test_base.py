@@ -37,6 +37,26 @@ def test_encode_labels_strings_and_single_class():
         _base.encode_labels(Dummy(), np.array([0.5, 1.5, 2.25]))
 
 
+@pytest.mark.parametrize("y", [
+    np.array([0, 1, 1, 0]), np.array([True, False, True]), np.array([3.0, 1.0, 2.0]),
+    np.array([0.5, 1.0]), np.array([1.0, np.nan]), np.array([1.0, np.inf]), np.arange(30),
+    np.arange(30.0), np.array([2**40, 1], np.int64), np.array([1e20, 0.0]), np.array(["a", "b"]),
+    np.array([[0, 1], [1, 0]]), np.zeros(0, int),
+])
+def test_encode_labels_skips_type_of_target_only_where_scikit_learn_passes_y(y):
+    """The fast test (_discrete_1d) says "discrete" only for a y that scikit-learn's
+    check_classification_targets passes without a warning or with its many-classes warning
+    (which encode_labels still issues through scikit-learn)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    if _base._discrete_1d(y):
+        assert type_of_target(y) in ("binary", "multiclass")
+    many = y.ndim == 1 and y.shape[0] > 20 and len(np.unique(y)) > round(0.5 * y.shape[0])
+    if many:
+        with pytest.warns(UserWarning, match="unique classes is greater than 50%"):
+            _base.encode_labels(type("Dummy", (), {})(), y)
+
+
 @pytest.mark.parametrize("n", [4097, 5000, 70_000, 600_000, 1_000_000])
 def test_large_buckets_pad_at_most_an_eighth(n):
     # above 4096 rows a power of two could nearly double X (600,000 -> 1,048,576 rows)

@@ -440,3 +440,30 @@ def test_p_not_a_number_raises():
 def test_feature_mismatch_raises():
     with pytest.raises(ValueError, match="X_query has 3 features, but the model was fitted with 10 features"):
         kneighbors(XTR, XQ[:, :3], K)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", ["padded", "negative_zero", "zero_weight_rows", "weights", "fallback"])
+def test_fit_center_equals_positive_mean_bit_for_bit(dtype, case):
+    """fit_center (issue 25: two device operations where the rows of weight 0 are zero) gives
+    positive_mean's centre to the bit, the sign of zero included; other input falls back."""
+    rng = np.random.default_rng(3)
+    n, d = 512, 7
+    X = (rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-3, 3, size=d)).astype(dtype)
+    sw = np.ones(n, dtype)
+    sw[426:], X[426:] = 0, 0
+    if case == "negative_zero":
+        X[430:440] = -0.0
+        X[:, 2] = -0.0
+    elif case == "zero_weight_rows":
+        sw[:100], X[:100] = 0, 0
+    elif case == "weights":
+        sw[:426] = rng.uniform(0.5, 3.0, 426)
+    elif case == "fallback":  # a row of weight 0 that is not zero
+        sw[5] = 0
+    with jax.enable_x64(dtype == np.float64):
+        Xj, swj = jnp.asarray(X), jnp.asarray(sw)
+        expected = np.asarray(S.positive_mean(Xj, swj > 0))
+        got = np.asarray(S.fit_center(Xj, swj))
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), expected.view(f"u{got.itemsize}"))
