@@ -21,6 +21,8 @@ each class lists its translations in ``_warning_vocabulary``.
 Memory: ``X`` reaches the device with one ``jax.device_put`` (``jnp.asarray`` makes a second
 transient copy), or with a host copy and one ``device_put`` where ``device_put`` would alias the
 caller's buffer (:func:`to_core`: fitted state never shares memory with the caller's arrays);
+padded arrays of at most :data:`TRANSFER_MAX_ELEMENTS` values go as the arguments of one jitted
+identity instead (fewer microseconds; a transient device copy, small at that size);
 scikit-learn's validation does not copy C-contiguous float input; rows are padded to a bucket
 only while the padded ``X`` holds at most :data:`MAX_PADDED_SIZE` values (a padded copy of a
 large ``X`` would cost more than the compilation it saves). The smallest
@@ -280,8 +282,11 @@ def to_core(*arrays, owned: bool = False):
 
     ``owned=True``: the arrays are this layer's own new copies, which nothing else holds (the
     padded rows of :func:`pad_rows`): the device arrays may share their memory, so they go in
-    one batched ``device_put`` with no check of aliasing (on 512 x 30 float64, a 512-row ``y``
-    and weights: 0.13 ms against 0.3-0.45 ms one by one, issue 25).
+    one batched transfer with no check of aliasing: for small arrays (at most
+    :data:`TRANSFER_MAX_ELEMENTS` values each) through :func:`_transfer`, whose program copies
+    them once more on the device (a transient copy that is small there), else in one batched
+    ``device_put`` (issue 25: on 512 x 30 float64 rows, a 512-row ``y`` and weights, 20-60 us,
+    90-170 us batched, 0.3-0.45 ms one by one with the checks).
 
     ``jnp.asarray`` of a large numpy array makes a second, transient copy; ``device_put``
     does not. On the CPU ``device_put`` can instead alias the numpy buffer (a 64-byte-aligned
@@ -292,16 +297,23 @@ def to_core(*arrays, owned: bool = False):
     it is: still one copy, kept, none transient.
     """
     if owned:
-        on_device = iter(_transfer(*(a for a in arrays if a is not None)))
+        present = [a for a in arrays if a is not None]
+        small = max(a.size for a in present) <= TRANSFER_MAX_ELEMENTS
+        on_device = iter(_transfer(*present) if small else jax.device_put(present))
         return tuple(None if a is None else next(on_device) for a in arrays)
     return tuple(None if a is None else _private_device_put(a) for a in arrays)
+
+
+#: the largest array (values) that :func:`to_core` sends through :func:`_transfer`
+TRANSFER_MAX_ELEMENTS = 1 << 16
 
 
 @jax.jit
 def _transfer(*arrays):
     """The arrays on the device, through ``jit``'s C++ dispatch: one batched transfer, 20-60 us
     for 512 x 30 float64 rows, a 512-row ``y`` and weights against 90-170 us with
-    ``jax.device_put`` (jax 0.10, issue 25); a trivial program per shape bucket."""
+    ``jax.device_put`` (jax 0.10, issue 25); a trivial program per shape bucket, which
+    copies its arguments to its outputs (hence only for small arrays)."""
     return arrays
 
 
