@@ -51,6 +51,7 @@ import warnings
 
 import jax
 
+from jaxclassic import _jit
 from jaxclassic.estimators._config import get_config
 
 __all__ = [
@@ -308,12 +309,13 @@ def to_core(*arrays, owned: bool = False):
 TRANSFER_MAX_ELEMENTS = 1 << 16
 
 
-@jax.jit
+@_jit.jit
 def _transfer(*arrays):
     """The arrays on the device, through ``jit``'s C++ dispatch: one batched transfer, 20-60 us
     for 512 x 30 float64 rows, a 512-row ``y`` and weights against 90-170 us with
     ``jax.device_put`` (jax 0.10, issue 25); a trivial program per shape bucket, which
-    copies its arguments to its outputs (hence only for small arrays)."""
+    copies its arguments to its outputs (hence only for small arrays), served in a new process
+    by the executable cache (:mod:`jaxclassic._executables`) like the fits' programs."""
     return arrays
 
 

@@ -60,7 +60,7 @@ from jaxclassic.svm import coupling, platt
 from jaxclassic.svm import kernel as _kernel
 from jaxclassic.svm.kernel import fit_kernel_svm
 from jaxclassic.svm.svr import fit_kernel_svr
-from jaxclassic.validation import check_bool, check_scalar
+from jaxclassic.validation import as_operand, check_bool, check_scalar
 
 __all__ = ["SVC", "SVR"]
 
@@ -258,8 +258,8 @@ class SVC(ClassifierMixin, BaseEstimator):
         dtype = Xp.dtype
         sv, coef = _bucketed_support(self.support_vectors_, self._sv_coef, dtype)
         out = _kernel.decision_values(
-            sv, coef, jnp.asarray(self._pair_intercept, dtype), jnp.asarray(self._gamma, dtype),
-            jnp.asarray(self._coef0, dtype), Xp, spec=self._spec)
+            sv, coef, as_operand(self._pair_intercept, dtype), as_operand(self._gamma, dtype),
+            as_operand(self._coef0, dtype), Xp, spec=self._spec)
         return np.asarray(out)[:n]
 
     @dtype_scope

@@ -210,7 +210,7 @@ def fit_knn(X: Any, y: Any, *, k: int = 5, weights: str = "uniform", metric: str
     center = fit_center(X, sw)
     if task == "classification":
         return KNNClassifierParams(X, y, sw.astype(X.dtype), center,
-                                   jnp.arange(n_classes, dtype=jnp.int32), config)
+                                   jax.device_put(np.arange(n_classes, dtype=np.int32)), config)
     return KNNRegressorParams(X, y.astype(X.dtype), sw.astype(X.dtype), center,
                               jnp.zeros((0,), jnp.int32), config)
 
@@ -273,7 +273,12 @@ def _predict_proba(params: KNNClassifierParams, X):
 
 def _predict_class(params: KNNClassifierParams, X):
     X, (qt, rt) = _prepare(params, X)
-    return jnp.argmax(_class_votes(params, X, qt, rt), axis=1).astype(jnp.int32)
+    return _argmax_rows(_class_votes(params, X, qt, rt))
+
+
+@_jit.jit
+def _argmax_rows(votes):
+    return jnp.argmax(votes, axis=1).astype(jnp.int32)
 
 
 def _predict_value(params: KNNRegressorParams, X):

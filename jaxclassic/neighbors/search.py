@@ -220,7 +220,13 @@ def fit_center(X: jax.Array, sample_weight: jax.Array) -> jax.Array:
     mask = sw_host > 0
     if X_host[~mask].any():
         return positive_mean(X, sample_weight > 0)
-    return jnp.sum(X, axis=0) / np.asarray(max(int(mask.sum()), 1), X.dtype)
+    return _column_mean(X, np.asarray(max(int(mask.sum()), 1), X.dtype))
+
+
+@_jit.jit
+def _column_mean(X, count):
+    """``sum(X, axis=0) / count`` as one compiled program (no eager operations in a new process)."""
+    return jnp.sum(X, axis=0) / count
 
 
 # --------------------------------------------------------------------------- the search
