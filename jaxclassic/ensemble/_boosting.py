@@ -14,6 +14,21 @@ Prediction routes the rows of raw ``X`` through every tree with the package's ro
 (:mod:`jaxclassic.tree._params`: left iff :math:`x \le` threshold, NaN by ``missing_left``)
 in ``max_depth`` gather steps per tree, accumulating ``(n, K)`` scores in a ``lax.scan``
 over the rounds (memory :math:`O(nK)`, not :math:`O(nTK)`).
+
+Rounds and programs. ``n_estimators`` is the scan's length, a shape, so it is bucketed
+(DESIGN.md, "Static vs traced"): the fit's program runs :math:`T_{cap}` =
+:func:`~jaxclassic.ensemble.bagging.estimator_capacity` ``(T)`` steps (the next power of
+two, at least 16: 1..16, 17..32, 33..64, ... share one program) and skips the steps
+:math:`t \ge T` (a ``lax.cond`` on the traced ``T``: no tree grown, the carry unchanged,
+outputs of zeros), which :func:`first_rounds` cuts off on the host. The rounds are sequential,
+so the steps run are exactly those of a program of ``T`` steps: the fitted arrays are the
+same to the bit. Prediction pads the stacked rounds on the host to :math:`T_{cap}`
+(:func:`pad_rounds`) and skips the padding the same way (:func:`tree_scores`), adding exact
+zeros nowhere. So a refit with another ``n_estimators`` of the bucket builds no new program,
+a new bucket three (fit, prediction, importances); before, every new value built three
+(gradient boosting, XGBoost) or five (AdaBoost: its importances and its sum ran eagerly).
+A skipped step costs a scan iteration (microseconds); the padded outputs cost
+:math:`T_{cap}/T` times the trees' memory during the fit.
 """
 
 from __future__ import annotations
@@ -22,7 +37,9 @@ import warnings
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from jaxclassic.ensemble.bagging import _host_pad, _host_slice, _padded_members, estimator_capacity
 from jaxclassic.tree._params import RegressionTree
 from jaxclassic.tree.binning import split_points
 from jaxclassic.validation import check_int, check_scalar, default_float_dtype
@@ -38,6 +55,9 @@ __all__ = [
     "clamp_hessian",
     "check_boosting_args",
     "tree_depth",
+    "pad_rounds",
+    "padded_trees",
+    "first_rounds",
 ]
 
 #: Hessians at or below 0 are raised to this floor (a non-convex user loss).
@@ -137,7 +157,8 @@ def route_raw(tree, X, depth: int):
 
 
 def tree_scores(trees, X, n_use):
-    """``(n, K)`` sum over the rounds ``t < n_use`` of the ``K`` trees' values at each row's leaf."""
+    """``(n, K)`` sum over the rounds ``t < n_use`` (traced) of the ``K`` trees' values at each
+    row's leaf; the later rounds cost no routing (``lax.cond``)."""
     depth = tree_depth(trees.feature.shape[-1])
     K = trees.feature.shape[1]
     X = X.astype(trees.threshold.dtype)
@@ -147,12 +168,54 @@ def tree_scores(trees, X, n_use):
 
     def step(acc, tk):
         t, trees_t = tk
-        s = jax.vmap(one, out_axes=1)(trees_t)  # (n, K)
-        return acc + jnp.where(t < n_use, s, 0), None
+        # the rounds from n_use on (an early stop, a bucket's padding) are skipped, not routed
+        return jax.lax.cond(t < n_use, lambda acc: acc + jax.vmap(one, out_axes=1)(trees_t), lambda acc: acc,
+                            acc), None
 
     T = trees.feature.shape[0]
     acc, _ = jax.lax.scan(step, jnp.zeros((X.shape[0], K), trees.value.dtype), (jnp.arange(T), trees))
     return acc
+
+
+def pad_rounds(params, fields=("trees", "train_loss"), zeros=()):
+    """``params`` with its per-round ``fields`` (stacked on a leading axis of ``T`` rounds)
+    padded on the host to :func:`~jaxclassic.ensemble.bagging.estimator_capacity` ``(T)``
+    rounds: repeats of the last round (which the callers leave out by a traced round count),
+    or zeros for the fields named in ``zeros`` (weights of the rounds); so that one program
+    predicts for every ``T`` of a bucket. Traced params as they are."""
+    if any(isinstance(a, jax.core.Tracer) for a in jax.tree.leaves(params)):
+        return params
+    capacity = estimator_capacity(jax.tree.leaves(getattr(params, fields[0]))[0].shape[0])
+
+    def zero_pad(a):
+        a = np.asarray(a)
+        return np.concatenate([a, np.zeros((capacity - a.shape[0],) + a.shape[1:], a.dtype)])
+
+    return params._replace(**{f: _host_pad(getattr(params, f), capacity) for f in fields},
+                           **{f: jax.tree.map(zero_pad, getattr(params, f)) for f in zeros})
+
+
+#: the fields of a stacked tree that routing and the leaf values read
+ROUTE_FIELDS = ("children_left", "children_right", "feature", "threshold", "missing_left", "value")
+
+
+def padded_trees(trees, fields=ROUTE_FIELDS):
+    """The stacked trees ``(T, ...)`` padded on the host to their bucket
+    (``bagging.estimator_capacity``; repeats of the last round, skipped by the callers), only
+    ``fields`` copied (the others empty), kept for the next prediction
+    (``bagging._padded_members``); traced trees as they are."""
+    if any(isinstance(a, jax.core.Tracer) for a in jax.tree.leaves(trees)):
+        return trees
+    return _padded_members(trees, estimator_capacity(trees.feature.shape[0]), fields)
+
+
+def first_rounds(tree, n_rounds: int):
+    """The first ``n_rounds`` entries of every leaf of ``tree`` (stacked rounds): sliced on the
+    host for concrete arrays (an eager ``a[:n]`` lowers a program per ``n``), by ``jax`` in a
+    trace."""
+    if any(isinstance(a, jax.core.Tracer) for a in jax.tree.leaves(tree)):
+        return jax.tree.map(lambda a: a[:n_rounds], tree)
+    return _host_slice(tree, n_rounds)
 
 
 def subsample_weights(key, sample_weight, subsample, enabled: bool):

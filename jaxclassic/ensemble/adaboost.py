@@ -171,9 +171,13 @@ class AdaBoostParams(NamedTuple):
         return int(self.estimators.value.shape[-1])
 
 
-@partial(_jit.jit, static_argnames=("n_estimators", "max_depth", "n_bins", "n_classes", "has_missing"))
-def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_depth, n_bins, n_classes,
+@partial(_jit.jit, static_argnames=("capacity", "max_depth", "n_bins", "n_classes", "has_missing"))
+def _program(codes, edges, ranges, y, sw, learning_rate, n_rounds, *, capacity, max_depth, n_bins, n_classes,
              has_missing=True):
+    """The ``capacity`` rounds (one ``lax.scan``): trees, alphas, errors, ``Z`` and the kept
+    count; rounds ``t >= n_rounds`` (traced) are skipped (``lax.cond``: no work, all-zero
+    outputs, not kept), so every ``n_estimators`` of a bucket
+    (``bagging.estimator_capacity``) runs this one program."""
     dtype = edges.dtype
     n_features = edges.shape[0]
     K = n_classes
@@ -183,7 +187,14 @@ def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_de
     floor = jnp.asarray(WEIGHT_FLOOR, dtype)
     tiny = jnp.finfo(dtype).tiny
 
-    def body(carry, _):
+    def body(carry, t):
+        def skip(carry):
+            out = jax.eval_shape(one_round, carry)[1]
+            return carry, jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), out)
+
+        return jax.lax.cond(t < n_rounds, one_round, skip, carry)
+
+    def one_round(carry):
         w, active = carry
         w = jnp.where(positive, jnp.maximum(w, floor), 0)
         tree = fit_cart_binned(codes, edges, y, task="classification", criterion="gini",
@@ -206,7 +217,7 @@ def _program(codes, edges, ranges, y, sw, learning_rate, *, n_estimators, max_de
         out = (tree, alpha, jnp.where(keep, err, 1).astype(dtype), Z.astype(dtype), keep)
         return (w_next, keep & ~perfect & ok), out
 
-    _, (trees, alpha, err, Z, kept) = jax.lax.scan(body, (w0, jnp.asarray(True)), None, length=n_estimators)
+    _, (trees, alpha, err, Z, kept) = jax.lax.scan(body, (w0, jnp.asarray(True)), jnp.arange(capacity))
     return trees, alpha, err, Z, jnp.sum(kept).astype(jnp.int32)
 
 
@@ -235,8 +246,10 @@ def fit_adaboost(
         Raw features (finite; NaN is an error).
     y : array-like (n_samples,)
         Class codes ``0..K-1``; at least two classes of positive weight.
-    n_estimators : int >= 1 (static)
-        Boosting rounds (the scan length; fewer are kept after a stop).
+    n_estimators : int >= 1
+        Boosting rounds (fewer are kept after a stop); the scan's length is its bucket
+        (``bagging.estimator_capacity``; :mod:`jaxclassic.ensemble._boosting`, "Rounds and
+        programs"), the rounds past ``n_estimators`` skipped.
     max_depth : int >= 1 (static)
         Depth of each tree (1: stumps, scikit-learn's default base estimator).
     learning_rate : float > 0 (traced)
@@ -292,9 +305,11 @@ def fit_adaboost(
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
     ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
     lr = jnp.asarray(learning_rate, dtype)
-    trees, alpha, err, Z, n_used = _program(codes, edges, ranges, y, sw, lr, n_estimators=n_estimators,
-                                            max_depth=max_depth, n_bins=n_bins, n_classes=n_classes,
+    trees, alpha, err, Z, n_used = _program(codes, edges, ranges, y, sw, lr, n_estimators,
+                                            capacity=B.estimator_capacity(n_estimators), max_depth=max_depth,
+                                            n_bins=n_bins, n_classes=n_classes,
                                             has_missing=_codes_have_missing(codes, n_bins))
+    trees, alpha, err, Z = B.first_rounds((trees, alpha, err, Z), n_estimators)
     if not is_traced(n_used) and int(n_used) == 0:
         raise ValueError("the first tree of AdaBoost is no better than chance (weighted error "
                          f"{float(err[0]) if not is_traced(err) else 'traced'} >= 1 - 1/n_classes); "
@@ -309,23 +324,27 @@ def _votes(tree, X, depth):
 
 
 @partial(_jit.jit, static_argnames=("staged",))
-def _decision(params, X, staged=False):
-    trees = params.estimators
+def _decision(trees, estimator_weights, X, n_rounds, staged=False):
+    """The SAMME decision function (or its stages) of the rounds ``t < n_rounds``; the later
+    rounds (a bucket's padding, of weight 0) are not routed (``lax.cond``)."""
     K = trees.value.shape[-1]
     depth = B.tree_depth(trees.feature.shape[-1])
     X = X.astype(trees.threshold.dtype)
 
-    def step(carry, t_alpha):
+    def add(carry, tree, alpha):
         acc, norm = carry
-        tree, alpha = t_alpha
         hit = jax.nn.one_hot(_votes(tree, X, depth), K, dtype=acc.dtype)
-        acc = acc + alpha * (hit - (1 - hit) / (K - 1))
-        norm = norm + alpha
+        return acc + alpha * (hit - (1 - hit) / (K - 1)), norm + alpha
+
+    def step(carry, t_tree_alpha):
+        t, tree, alpha = t_tree_alpha
+        acc, norm = jax.lax.cond(t < n_rounds, add, lambda carry, tree, alpha: carry, carry, tree, alpha)
         out = _binary(acc / jnp.where(norm > 0, norm, 1)) if staged else None
         return (acc, norm), out
 
     init = (jnp.zeros((X.shape[0], K), trees.value.dtype), jnp.zeros((), trees.value.dtype))
-    (acc, norm), stages = jax.lax.scan(step, init, (trees, params.estimator_weights))
+    T = estimator_weights.shape[0]
+    (acc, norm), stages = jax.lax.scan(step, init, (jnp.arange(T), trees, estimator_weights))
     return stages if staged else _binary(acc / jnp.where(norm > 0, norm, 1))
 
 
@@ -338,10 +357,28 @@ def _check_X(params, X):
     return check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0])
 
 
+def _padded(params):
+    """The rounds padded to their bucket (``B.pad_rounds``): the padding's :math:`\alpha = 0`
+    adds exact zeros to the sums, so one program serves every ``n_estimators`` of a bucket."""
+    return B.pad_rounds(params, ("estimators", "estimator_errors", "Z"), zeros=("estimator_weights",))
+
+
+def _padded_decision_args(params):
+    """``(trees, estimator_weights)`` padded to their bucket for :func:`_decision`: the trees'
+    routing fields (kept for the next call, ``B.padded_trees``), the weights
+    with zeros."""
+    trees = B.padded_trees(params.estimators)
+    alpha = params.estimator_weights
+    if not isinstance(alpha, jax.core.Tracer):
+        alpha = np.asarray(alpha)
+        alpha = np.concatenate([alpha, np.zeros(trees.feature.shape[0] - alpha.shape[0], alpha.dtype)])
+    return trees, alpha
+
+
 def _decision_function(params, X):
     r"""scikit-learn's SAMME decision function: ``(n,)`` :math:`f_1 - f_0` for two classes,
     else ``(n, K)`` :math:`f_k = \sum_m \alpha_m(1[h_m = k] - 1[h_m \ne k]/(K-1))/\sum_m \alpha_m`."""
-    return _decision(params, _check_X(params, X))
+    return _decision(*_padded_decision_args(params), _check_X(params, X), params.estimator_weights.shape[0])
 
 
 def _to_proba(d, K):
@@ -367,7 +404,9 @@ def _predict_class(params, X):
 def staged_decision_function(params, X):
     """The decision function after each round: ``(T, n)`` (two classes) or ``(T, n, K)``;
     stage ``m`` uses the first ``m + 1`` trees (scikit-learn's ``staged_decision_function``)."""
-    return _decision(params, _check_X(params, X), staged=True)
+    n_rounds = params.estimator_weights.shape[0]
+    return B.first_rounds(_decision(*_padded_decision_args(params), _check_X(params, X), n_rounds, staged=True),
+                          n_rounds)
 
 
 def staged_predict(params, X):
@@ -384,7 +423,15 @@ def training_error_bound(params):
 
 def _feature_importances(params):
     r"""scikit-learn's ``feature_importances_``: :math:`\sum_m \alpha_m I_m / \sum_m \alpha_m`
-    with :math:`I_m` the normalised impurity decrease of tree :math:`m`."""
+    with :math:`I_m` the normalised impurity decrease of tree :math:`m` (the rounds padded to
+    their bucket with :math:`\alpha = 0`: one program per bucket; the product over
+    :math:`T_{cap}` rounds can differ from the one over :math:`T` in the last bit, XLA's
+    order of the sum depending on its length: 1 ulp on breast_cancer, 50 rounds)."""
+    return _importances_of(_padded(params))
+
+
+@_jit.jit
+def _importances_of(params):
     per_tree = jax.vmap(tree_feature_importances)(params.estimators)
     alpha = params.estimator_weights
     norm = jnp.sum(alpha)

@@ -44,6 +44,7 @@ T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, 2
 from __future__ import annotations
 
 import numbers
+import weakref
 from functools import partial
 from typing import Any, Callable, NamedTuple
 
@@ -69,6 +70,7 @@ from jaxclassic.validation import (
 
 __all__ = [
     "BaggingParams",
+    "estimator_capacity",
     "ClassificationBagging",
     "RegressionBagging",
     "MEMORY_BUDGET_BYTES",
@@ -81,6 +83,8 @@ __all__ = [
 
 #: Working memory (bytes) one batch of members may take before the fit is chunked.
 MEMORY_BUDGET_BYTES = 1 << 30
+#: The fewest members a compiled ensemble program is built for (:func:`estimator_capacity`).
+MIN_CAPACITY = 16
 
 
 class BaggingParams(NamedTuple):
@@ -147,6 +151,96 @@ def check_targets(y, sample_weight, *, classification: bool | None, n_classes=No
     yc, n_classes = check_classification_targets(arr, "y", min_classes=2, n_classes=n_classes,
                                                  sample_weight=sample_weight)
     return yc, n_classes
+
+
+def estimator_capacity(n_estimators: int) -> int:
+    r"""The member count ``E_cap`` that an ensemble's compiled programs are built for.
+
+    :math:`E_{cap} = \max(16, 2^{\lceil \log_2 E \rceil})`: the programs of a fit (growing,
+    drawing, predicting) take arrays with a leading axis of ``E_cap`` members, the members past
+    ``E`` marked dead (not grown, zero weight in every sum) and sliced off on the host, so a
+    refit with another ``n_estimators`` in the same bucket (1..16, 17..32, 33..64, ...) builds
+    no new program, and one bucket's programs serve every count in it. Powers of two bound
+    the padding by ``E`` members (a dead member costs its bootstrap draw and its outputs'
+    memory, not its fit) and the programs by ``log2`` of the largest count.
+
+    Examples
+    --------
+    >>> [estimator_capacity(e) for e in (1, 10, 16, 17, 40, 100)]
+    [16, 16, 16, 32, 64, 128]
+    """
+    return max(MIN_CAPACITY, 1 << (int(n_estimators) - 1).bit_length())
+
+
+def _host_slice(tree, n: int):
+    """The first ``n`` members of a stacked pytree, sliced in numpy (an eager ``a[:n]`` on a
+    jax array would lower a program for every ``n``) and put back on the device."""
+    return jax.tree.map(lambda a: jax.device_put(np.asarray(a)[:n]), tree)
+
+
+def _host_pad(tree, capacity: int):
+    """A stacked pytree of ``E`` members padded to ``capacity`` on the host by repeating its
+    last member (finite values, given zero weight by the caller)."""
+    def pad(a):
+        a = np.asarray(a)
+        return a if a.shape[0] == capacity else np.concatenate([a, np.repeat(a[-1:], capacity - a.shape[0], 0)])
+
+    return jax.tree.map(pad, tree)
+
+
+#: padded copies of fitted members, by the ids of the arrays copied (dropped with any of them)
+_PADDED: dict = {}
+
+
+def _padded_members(members, capacity: int, fields: tuple):
+    """:func:`_host_pad` of the ``fields`` of stacked trees (a NamedTuple), the other node
+    arrays made empty ``(capacity, ..., 0)`` arrays (a prediction reads only some fields: the
+    copy is smaller). The copy is kept while the arrays copied live (found again by their
+    identity: params with a field replaced, ``params._replace``, are copied anew), so that
+    predicting again does not copy again; fitted arrays are not to be changed in place."""
+    kept = [getattr(members, f) for f in fields]
+    key = (capacity, fields, tuple(id(a) for a in kept))
+    hit = _PADDED.get(key)
+    if hit is not None and all(ref() is a for ref, a in zip(hit[0], kept)):
+        return hit[1]
+    node_ndim = np.ndim(members.feature)  # a node array (members, ..., M); fewer axes: one value a member
+
+    def empty(a):
+        return np.zeros((capacity,) + np.shape(a)[1:-1] + (0,), np.asarray(a).dtype)
+
+    dropped = {f: empty(getattr(members, f)) for f in members._fields
+               if f not in fields and np.ndim(getattr(members, f)) >= node_ndim}
+    padded = _host_pad(members._replace(**dropped), capacity)
+    try:
+        refs = [weakref.ref(a) for a in kept]
+        for a in kept:
+            weakref.finalize(a, _PADDED.pop, key, None)
+    except TypeError:  # an array type without weak references: not cached
+        return padded
+    _PADDED[key] = (refs, padded)
+    return padded
+
+
+@partial(_jit.jit, static_argnames=("size",))
+def _rows(xs, start, size):
+    """``a[start:start + size]`` of every leaf (``start`` traced: one program per size)."""
+    return jax.tree.map(lambda a: jax.lax.dynamic_slice_in_dim(a, start, size), xs)
+
+
+def map_capacity(f: Callable, xs, n: int, chunk_size: int):
+    """The first ``n`` members of ``jax.vmap(f)(*xs)``, where ``xs`` have a leading axis of
+    :func:`estimator_capacity` ``(n)`` members, ``chunk`` at a time.
+
+    ``chunk`` is the largest power of two at most ``chunk_size`` and the capacity (so it divides
+    the capacity); the chunks start at ``0, chunk, ...`` below ``n`` (those past ``n`` are not
+    run) and their members are joined and cut to ``n`` on the host. Every compiled program
+    sees ``chunk`` members: one program for every ``n`` of a bucket."""
+    capacity = jax.tree.leaves(xs)[0].shape[0]
+    chunk = 1 << (int(min(chunk_size, capacity)).bit_length() - 1)
+    outs = [jax.vmap(f)(*_rows(xs, start, chunk)) for start in range(0, n, chunk)]
+    if any(is_traced(a) for a in jax.tree.leaves(outs)):
+        return jax.tree.map(lambda *a: jnp.concatenate(a, axis=0)[:n], *outs)
+    return jax.tree.map(lambda *a: jax.device_put(np.concatenate([np.asarray(b) for b in a], axis=0)[:n]), *outs)
 
 
 def default_chunk_size(n_estimators: int, bytes_per_member: int, budget: int = MEMORY_BUDGET_BYTES) -> int:

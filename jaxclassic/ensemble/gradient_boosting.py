@@ -40,7 +40,8 @@ scaled by Friedman's :math:`(K-1)/K`.
 from ``key`` (Bernoulli, as weights); the tree and its line search use only them. Features
 are binned once (``n_bins``, exact when a feature has at most ``n_bins`` values, so the
 trees equal scikit-learn's exact ones; NaN supported through the missing bin); the rounds
-are one ``lax.scan``. A tree's raw thresholds are scikit-learn's midpoints between the node's
+are one ``lax.scan`` (of a bucket of lengths: :mod:`jaxclassic.ensemble._boosting`, "Rounds
+and programs"). A tree's raw thresholds are scikit-learn's midpoints between the node's
 adjacent values (of the round's rows; :mod:`jaxclassic.tree.cart`, "Split points"), so new
 rows, and the held-out rows of the estimators' early stopping, are routed as scikit-learn
 routes them (before issue 23 they sat at the bin edges: on 300 rows rounded to two decimals
@@ -219,10 +220,14 @@ def _row_losses(loss, y, f, n_outputs):
     return jax.vmap(loss)(y, f) if n_outputs > 1 else jax.vmap(loss)(y, f[:, 0])
 
 
-@partial(_jit.jit, static_argnames=("loss", "loss_name", "n_outputs", "n_estimators", "max_depth",
+@partial(_jit.jit, static_argnames=("loss", "loss_name", "n_outputs", "capacity", "max_depth",
                                    "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing"))
-def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name, n_outputs, n_estimators,
+def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, *, loss, loss_name, n_outputs, capacity,
              max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True):
+    """The ``capacity`` rounds' trees ``(capacity, K, ...)``, training losses ``(capacity,)``
+    and the clamped flag; rounds ``t >= n_rounds`` (traced) are skipped (``lax.cond``: no
+    work, all-zero trees and loss), so every ``n_estimators`` of a bucket
+    (``bagging.estimator_capacity``) runs this one program."""
     dtype = edges.dtype
     n_features, n = codes_T.shape
     K = n_outputs
@@ -247,6 +252,13 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name
         return grown, node_mean, buffers
 
     def body(carry, t):
+        def skip(carry, t):
+            out = jax.eval_shape(one_round, carry, t)[1]
+            return carry, jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), out)
+
+        return jax.lax.cond(t < n_rounds, one_round, skip, carry, t)
+
+    def one_round(carry, t):
         f, clamped, buffers = carry
         w = B.subsample_weights(jax.random.fold_in(key, t), sw, hyper["subsample"], use_subsample)
         g, h = _grad_hess(loss, y, f, K)  # (n, K)
@@ -277,7 +289,7 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, *, loss, loss_name
     buffers = jax.tree.map(lambda b: jnp.broadcast_to(b, (K,) + b.shape),
                            histogram_buffers(n_features, n_bins, 3, max_width, dtype))
     (_, clamped, _), (trees, train_loss) = jax.lax.scan(body, (f0, jnp.asarray(False), buffers),
-                                                        jnp.arange(n_estimators))
+                                                        jnp.arange(capacity))
     return trees, train_loss, clamped
 
 
@@ -313,7 +325,9 @@ def fit_gradient_boosting(
         (``log_loss``: 0/1 gives the binomial model, more classes the multinomial one).
     loss : {"squared", "absolute", "log_loss"} or callable (static)
         A callable ``loss(y_i, f_i) -> scalar`` (residuals and Newton line search by autodiff).
-    n_estimators : int >= 1 (static)
+    n_estimators : int >= 1
+        Rounds; the program is built for its bucket (``bagging.estimator_capacity``;
+        :mod:`jaxclassic.ensemble._boosting`, "Rounds and programs").
     learning_rate : float > 0 (traced)
     max_depth : int >= 1 (static)
     subsample : float in (0, 1] (traced; 1 is static: no sampling)
@@ -405,35 +419,44 @@ def fit_gradient_boosting(
         min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
         min_impurity_decrease=min_impurity_decrease).items()}
     trees, train_loss, clamped = _program(
-        codes.T, y, sw, edges, ranges, init_score, hyper, key, loss=loss_fn, loss_name=loss_name,
-        n_outputs=n_outputs, n_estimators=n_estimators, max_depth=max_depth, n_bins=n_bins, max_nodes=max_nodes,
-        max_width=max_width, use_subsample=use_subsample, has_missing=_codes_have_missing(codes, n_bins))
+        codes.T, y, sw, edges, ranges, init_score, hyper, key, n_estimators, loss=loss_fn, loss_name=loss_name,
+        n_outputs=n_outputs, capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins,
+        max_nodes=max_nodes, max_width=max_width, use_subsample=use_subsample,
+        has_missing=_codes_have_missing(codes, n_bins))
+    trees, train_loss = B.first_rounds((trees, train_loss), n_estimators)
     B.warn_if_clamped(clamped)
     return cls(trees, init_score, hyper["learning_rate"], train_loss, edges)
 
 
 # --------------------------------------------------------------------------- prediction
 @_jit.jit
-def _raw(params, X):
-    n_estimators = params.trees.feature.shape[0]
-    f = params.init + params.learning_rate * B.tree_scores(params.trees, X, n_estimators)
+def _raw(trees, init, learning_rate, X, n_rounds):
+    r""":math:`F_0 + \eta \sum_{t < T} \text{tree}_t(x)` of the ``n_rounds`` first of the stacked
+    (padded) rounds: ``(n,)``, or ``(n, K)`` for the multinomial."""
+    f = init + learning_rate * B.tree_scores(trees, X, n_rounds)
     return f[:, 0] if f.shape[1] == 1 else f
 
 
 @_jit.jit
-def _staged_raw(params, X):
+def _staged_raw(params, X, n_rounds):
+    """The raw scores after each round ``t < T_cap``; the rounds from ``n_rounds`` on (a
+    bucket's padding, cut by the caller) are not routed (``lax.cond``)."""
     depth = B.tree_depth(params.trees.feature.shape[-1])
     X = X.astype(params.trees.threshold.dtype)
 
     def one(tree):
         return tree.value[B.route_raw(tree, X, depth), 0]
 
-    def step(acc, trees_t):
-        acc = acc + jax.vmap(one, out_axes=1)(trees_t)  # (n, K)
+    def step(acc, t_trees):
+        t, trees_t = t_trees
+        acc = jax.lax.cond(t < n_rounds, lambda acc: acc + jax.vmap(one, out_axes=1)(trees_t),  # (n, K)
+                           lambda acc: acc, acc)
         return acc, params.init + params.learning_rate * acc
 
     K = params.trees.feature.shape[1]
-    _, stages = jax.lax.scan(step, jnp.zeros((X.shape[0], K), params.trees.value.dtype), params.trees)
+    T = params.trees.feature.shape[0]
+    _, stages = jax.lax.scan(step, jnp.zeros((X.shape[0], K), params.trees.value.dtype),
+                             (jnp.arange(T), params.trees))
     return stages[..., 0] if K == 1 else stages
 
 
@@ -466,14 +489,16 @@ def staged_decision_function(params, X):
     Friedman, "Greedy function approximation: a gradient boosting machine", Ann. Stat. 29 (2001).
     """
     X = check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0], allow_nan=True)
-    return _staged_raw(params, X)
+    n_rounds = params.trees.feature.shape[0]
+    stages = _staged_raw(B.pad_rounds(params), X, n_rounds)
+    return B.first_rounds(stages, n_rounds)
 
 
 def _decision_function(params, X):
     """The raw score :math:`F(x)`: ``(n,)`` (the log-odds for a binary classifier), or
     ``(n, K)`` for the multinomial."""
     X = check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0], allow_nan=True)
-    return _raw(params, X)
+    return _raw(B.padded_trees(params.trees), params.init, params.learning_rate, X, params.trees.feature.shape[0])
 
 
 def _predict_proba(params, X):
@@ -491,8 +516,13 @@ def _predict_class(params, X):
     return (jnp.argmax(f, axis=1) if f.ndim == 2 else f > 0).astype(jnp.int32)
 
 
-@_jit.jit
 def _feature_importances(params):
+    """:func:`_importances_of` the rounds padded to their bucket (one program per bucket)."""
+    return _importances_of(B.pad_rounds(params), params.trees.feature.shape[0])
+
+
+@_jit.jit
+def _importances_of(params, n_rounds):
     r"""scikit-learn's ``feature_importances_`` of gradient boosting: each tree's weighted
     impurity (variance of the pseudo-residuals) decrease per feature,
     :math:`\sum_{t: f_t = j} W_t i_t - W_L i_L - W_R i_R`, divided by its root's weight
@@ -500,7 +530,8 @@ def _feature_importances(params):
     ``n_estimators x K`` trees and normalised to sum 1 (zeros when no tree splits)."""
     trees = params.trees
     n_features = params.bin_edges.shape[0]
-    internal = (trees.children_left >= 0) & ~trees.is_leaf
+    live = (jnp.arange(trees.feature.shape[0]) < n_rounds)[:, None, None]  # the rounds past n_rounds: padding
+    internal = (trees.children_left >= 0) & ~trees.is_leaf & live
     wi = trees.weighted_n_node_samples * trees.impurity  # (T, K, M)
     take = lambda i: jnp.take_along_axis(wi, jnp.maximum(i, 0), axis=-1)
     dec = jnp.where(internal, wi - take(trees.children_left) - take(trees.children_right), 0)

@@ -39,7 +39,8 @@ same partition of a node (they differ only for new rows) are resolved as xgboost
 them (:func:`_xgboost_tie_rule`). Growth is by the histogram
 engine (:mod:`jaxclassic.tree._engine`: per level one pass over the rows of the smaller
 children, siblings by subtraction). The whole boosting loop is one compiled program: a
-``lax.scan`` over the rounds; the ``K`` trees of a round are one ``vmap`` of the growth.
+``lax.scan`` over the rounds (of a bucket of lengths: :mod:`jaxclassic.ensemble._boosting`,
+"Rounds and programs"); the ``K`` trees of a round are one ``vmap`` of the growth.
 
 Losses. ``"squared"`` (:math:`\tfrac12(y-f)^2`: ``reg:squarederror``), ``"log_loss"``
 (``binary:logistic``, ``y`` in {0, 1}), ``"softmax"`` (``multi:softprob``,
@@ -288,11 +289,15 @@ def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth):
 
 # --------------------------------------------------------------------------- the program
 @partial(_jit.jit, static_argnames=(
-    "loss", "vector", "doubled", "n_outputs", "n_estimators", "max_depth", "n_bins", "n_colsample",
+    "loss", "vector", "doubled", "n_outputs", "capacity", "max_depth", "n_bins", "n_colsample",
     "use_subsample", "has_eval", "patience", "has_missing"))
-def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss, vector, doubled,
-             n_outputs, n_estimators, max_depth, n_bins, n_colsample, use_subsample, has_eval, patience,
+def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds, *, loss, vector, doubled,
+             n_outputs, capacity, max_depth, n_bins, n_colsample, use_subsample, has_eval, patience,
              has_missing=True):
+    """The boosting rounds ``t < capacity`` (one ``lax.scan``), those at ``t >= n_rounds``
+    (traced) skipped as after an early stop (``lax.cond``: no work, one-leaf trees of value
+    0, NaN losses), so every ``n_estimators`` of a bucket (``bagging.estimator_capacity``)
+    runs this one program."""
     dtype = edges.dtype
     n_features, n = codes_T.shape
     K = n_outputs
@@ -352,23 +357,21 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
 
     def body(carry, t):
         f, fe, es, clamped, buffers = carry
-        if patience is None:
-            trees, gain, f, fe, c, buffers = new_trees(t, f, fe, buffers)
-            run = jnp.asarray(True)
-        else:
-            def skip(t, f, fe, buffers):
-                trees, gain, _, _, _, _ = jax.eval_shape(new_trees, t, f, fe, buffers)
-                trees = B.empty_tree_like(jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), trees))
-                return trees, jnp.zeros(gain.shape, gain.dtype), f, fe, jnp.asarray(False), buffers
 
-            run = ~es.stop
-            trees, gain, f, fe, c, buffers = jax.lax.cond(run, new_trees, skip, t, f, fe, buffers)
+        def skip(t, f, fe, buffers):
+            trees, gain, _, _, _, _ = jax.eval_shape(new_trees, t, f, fe, buffers)
+            trees = B.empty_tree_like(jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), trees))
+            return trees, jnp.zeros(gain.shape, gain.dtype), f, fe, jnp.asarray(False), buffers
+
+        live = t < n_rounds
+        run = live if patience is None else live & ~es.stop
+        trees, gain, f, fe, c, buffers = jax.lax.cond(run, new_trees, skip, t, f, fe, buffers)
         train = _mean(_row_losses(loss, y, f, vector), sw)
         ev = _mean(_row_losses(loss, ey, fe, vector), ew) if has_eval else jnp.asarray(jnp.nan, dtype)
         nan = jnp.asarray(jnp.nan, dtype)
         out = (trees, gain, jnp.where(run, train, nan), jnp.where(run, ev, nan))
-        if patience is not None:
-            es = early_stopping_update(es, ev, patience=patience)
+        if patience is not None:  # the rounds past n_rounds leave the state as it is
+            es = jax.tree.map(partial(jnp.where, live), early_stopping_update(es, ev, patience=patience), es)
         return (f, fe, es, clamped | c, buffers), out
 
     f0 = jnp.broadcast_to(base, (n, K)).astype(dtype)
@@ -378,9 +381,9 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, *, loss,
         buffers = jax.tree.map(lambda b: jnp.broadcast_to(b, (K,) + b.shape), buffers)
     carry0 = (f0, fe0, early_stopping_init(dtype), jnp.asarray(False), buffers)
     (_, _, es, clamped, _), (trees, gain, train_loss, eval_loss) = jax.lax.scan(
-        body, carry0, jnp.arange(n_estimators))
+        body, carry0, jnp.arange(capacity))
     if patience is None:
-        n_iter = jnp.asarray(n_estimators, jnp.int32)
+        n_iter = jnp.asarray(n_rounds, jnp.int32)
         best = n_iter - 1
     else:
         n_iter = es.n_iter
@@ -460,7 +463,9 @@ def fit_xgboost(
         NaN is an error.
     loss : {"squared", "log_loss", "softmax"} or callable (static)
         A callable ``loss(y_i, f_i) -> scalar`` of one sample (g, h by autodiff).
-    n_estimators : int >= 1 (static)
+    n_estimators : int >= 1
+        Rounds; the program is built for its bucket (``bagging.estimator_capacity``;
+        :mod:`jaxclassic.ensemble._boosting`, "Rounds and programs").
     learning_rate : float > 0 (traced)
         :math:`\eta`.
     max_depth : int >= 1 (static)
@@ -572,27 +577,34 @@ def fit_xgboost(
         learning_rate=learning_rate, reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
         min_child_weight=min_child_weight, subsample=subsample).items()}
     out, clamped = _program(
-        codes.T, y, sw, ecodes.T, ye, we, edges, base, hyper, key,
+        codes.T, y, sw, ecodes.T, ye, we, edges, base, hyper, key, n_estimators,
         loss=loss_fn, vector=n_outputs > 1, doubled=loss_name == "softmax", n_outputs=n_outputs,
-        n_estimators=n_estimators, max_depth=max_depth, n_bins=n_bins, n_colsample=n_colsample,
+        capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins, n_colsample=n_colsample,
         use_subsample=use_subsample, has_eval=eval_set is not None, patience=early_stopping_rounds,
         has_missing=has_missing)
+    trees, base, gain, train_loss, eval_loss, best, n_iter = out
+    trees, gain, train_loss, eval_loss = B.first_rounds((trees, gain, train_loss, eval_loss), n_estimators)
     B.warn_if_clamped(clamped)
     cls = XGBoostClassifierParams if loss_name in ("log_loss", "softmax") else XGBoostParams
-    return cls(*out, bin_edges=edges)
+    return cls(trees, base, gain, train_loss, eval_loss, best, n_iter, bin_edges=edges)
 
 
 # --------------------------------------------------------------------------- prediction
+#: the fields of XGBoostParams stacked by round (padded to a bucket for prediction)
+_ROUND_FIELDS = ("trees", "split_gain", "train_loss", "eval_loss")
+
+
 @_jit.jit
-def _margin(params, X):
-    scores = B.tree_scores(params.trees, X, params.best_iteration + 1)
-    return params.base_score + scores
+def _margin(trees, base_score, best_iteration, X):
+    """``base_score`` plus the trees' scores of the rounds up to ``best_iteration`` (of the
+    stacked, padded rounds): ``(n, K)``."""
+    return base_score + B.tree_scores(trees, X, best_iteration + 1)
 
 
 def _decision_function(params, X):
     """Raw scores (margins): ``(n,)`` for one output, ``(n, K)`` for a softmax / vector loss."""
     X = check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0], allow_nan=True)
-    m = _margin(params, X)
+    m = _margin(B.padded_trees(params.trees), params.base_score, params.best_iteration, X)
     return m[:, 0] if m.shape[1] == 1 else m
 
 
@@ -630,15 +642,18 @@ def _feature_importances(params, importance_type="gain", normalize=True):
     unused features get 0.
     """
     check_choice(importance_type, "importance_type", ("weight", "gain", "total_gain", "cover", "total_cover"))
-    return _importances_program(params, importance_type, bool(normalize))
+    return _importances_program(B.pad_rounds(params, _ROUND_FIELDS), params.trees.feature.shape[0],
+                                importance_type, bool(normalize))
 
 
 @partial(_jit.jit, static_argnames=("importance_type", "normalize"))
-def _importances_program(params, importance_type, normalize):
-    # one program (eagerly, each of the dozen steps below compiled on its own per shape)
+def _importances_program(params, n_rounds, importance_type, normalize):
+    # one program (eagerly, each of the dozen steps below compiled on its own per shape); the
+    # rounds past n_rounds are the padding of pad_rounds
     trees = params.trees
     n_features = params.bin_edges.shape[0]
-    internal = trees.children_left >= 0
+    live = (jnp.arange(trees.feature.shape[0]) < n_rounds).reshape((-1,) + (1,) * (trees.feature.ndim - 1))
+    internal = (trees.children_left >= 0) & live
     feat = jnp.where(internal, trees.feature, n_features).reshape(-1)
     add = lambda v: jnp.zeros((n_features,), params.split_gain.dtype).at[feat].add(v.reshape(-1), mode="drop")
     weight = add(internal.astype(params.split_gain.dtype))

@@ -33,6 +33,7 @@ import jax.numpy as jnp
 
 from jaxclassic import ensemble as E
 from jaxclassic import losses
+from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble import adaboost as _adaboost
 from jaxclassic.ensemble import gradient_boosting as _gb
 from jaxclassic.estimators._base import (
@@ -107,6 +108,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     ----------
     n_estimators : int >= 1, default=50
         Boosting rounds (fewer are kept after scikit-learn's stop rules).
+        Refits with any value of one bucket (1..16, 17..32, 33..64, ...:
+        ``jaxclassic.ensemble.bagging.estimator_capacity``) reuse the compiled programs.
     learning_rate : float > 0, default=1.0
     max_depth : int >= 1, default=1
         Depth of each tree; 1 = stumps, scikit-learn's default ``estimator``. Replaces
@@ -274,8 +277,9 @@ class _BaseGradientBoosting(BaseEstimator):
             else:
                 n_rounds = i + 1
                 break
-        return params._replace(trees=jax.tree.map(lambda a: a[:n_rounds], params.trees),
-                               train_loss=params.train_loss[:n_rounds])
+        # cut on the host: an eager a[:n_rounds] would lower a program for every n_rounds
+        trees, train_loss = B.first_rounds((params.trees, params.train_loss), n_rounds)
+        return params._replace(trees=trees, train_loss=train_loss)
 
 
 def _mean(values, w):
@@ -294,6 +298,8 @@ _VALIDATION_SCORES = {
 
 _GB_DOC_PARAMS = """learning_rate : float > 0, default=0.1
     n_estimators : int >= 1, default=100
+        Refits with any value of one bucket (1..16, 17..32, 33..64, ...:
+        ``jaxclassic.ensemble.bagging.estimator_capacity``) reuse the compiled programs.
     subsample : float in (0, 1], default=1.0
         Share of the rows per round (Bernoulli draws from ``random_state``).
     criterion : {"friedman_mse", "squared_error"}, default="friedman_mse"
@@ -493,6 +499,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
 # --------------------------------------------------------------------------- XGBoost
 _XGB_DOC_PARAMS = """n_estimators : int >= 1, default=100
+        Refits with any value of one bucket (1..16, 17..32, 33..64, ...:
+        ``jaxclassic.ensemble.bagging.estimator_capacity``) reuse the compiled programs.
     learning_rate : float > 0, default=0.3
     max_depth : int >= 1, default=6
     reg_lambda, reg_alpha : float >= 0, default=1.0, 0.0

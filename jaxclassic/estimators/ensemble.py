@@ -189,6 +189,8 @@ class _BaseForest(_BaseBootstrap):
 
 
 _FOREST_DOC = """n_estimators : int >= 1, default=100
+        Refits with any value of one bucket (1..16, 17..32, 33..64, ...:
+        ``jaxclassic.ensemble.bagging.estimator_capacity``) reuse the compiled programs.
     criterion : str
         Classifier: {"gini", "entropy", "log_loss"} ("log_loss" is "entropy"); regressor:
         {"squared_error"}.
@@ -340,6 +342,9 @@ class _BaseBagging(_BaseBootstrap):
 
 
 _BAGGING_DOC = """n_estimators : int >= 1, default=10
+        Refits with any value of one bucket (1..16, 17..32, 33..64, ...:
+        ``jaxclassic.ensemble.bagging.estimator_capacity``) reuse the compiled programs (tree
+        members; a functional ``estimator`` builds its programs for each value).
     max_samples : int or float in (0, 1], default=1.0
         Rows drawn (with replacement) per member: a count, or a share of the positive-weight rows.
     bootstrap : bool, default=True

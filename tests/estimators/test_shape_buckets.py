@@ -197,3 +197,64 @@ def test_gradient_boosting_is_the_same_at_every_bucket(seed):
         out.append(cls(n_estimators=10).fit(X, y).predict_proba(X_all))
     np.testing.assert_allclose(out[1], out[0], atol=1e-12)
     np.testing.assert_allclose(out[2], out[0], atol=1e-12)
+
+
+# --------------------------------------------------------------------------- n_estimators buckets
+# Every ensemble builds its programs for a bucket of member counts
+# (ensemble.bagging.estimator_capacity: 1..16, 17..32, 33..64, ... share one), the members past
+# n_estimators skipped in the fit and given zero weight in the predictions (issue 25: before,
+# every new n_estimators built 3 to 10 new programs). Small trees and 32 bins keep the first
+# fits cheap.
+ENSEMBLES = {
+    "RandomForestClassifier": (lambda e: jc.RandomForestClassifier(e, max_depth=3, n_bins=32, random_state=0),
+                               "class"),
+    "RandomForestRegressor": (lambda e: jc.RandomForestRegressor(e, max_depth=3, n_bins=32, random_state=0),
+                              "reg"),
+    "BaggingClassifier": (lambda e: jc.BaggingClassifier(jc.DecisionTreeClassifier(max_depth=3, n_bins=32),
+                                                         n_estimators=e, random_state=0), "class"),
+    "GradientBoostingClassifier": (lambda e: jc.GradientBoostingClassifier(n_estimators=e, max_depth=2, n_bins=32),
+                                   "class"),
+    "GradientBoostingRegressor": (lambda e: jc.GradientBoostingRegressor(n_estimators=e, max_depth=2, n_bins=32),
+                                  "reg"),
+    "XGBoostClassifier": (lambda e: jc.XGBoostClassifier(n_estimators=e, max_depth=2, max_bin=32), "class"),
+    "XGBoostRegressor": (lambda e: jc.XGBoostRegressor(n_estimators=e, max_depth=2, max_bin=32), "reg"),
+    "AdaBoostClassifier": (lambda e: jc.AdaBoostClassifier(n_estimators=e, n_bins=32), "class"),
+}
+# the fast tier: one forest and one boosting family (each first fit builds its programs)
+_FAST = ("RandomForestClassifier", "GradientBoostingClassifier")
+
+
+def _members(est):
+    """The fitted members (trees or rounds) of an ensemble estimator, stacked."""
+    params = est.params_
+    return getattr(params, "trees", None) or params.estimators
+
+
+@pytest.mark.parametrize("family", [f if f in _FAST else pytest.param(f, marks=pytest.mark.full) for f in ENSEMBLES])
+def test_refit_with_another_n_estimators_builds_no_new_program(family, data):
+    make, target = ENSEMBLES[family]
+    X, y_class, y_reg = data
+    y = y_class if target == "class" else y_reg
+    small = make(3).fit(X, y)
+    small.predict(X)
+    with new_programs() as names:
+        est = make(5).fit(X, y)
+        est.predict(X)
+    assert names == [], f"{family}: n_estimators=5 after 3 built new programs: {names}"
+    # the members past n_estimators are cut off, and the first 3 of 5 are the 3 of the first fit
+    # (the trees of a forest hang on their index, the rounds of boosting on the rounds before)
+    first, second = _members(small), _members(est)
+    assert second.feature.shape[0] == 5
+    for a, b in zip(jax.tree.leaves(first), jax.tree.leaves(second)):
+        np.testing.assert_array_equal(np.asarray(b)[:3], np.asarray(a))
+
+
+@pytest.mark.full
+def test_a_new_n_estimators_bucket_builds_its_programs(data):
+    # the control: 17 trees are past the bucket of 1..16, so the forest builds new programs
+    make, _ = ENSEMBLES["RandomForestRegressor"]
+    X, _, y_reg = data
+    make(3).fit(X, y_reg)
+    with new_programs() as names:
+        make(17).fit(X, y_reg)
+    assert names, "a forest at a new n_estimators bucket lowered no program: the counter is broken"
