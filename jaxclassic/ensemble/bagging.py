@@ -71,6 +71,7 @@ from jaxclassic.validation import (
 __all__ = [
     "BaggingParams",
     "estimator_capacity",
+    "prediction_capacity",
     "ClassificationBagging",
     "RegressionBagging",
     "MEMORY_BUDGET_BYTES",
@@ -170,6 +171,26 @@ def estimator_capacity(n_estimators: int) -> int:
     [16, 16, 16, 32, 64, 128]
     """
     return max(MIN_CAPACITY, 1 << (int(n_estimators) - 1).bit_length())
+
+
+def prediction_capacity(n_members: int) -> int:
+    r"""The member count a forest's prediction programs are built for: finer than
+    :func:`estimator_capacity`, whose powers of two keep ``vmap`` batches dividing the fit's
+    capacity but would make 100 trees predict as 128.
+
+    :math:`\max(16, s\lceil E / s\rceil)` with :math:`s = \max(16, 2^{\lfloor \log_2 E\rfloor - 3})`:
+    buckets 1..16, 17..32, 33..48, ..., 97..112, ..., 257..288, ...; at most ``E / 8`` padded
+    members above 128 (each routes every row: prediction costs grow with them) and eight
+    programs per doubling of the count.
+
+    Examples
+    --------
+    >>> [prediction_capacity(e) for e in (1, 10, 16, 17, 40, 100, 300, 1000)]
+    [16, 16, 16, 32, 48, 112, 320, 1024]
+    """
+    n = int(n_members)
+    step = max(MIN_CAPACITY, 1 << max(0, n.bit_length() - 4))
+    return max(MIN_CAPACITY, -(-n // step) * step)
 
 
 def _host_slice(tree, n: int):

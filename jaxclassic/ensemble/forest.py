@@ -60,9 +60,12 @@ features, summed from its own rows (``tree._engine``, "Layout and cost"): ``F`` 
 Prediction sums the trees in chunks of at most 256 MB of ``(trees, rows, C)`` outputs.
 
 Programs and ``n_estimators``. ``n_estimators`` sets array shapes, so it is bucketed
-(DESIGN.md, "Static vs traced"): every program of the fit and of prediction is built for
+(DESIGN.md, "Static vs traced"): every program of the fit is built for
 :math:`E_{cap}` = :func:`~jaxclassic.ensemble.bagging.estimator_capacity` ``(E)`` trees (the
-next power of two, at least 16: 1..16, 17..32, 33..64, ... share their programs), so a refit
+next power of two, at least 16: 1..16, 17..32, 33..64, ... share their programs; ``vmap``
+batches of a power of two divide it), and prediction, out-of-bag sums and importances for
+:func:`~jaxclassic.ensemble.bagging.prediction_capacity` ``(E)`` (an eighth of a power of two
+apart, at least 16: 100 trees predict as 112, not 128), so a refit
 with another ``n_estimators`` of the same bucket builds no new program, and a new bucket
 four (the draws, the growth, the importances, the prediction). Before, every new value
 built ten (RandomForestClassifier 10 -> 11 -> 17 -> 40 trees on 117 x 4 rows:
@@ -130,6 +133,7 @@ from jaxclassic.ensemble.bagging import (
     default_chunk_size,
     estimator_capacity,
     map_capacity,
+    prediction_capacity,
     oob_sums,
 )
 from jaxclassic.tree.binning import bin_ranges
@@ -549,7 +553,7 @@ _IMPORTANCE_FIELDS = ("children_left", "children_right", "feature", "is_leaf", "
 
 def _padded(params, mask, fields):
     """The trees and ``mask`` ((E, n) or (E, 1), numpy or jax) of concrete params padded on
-    the host to :func:`~jaxclassic.ensemble.bagging.estimator_capacity` ``(E)`` trees, the
+    the host to :func:`~jaxclassic.ensemble.bagging.prediction_capacity` ``(E)`` trees, the
     padding masked out (repeats of the last tree, mask 0), so that a forest of any ``E`` in a
     bucket is summed by one program; traced params as they are. Only ``fields`` are copied;
     the others become empty ``(E_cap, 0)`` arrays (``bin_edges``: ``(E_cap, F, 0)``, which
@@ -559,7 +563,7 @@ def _padded(params, mask, fields):
     if any(is_traced(a) for a in jax.tree.leaves((trees, mask))):
         return trees, jnp.asarray(mask)
     n_trees = np.shape(mask)[0]
-    capacity = estimator_capacity(n_trees)
+    capacity = prediction_capacity(n_trees)
     mask = np.asarray(mask)
     mask = np.concatenate([mask, np.zeros((capacity - n_trees,) + mask.shape[1:], mask.dtype)])
     return _padded_members(trees, capacity, fields), mask
@@ -584,6 +588,11 @@ def _every_tree(params):
 
 def _proba(params, X):
     total, n = _forest_sums(params, X, _every_tree(params))
+    return _fractions(total, n)
+
+
+@_jit.jit
+def _fractions(total, n):
     return total / n[:, None]
 
 
@@ -593,6 +602,11 @@ def _predict_class(params, X):
 
 def _predict_value(params, X):
     total, n = _forest_sums(params, X, _every_tree(params))
+    return _ratio(total, n)
+
+
+@_jit.jit
+def _ratio(total, n):
     return total / n
 
 
@@ -602,7 +616,8 @@ def _oob_sums(params, X):
 
 
 def _importances(params):
-    """:func:`_importances_of` the trees padded to their capacity (one program per bucket)."""
+    """:func:`_importances_of` the trees padded to their prediction capacity (one program per
+    bucket)."""
     trees, live = _padded(params, _every_tree(params)[:, 0], _IMPORTANCE_FIELDS)
     return _importances_of(trees, live)
 
