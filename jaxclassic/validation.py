@@ -39,6 +39,8 @@ __all__ = [
     "to_device",
     "key_from_seed",
     "as_operand",
+    "on_host",
+    "transposed",
     "check_consistent_length",
     "check_classification_targets",
     "check_classifier_data",
@@ -539,11 +541,13 @@ def as_operand(value, dtype=None):
     """``jnp.asarray(value, dtype)`` for an argument of a jitted function, as a NumPy array
     when ``value`` is concrete.
 
-    ``jnp.asarray`` of a Python or NumPy scalar runs a compiled ``convert_element_type``
-    (built on a process's first call: ~0.1 s when it is the process's first program); ``jit``
-    takes a NumPy array as it is, with the same signature (shape, dtype, not weakly typed),
-    so the jitted function's program is the same. Traced values and JAX arrays keep
-    ``jnp.asarray`` (derivatives flow through it).
+    ``jnp.asarray`` of a Python or NumPy scalar, or ``astype`` of a JAX array, runs a compiled
+    ``convert_element_type`` (built on a process's first call: ~0.1 s when it is the process's
+    first program); ``jit`` takes a NumPy array as it is, with the same signature (shape,
+    dtype, not weakly typed), so the jitted function's program is the same. A concrete JAX
+    array of another dtype held on the CPU is converted on the host (IEEE conversions: the
+    same values as XLA's); one of the right dtype, or held elsewhere, is returned as it is or
+    through ``jnp.asarray``. Traced values keep ``jnp.asarray`` (derivatives flow through it).
 
     Parameters
     ----------
@@ -555,9 +559,32 @@ def as_operand(value, dtype=None):
     -------
     numpy.ndarray or jax.Array
     """
-    if is_traced(value) or isinstance(value, jax.Array):
+    if is_traced(value):
         return jnp.asarray(value, dtype)
+    if isinstance(value, jax.Array):
+        if dtype is None or value.dtype == dtype:
+            return value
+        host = on_host(value)
+        return jnp.asarray(value, dtype) if host is None else host.astype(dtype)
     return np.asarray(value, dtype)
+
+
+def on_host(x) -> np.ndarray | None:
+    """The NumPy view of a concrete JAX array of a NumPy dtype held by one CPU device, else
+    None (traced values, PRNG keys, arrays on an accelerator or sharded over devices)."""
+    if not isinstance(x, jax.Array) or is_traced(x) or jax.dtypes.issubdtype(x.dtype, jax.dtypes.extended):
+        return None
+    devices = x.sharding.device_set
+    if len(devices) != 1 or next(iter(devices)).platform != "cpu":
+        return None
+    return np.asarray(x)
+
+
+def transposed(x):
+    """``x.T``, on the host for a concrete array held by the CPU (an eager transpose is a
+    compiled program per shape), as ``x.T`` otherwise."""
+    host = on_host(x)
+    return x.T if host is None else jax.device_put(np.ascontiguousarray(host.T))
 
 
 def key_from_seed(seed: int) -> jax.Array:

@@ -103,6 +103,7 @@ from jaxclassic.tree.binning import bin_features, bin_ranges
 from jaxclassic.tree.cart import _codes_have_missing, fit_cart_binned
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_choice,
     check_classification_targets,
@@ -304,7 +305,7 @@ def fit_adaboost(
     check_consistent_length(X=Xc, y=y)
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
     ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
-    lr = jnp.asarray(learning_rate, dtype)
+    lr = as_operand(learning_rate, dtype)
     trees, alpha, err, Z, n_used = _program(codes, edges, ranges, y, sw, lr, n_estimators,
                                             capacity=B.estimator_capacity(n_estimators), max_depth=max_depth,
                                             n_bins=n_bins, n_classes=n_classes,
@@ -387,6 +388,7 @@ def _to_proba(d, K):
     return jax.nn.softmax(d / (K - 1), axis=-1)
 
 
+@partial(_jit.jit, static_argnames=("K",))
 def _to_class(d, K):
     return ((d > 0) if K == 2 else jnp.argmax(d, axis=-1)).astype(jnp.int32)
 

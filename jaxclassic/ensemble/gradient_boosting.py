@@ -101,6 +101,7 @@ from jaxclassic.tree.binning import bin_features, bin_ranges
 from jaxclassic.tree.cart import _codes_have_missing
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_choice,
     check_classification_targets,
@@ -111,6 +112,8 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    key_from_seed,
+    transposed,
 )
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
@@ -190,6 +193,7 @@ def _averaged_weighted_median(values, weight):
     return jnp.where(cum[i] == half, (v[i] + v[j]) / 2, v[i])
 
 
+@partial(_jit.jit, static_argnames=("loss_name", "n_outputs", "dtype"))
 def _init_score(loss_name, y, sw, n_outputs, dtype):
     """``(K,)`` constant minimiser of the loss (scikit-learn's ``init=None``)."""
     w = sw / jnp.sum(sw)
@@ -387,7 +391,7 @@ def fit_gradient_boosting(
         if k > 2:  # the multinomial deviance: K trees per round on y_k - p_k
             n_outputs, loss_fn = k, losses.softmax_cross_entropy
         else:
-            y = y.astype(dtype)
+            y = as_operand(y, dtype)
         cls = GradientBoostingClassifierParams
     else:
         if n_classes is not None:
@@ -403,7 +407,7 @@ def fit_gradient_boosting(
     check_scalar(min_weight_fraction_leaf, "min_weight_fraction_leaf", low=0.0, high=0.5)
     check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
     use_subsample = is_traced(subsample) or float(subsample) < 1.0
-    key = check_key(key) if use_subsample else (jax.random.key(0) if key is None else key)
+    key = check_key(key) if use_subsample else (key_from_seed(0) if key is None else key)
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
     ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
     if init is None:
@@ -414,12 +418,12 @@ def fit_gradient_boosting(
             raise ValueError(f"init must be a scalar or hold {n_outputs} scores, got shape {init_score.shape}")
         init_score = jnp.broadcast_to(init_score, (n_outputs,))
     max_nodes, max_width = 2 ** (max_depth + 1) - 1, min(2 ** (max_depth - 1), 256)
-    hyper = {k: jnp.asarray(v, dtype) for k, v in dict(
+    hyper = {k: as_operand(v, dtype) for k, v in dict(
         learning_rate=learning_rate, subsample=subsample, min_samples_split=min_samples_split,
         min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
         min_impurity_decrease=min_impurity_decrease).items()}
     trees, train_loss, clamped = _program(
-        codes.T, y, sw, edges, ranges, init_score, hyper, key, n_estimators, loss=loss_fn, loss_name=loss_name,
+        transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, loss=loss_fn, loss_name=loss_name,
         n_outputs=n_outputs, capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins,
         max_nodes=max_nodes, max_width=max_width, use_subsample=use_subsample,
         has_missing=_codes_have_missing(codes, n_bins))

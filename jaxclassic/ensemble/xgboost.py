@@ -117,6 +117,7 @@ from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import apply_bins
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_choice,
     check_classification_targets,
@@ -127,6 +128,10 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    key_from_seed,
+    on_host,
+    to_device,
+    transposed,
 )
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
@@ -406,7 +411,7 @@ def _check_targets(y, loss_name, n_samples, sw, n_classes, dtype, name="y"):
         if loss_name == "log_loss" and n_classes != 2:
             raise ValueError(f"loss='log_loss' needs {name} in {{0, 1}} (n_classes=2), got {n_classes} classes;"
                              " use loss='softmax'")
-        y = y.astype(dtype) if loss_name == "log_loss" else y
+        y = as_operand(y, dtype) if loss_name == "log_loss" else y
         n_outputs = 1 if loss_name == "log_loss" else n_classes
     elif n_classes is not None:  # a callable vector loss: y as given (class codes)
         n_outputs = check_int(n_classes, "n_classes", low=2)
@@ -540,22 +545,23 @@ def fit_xgboost(
     if use_subsample or n_colsample < n_features:
         key = check_key(key)
     elif key is None:
-        key = jax.random.key(0)
+        key = key_from_seed(0)
     # xgboost's own cut points (its weighted quantile sketch), as "x <= edge" bounds in our
     # dtype (_xgb_cuts.cut_edges: with missing values, two more bins hold xgboost's splits of
     # the missing values from all the others); a missing value anywhere needs the engine's
     # missing bin, and then its max_bin + 2 bins
-    has_missing = is_traced(Xc) or bool(jnp.any(jnp.isnan(Xc)))
+    X_host = on_host(Xc)  # numpy: no eager program
+    has_missing = is_traced(Xc) or bool(np.isnan(X_host).any() if X_host is not None else jnp.any(jnp.isnan(Xc)))
     if is_traced(Xc) or is_traced(sw):
         edges = traced_cut_edges(Xc, sw, max_bin)
     else:
-        edges = jnp.asarray(cut_edges(np.asarray(Xc), max_bin, None if sample_weight is None else np.asarray(sw),
-                                      dtype))
+        edges = to_device(cut_edges(np.asarray(Xc), max_bin, None if sample_weight is None else np.asarray(sw),
+                                    dtype))
     n_bins = max_bin + 2 if has_missing else max_bin
-    engine_edges = edges if has_missing else edges[:, : max_bin - 1]  # no missing value: the cuts alone
+    engine_edges = edges if has_missing else _first_columns(edges, max_bin - 1)  # no missing value: the cuts alone
     codes = apply_bins(Xc, engine_edges)
     if not has_missing:  # the split search scores one missing side (engine); codes fit a byte
-        codes = codes.astype(jnp.uint8)
+        codes = as_operand(codes, jnp.uint8)
     if eval_set is not None:
         Xe, ye, we = _check_eval_set(eval_set)
         Xe = check_predict_X(Xe, dtype, n_features, name="eval_set X", allow_nan=True).astype(dtype)
@@ -564,7 +570,7 @@ def fit_xgboost(
                                (2 if loss_name == "log_loss" else None), dtype, name="eval_set y")
         ecodes = apply_bins(Xe, engine_edges)
     else:
-        ecodes, ye, we = codes[:1], y[:1], sw[:1]
+        ecodes, ye, we = (_first_rows(a) for a in (codes, y, sw))
     if base_score is None:
         base = _default_base_score(loss_name, y, sw, n_outputs, dtype)
     else:
@@ -573,11 +579,11 @@ def fit_xgboost(
             check_scalar(base_score, "base_score", low=0.0, high=1.0, include_low=False, include_high=False)
             base = jnp.log(base) - jnp.log1p(-base)
         base = jnp.broadcast_to(base.reshape(-1), (n_outputs,))
-    hyper = {k: jnp.asarray(v, dtype) for k, v in dict(
+    hyper = {k: as_operand(v, dtype) for k, v in dict(
         learning_rate=learning_rate, reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
         min_child_weight=min_child_weight, subsample=subsample).items()}
     out, clamped = _program(
-        codes.T, y, sw, ecodes.T, ye, we, edges, base, hyper, key, n_estimators,
+        transposed(codes), y, sw, transposed(ecodes), ye, we, edges, base, hyper, key, n_estimators,
         loss=loss_fn, vector=n_outputs > 1, doubled=loss_name == "softmax", n_outputs=n_outputs,
         capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins, n_colsample=n_colsample,
         use_subsample=use_subsample, has_eval=eval_set is not None, patience=early_stopping_rounds,
@@ -605,7 +611,24 @@ def _decision_function(params, X):
     """Raw scores (margins): ``(n,)`` for one output, ``(n, K)`` for a softmax / vector loss."""
     X = check_predict_X(X, params.bin_edges.dtype, params.bin_edges.shape[0], allow_nan=True)
     m = _margin(B.padded_trees(params.trees), params.base_score, params.best_iteration, X)
-    return m[:, 0] if m.shape[1] == 1 else m
+    return _first_column(m) if m.shape[1] == 1 else m
+
+
+@_jit.jit
+def _first_column(m):
+    return m[:, 0]
+
+
+def _first_columns(a, k):
+    """``a[:, :k]``, on the host for a concrete CPU array (an eager slice is a program)."""
+    host = on_host(a)
+    return a[:, :k] if host is None else to_device(host[:, :k])
+
+
+def _first_rows(a):
+    """``a[:1]``, on the host for a concrete CPU array."""
+    host = on_host(a)
+    return a[:1] if host is None else to_device(host[:1])
 
 
 def _predict_regression(params, X):

@@ -57,6 +57,7 @@ from jaxclassic.estimators.tree import (
     _check_choice,
     _count_or_fraction,
 )
+from jaxclassic.validation import key_from_seed
 
 __all__ = [
     "AdaBoostClassifier",
@@ -71,7 +72,7 @@ def _key(random_state):
     """A ``jax.random`` key drawn from scikit-learn's ``random_state``."""
     from sklearn.utils import check_random_state
 
-    return jax.random.key(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    return key_from_seed(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
 def _check_int(value, name, low):

@@ -176,7 +176,7 @@ def _forest_kwargs(est, n, n_positive, classifier, n_bins):
 
 class _BaseForest(_BaseBootstrap):
     def _core_fit(self, Xj, yj, swj, n, classifier):
-        n_positive = int((swj > 0).sum())
+        n_positive = int(np.count_nonzero(np.asarray(swj) > 0))  # numpy: no eager program
         self.n_bins_ = tree_bins(Xj, n, self.n_bins)
         kwargs = _forest_kwargs(self, n, n_positive, classifier, self.n_bins_)
         params = E.fit_random_forest(
@@ -314,7 +314,7 @@ class RandomForestRegressor(_BaseForest, _BootstrapRegressor):
 # --------------------------------------------------------------------------- bagging
 class _BaseBagging(_BaseBootstrap):
     def _core_fit(self, Xj, yj, swj, n, classifier):
-        n_positive = int((swj > 0).sum())
+        n_positive = int(np.count_nonzero(np.asarray(swj) > 0))  # numpy: no eager program
         base = self.estimator
         tree_class = DecisionTreeClassifier if classifier else DecisionTreeRegressor
         if base is None:
