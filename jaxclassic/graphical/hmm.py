@@ -818,7 +818,7 @@ def _host_sequences(params, X, lengths):
             bad = X[(X < 0) | (X >= M)][0]
             raise ValueError(f"X holds symbol {bad}, outside the model's range 0..{M - 1}")
     else:
-        X = check_array(X, "X", dtype=jnp.asarray(params.means).dtype, _numpy=True)
+        X = check_array(X, "X", dtype=np.result_type(params.means), _numpy=True)
         if X.shape[1] != params.means.shape[1]:
             raise ValueError(f"X has {X.shape[1]} features, but the model has "
                              f"{params.means.shape[1]}")

@@ -61,6 +61,7 @@ from jaxclassic.cluster.kmeans import _plusplus_indices
 from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.graphical import hmm as _hmm
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_choice,
     check_int,
@@ -367,15 +368,15 @@ def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
         n_init = 1
     else:
         key = check_key(key)
-    params = _fit(jnp.asarray(Xp), jnp.asarray(mask), jnp.asarray(weight, dtype), key, init,
+    params = _fit(as_operand(Xp), as_operand(mask), as_operand(weight, dtype), key, init,
                   tol, reg_covar, n_states=n_states, emission=emission,
                   covariance_type=covariance_type, max_iter=max_iter, n_init=n_init,
                   update=update, n_symbols=n_symbols)
-    if not bool(jnp.isfinite(params.startprob).all()) or (
-            emission == "gaussian" and not bool(jnp.isfinite(params.precisions_cholesky).all())):
+    finite = lambda a: bool(np.isfinite(np.asarray(a)).all())  # noqa: E731  (numpy: no eager program)
+    if not finite(params.startprob) or (emission == "gaussian" and not finite(params.precisions_cholesky)):
         raise ValueError("fit_hmm produced non-finite parameters (a collapsed Gaussian state with "
                          "reg_covar=0?); increase reg_covar or scale the data")
-    if max_iter > 0 and bool(jnp.isneginf(params.log_likelihood)):
+    if max_iter > 0 and bool(np.isneginf(np.asarray(params.log_likelihood))):
         raise ValueError("X has probability 0 under the initial parameters (a sequence of positive "
                          "weight holds a symbol or a transition that init excludes): EM cannot "
                          "learn from it; remove the zeros from init or the sequence from X")
