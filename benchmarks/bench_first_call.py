@@ -28,16 +28,19 @@ for figures; on a shared one compare only the ratios measured in one run::
     python -m benchmarks.bench_first_call --quick    # two families (part of the test suite)
     python -m benchmarks.bench_first_call --only SVC,KMeans
 
-Measured 2026-11-26 on the shared 2-core CPU machine (load average 7-14: absolute seconds are
-inflated several times, ratios within a row are the figure), jax 0.10.2, float64 input:
-the warm cache cuts our first call 2-10x (LogisticRegression 9.7 -> 2.1 s, Ridge 10.8 -> 1.0,
-SVC 13.8 -> 3.0, DecisionTree 38.6 -> 8.5, KMeans 16.3 -> 2.3, GaussianHMM 28.6 -> 5.3), but
-scikit-learn's first call stays faster in every family (ref/warm 0.002x Ridge ... 0.67-0.89x
-XGBoostClassifier vs xgboost, 0.55x GaussianHMM vs hmmlearn): what the cache leaves is tracing
-and lowering (not cached by JAX), eager dispatch and the fit itself. RandomForestClassifier
-(100 trees, depth 8) is the outlier: warm 28.6 s, of which ~25 s is the fit's own run time
-(a second fit in the same process: 31 s), not compilation. Peak RSS: ours 330-500 MB
-(forest 840 MB) against scikit-learn's 160-170 MB (jax and XLA's runtime are most of it).
+Measured 2026-11-28 on a quiet 2-core CPU host, jax 0.10.2, at f69add4 (the executable cache of
+:mod:`jaxclassic._executables` on, as for a user): warm first fit + predict LogisticRegression 0.106 s
+(1.35 s at 6ed33c4, JAX's cache alone), Ridge 0.071 (0.68), Lasso 0.072, SVC 0.132 (0.90),
+GaussianNB 0.072 (0.33), LDA 0.093, KNeighborsClassifier 0.209 (0.76), DecisionTree 0.217
+(1.35), RandomForest(100, depth 8) 0.668 (2.52 for RF(10) on 11-26), GradientBoosting(100) 0.667,
+XGBoost(100) 0.355 (1.73 for XGB(20)), KMeans 0.122 (0.83), GaussianMixture 0.162 (1.23), GP
+0.406 (2.29), GaussianHMM 0.593 (1.24); cold 0.39-5.2 s (RandomForest 5.17, GP 4.88,
+GradientBoosting 4.64 above 3 s). scikit-learn's first fits: 0.003-0.36 s. What a warm process
+still pays: loading each program (5-25 ms apiece, XLA:CPU's deserialisation), the fits' own run
+time (the forest and boosting rows: 0.19 and 0.36 s for scikit-learn itself), and the eager
+operations left (none on these fits' paths since f69add4). Earlier (2026-11-26, load average
+7-14, JAX's cache alone): the warm cache cut the first call 2-10x, what it left was tracing and
+lowering (not cached by JAX), eager dispatch and the fit itself.
 """
 
 from __future__ import annotations
