@@ -40,8 +40,11 @@ Where it lives and how to turn it off: a ``jaxclassic-executables`` folder insid
 persistent cache directory (so it is on exactly when that cache is, and deleting that
 directory empties both), at most :data:`MAX_BYTES` (oldest entries deleted beyond it); the
 environment variable ``JAXCLASSIC_NO_EXECUTABLE_CACHE`` (anything but ``""``, ``0``,
-``false``, ``no``) turns it off, as does ``JAXCLASSIC_NO_COMPILATION_CACHE``. An entry that
-cannot be read (truncated, from another build) is deleted and compiled again. Loading an
+``false``, ``no``) turns it off, as does ``JAXCLASSIC_NO_COMPILATION_CACHE``. Each entry starts
+with a BLAKE2b checksum of the rest, checked before anything is unpickled or handed to XLA
+(whose deserializer trusts its bytes: one flipped bit crashed a process or loaded a program
+computing other numbers); an entry that fails it, or cannot be read (truncated, from another
+build), is deleted and compiled again. Loading an
 entry unpickles it: the directory must be the user's own, as for JAX's own cache.
 """
 
@@ -71,6 +74,8 @@ SUBDIR = "jaxclassic-executables"
 #: total size of the entries beyond which the least recently written are deleted (256 MiB)
 MAX_BYTES = 256 << 20
 _SUFFIX = ".jcx"
+#: bytes of the BLAKE2b checksum that starts every entry (checked before anything is unpickled)
+_DIGEST = 32
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 _state: dict = {}
@@ -308,11 +313,17 @@ def _load(path: Path):
     try:
         _runtime_ready()
         with open(path, "rb") as fh:
-            payload, in_tree, out_tree = pickle.load(fh)
+            data = fh.read()
+        digest, blob = data[:_DIGEST], data[_DIGEST:]
+        # XLA trusts the bytes it deserializes: a damaged entry (one flipped bit) can crash the
+        # process or load a program that computes something else, so the checksum comes first
+        if len(data) <= _DIGEST or hashlib.blake2b(blob, digest_size=_DIGEST).digest() != digest:
+            raise ValueError("checksum mismatch")
+        payload, in_tree, out_tree = pickle.loads(blob)
         return serialize_executable.deserialize_and_load(payload, in_tree, out_tree)
     except FileNotFoundError:
         return None
-    except Exception as exc:  # unreadable: drop it, compile again
+    except Exception as exc:  # unreadable or damaged: drop it, compile again
         logger.debug("jaxclassic: executable cache entry %s unreadable (%r), deleted", path, exc)
         try:
             path.unlink()
@@ -335,7 +346,7 @@ def _store(folder: Path, name: str, compiled) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
-            fh.write(blob)
+            fh.write(hashlib.blake2b(blob, digest_size=_DIGEST).digest() + blob)
         os.replace(fh.name, folder / name)  # atomic: a reader sees all of an entry or none
         _evict(folder)
     except OSError as exc:

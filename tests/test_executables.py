@@ -111,6 +111,21 @@ def test_an_unreadable_entry_is_compiled_again(round_trip):
     assert rewritten.keys() == entries.keys() and min(rewritten.values()) > 1000  # not the junk
 
 
+def test_a_damaged_entry_is_caught_by_its_checksum(round_trip):
+    # one flipped bit in the middle of each entry: XLA's deserializer would trust it (a
+    # user's check crashed a process, or loaded a program computing other numbers)
+    tmp_path, off, _, _, _ = round_trip
+    for path in _entries(tmp_path):
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0x10
+        path.write_bytes(bytes(data))
+    again = _probe(tmp_path, cache=True)
+    for name in FIT_PROGRAMS:
+        assert any(name in f for f in again["lowered"])
+    for name in ("lr", "tree"):
+        np.testing.assert_array_equal(again[name], off[name])
+
+
 # ------------------------------------------------------------------ keys, in this process
 
 

@@ -21,8 +21,7 @@ each class lists its translations in ``_warning_vocabulary``.
 Memory: ``X`` reaches the device with one ``jax.device_put`` (``jnp.asarray`` makes a second
 transient copy), or with a host copy and one ``device_put`` where ``device_put`` would alias the
 caller's buffer (:func:`to_core`: fitted state never shares memory with the caller's arrays);
-padded arrays of at most :data:`TRANSFER_MAX_ELEMENTS` values go as the arguments of one jitted
-identity instead (fewer microseconds; a transient device copy, small at that size);
+padded arrays, the layer's own copies, go in one batched ``device_put`` without that check;
 scikit-learn's validation does not copy C-contiguous float input; rows are padded to a bucket
 only while the padded ``X`` holds at most :data:`MAX_PADDED_SIZE` values (a padded copy of a
 large ``X`` would cost more than the compilation it saves). The smallest
@@ -51,7 +50,6 @@ import warnings
 
 import jax
 
-from jaxclassic import _jit
 from jaxclassic.estimators._config import get_config
 
 __all__ = [
@@ -283,11 +281,11 @@ def to_core(*arrays, owned: bool = False):
 
     ``owned=True``: the arrays are this layer's own new copies, which nothing else holds (the
     padded rows of :func:`pad_rows`): the device arrays may share their memory, so they go in
-    one batched transfer with no check of aliasing: for small arrays (at most
-    :data:`TRANSFER_MAX_ELEMENTS` values each) through :func:`_transfer`, whose program copies
-    them once more on the device (a transient copy that is small there), else in one batched
-    ``device_put`` (issue 25: on 512 x 30 float64 rows, a 512-row ``y`` and weights, 20-60 us,
-    90-170 us batched, 0.3-0.45 ms one by one with the checks).
+    one batched ``device_put`` with no check of aliasing (issue 25: on 512 x 30 float64 rows, a
+    512-row ``y`` and weights, 90-170 us against 0.3-0.45 ms one by one with the checks). A
+    jitted identity would pass them in 20-60 us, but it is a program traced before an
+    estimator's later checks of its hyperparameters could raise (the rule: nothing compiled
+    before a bad value is reported; ``tests/test_bad_input_matrix.py``).
 
     ``jnp.asarray`` of a large numpy array makes a second, transient copy; ``device_put``
     does not. On the CPU ``device_put`` can instead alias the numpy buffer (a 64-byte-aligned
@@ -299,24 +297,9 @@ def to_core(*arrays, owned: bool = False):
     """
     if owned:
         present = [a for a in arrays if a is not None]
-        small = max(a.size for a in present) <= TRANSFER_MAX_ELEMENTS
-        on_device = iter(_transfer(*present) if small else jax.device_put(present))
+        on_device = iter(jax.device_put(present))
         return tuple(None if a is None else next(on_device) for a in arrays)
     return tuple(None if a is None else _private_device_put(a) for a in arrays)
-
-
-#: the largest array (values) that :func:`to_core` sends through :func:`_transfer`
-TRANSFER_MAX_ELEMENTS = 1 << 16
-
-
-@_jit.jit
-def _transfer(*arrays):
-    """The arrays on the device, through ``jit``'s C++ dispatch: one batched transfer, 20-60 us
-    for 512 x 30 float64 rows, a 512-row ``y`` and weights against 90-170 us with
-    ``jax.device_put`` (jax 0.10, issue 25); a trivial program per shape bucket, which
-    copies its arguments to its outputs (hence only for small arrays), served in a new process
-    by the executable cache (:mod:`jaxclassic._executables`) like the fits' programs."""
-    return arrays
 
 
 def _private_device_put(a):

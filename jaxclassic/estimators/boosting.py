@@ -218,19 +218,25 @@ class _BaseGradientBoosting(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
-    def _core_kwargs(self, n, Xj):
+    def _check_hyper(self):
+        """The hyperparameters that need no data, checked before the data reach the device
+        (nothing is traced or compiled before a bad value raises)."""
         _check_choice(self.criterion, "criterion", {"friedman_mse", "squared_error"})
         if self.init not in (None, "zero"):
             raise ValueError(f"init must be None or 'zero', got {self.init!r}")
         subsample = float(self.subsample)
         if not 0.0 < subsample <= 1.0:
             raise ValueError(f"subsample must be in (0, 1], got {self.subsample!r}")
+        return dict(n_estimators=_check_int(self.n_estimators, "n_estimators", 1),
+                    learning_rate=_check_positive(self.learning_rate, "learning_rate"),
+                    max_depth=_check_int(self.max_depth, "max_depth", 1), subsample=subsample)
+
+    def _core_kwargs(self, n, Xj):
+        hyper = self._check_hyper()
+        subsample = hyper["subsample"]
         self.n_bins_ = tree_bins(Xj, n, self.n_bins)
         return dict(
-            n_estimators=_check_int(self.n_estimators, "n_estimators", 1),
-            learning_rate=_check_positive(self.learning_rate, "learning_rate"),
-            max_depth=_check_int(self.max_depth, "max_depth", 1),
-            subsample=subsample,
+            **hyper,
             min_samples_split=_count_or_fraction(self.min_samples_split, "min_samples_split", n, 2),
             min_samples_leaf=_count_or_fraction(self.min_samples_leaf, "min_samples_leaf", n, 1),
             min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
@@ -379,6 +385,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` trees on ``(X, y)``; returns ``self``."""
         loss = _GB_LOSSES[_check_choice(self.loss, "loss", _GB_LOSSES)]
+        self._check_hyper()
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, allow_nan=True)
         kwargs = self._core_kwargs(n, Xj)
         held_out = self._validation_rows(yj, n, classifier=False)
@@ -457,6 +464,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Boost on ``(X, y)`` (``K`` trees a round for ``K > 2`` classes); returns ``self``."""
         _check_choice(self.loss, "loss", {"log_loss"})
+        self._check_hyper()
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=True, allow_nan=True)
         kwargs = self._core_kwargs(n, Xj)
         self.n_classes_ = len(self.classes_)

@@ -61,7 +61,7 @@ from jaxclassic.estimators._base import (
     prepare_predict,
     validate_data,
 )
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, check_scalar
 
 __all__ = [
     "GaussianNB",
@@ -115,6 +115,7 @@ class GaussianNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
+        check_scalar(self.var_smoothing, "var_smoothing", low=0.0)  # before the data reach the device
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
         priors = None if self.priors is None else np.asarray(self.priors, dtype=X.dtype)
         params = _nb.fit_gaussian_nb(

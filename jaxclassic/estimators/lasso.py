@@ -29,7 +29,7 @@ from jaxclassic.estimators._base import (
 from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.linear.lasso import fit_lasso
 from jaxclassic.linear._params import predict_linear
-from jaxclassic.validation import check_bool
+from jaxclassic.validation import check_bool, check_int, check_scalar
 
 __all__ = ["Lasso"]
 
@@ -80,6 +80,10 @@ class Lasso(RegressorMixin, BaseEstimator):
         """Fit the lasso; returns ``self``."""
         for flag in ("fit_intercept", "warm_start", "positive"):
             check_bool(getattr(self, flag), flag)
+        # the hyperparameters, before the data reach the device (nothing compiled before raising)
+        check_scalar(self.alpha, "alpha", low=0)
+        check_int(self.max_iter, "max_iter", low=1)
+        check_scalar(self.tol, "tol", low=0)
         previous = getattr(self, "coef_", None) if self.warm_start else None
         X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
         if previous is not None and np.shape(previous) != (X.shape[1],):
