@@ -92,6 +92,7 @@ from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.svm import _optimality, _smo, platt
 from jaxclassic.svm._api import decision_function, predict, predict_proba, support_vectors
 from jaxclassic.validation import (
+    as_operand,
     check_bool,
     check_choice,
     check_classifier_data,
@@ -518,10 +519,10 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     storage, cache_rows = choose_storage(check_choice(storage, "storage", STORAGES), X.shape[0],
                                          X.shape[1], jnp.dtype(X.dtype).itemsize, memory_budget)
     working_set = choose_working_set(working_set, X.shape[0], spec)
-    as_array = lambda v: _scalar(v, X.dtype)  # noqa: E731
+    as_array = lambda v: as_operand(v, X.dtype)  # noqa: E731
     gamma_value = as_array(gamma) if _is_number(gamma) else resolve_gamma(gamma, X, sw)
     params = _fit(X, y, sw, as_array(C), gamma_value, as_array(coef0), as_array(tol),
-                  _scalar(max_iter, jnp.int32), key, spec=spec, storage=storage, cache_rows=cache_rows,
+                  as_operand(max_iter, jnp.int32), key, spec=spec, storage=storage, cache_rows=cache_rows,
                   memory_budget=memory_budget, working_set=working_set, batch_size=batch_size,
                   probability=probability, n_folds=n_folds)
     warn_not_converged(params, "fit_kernel_svm", max_iter)
@@ -530,13 +531,6 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
 
 def _is_number(v) -> bool:
     return isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-
-
-def _scalar(v, dtype):
-    """``v`` as a 0-d array of ``dtype``: numpy for a concrete number (the jitted fit takes it
-    with its other arguments; ``jnp.asarray`` costs a transfer of its own, ~30 us each on the
-    CPU), ``jnp.asarray`` otherwise (a traced or device value). The same value either way."""
-    return np.asarray(v, dtype) if _is_number(v) else jnp.asarray(v, dtype)
 
 
 # --------------------------------------------------------------------------- predict
