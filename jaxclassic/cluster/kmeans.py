@@ -64,6 +64,29 @@ Restarts: ``n_init`` seeds from ``jax.random.split(key, n_init)`` (restart ``r``
 run ``fit_kmeans(..., n_init=1, key=jax.random.split(key, n_init)[r])``), their Lloyd runs
 ``jax.vmap``-ped (one compiled program), the run of lowest inertia kept (the first on ties).
 
+Programs (issue 25): :func:`fit_kmeans` compiles one program per *bucket* of ``k``, not per
+``k``. The program has :func:`cluster_capacity` centre slots (1..8 share 8, 9..16 share 16,
+then steps of 8 up to 64 and of a quarter of the power of two below ``k`` above), of which the
+first ``k`` are active (``k`` is a traced operand): the others have infinite distance to every
+row, are never seeded, receive no weight and are never relocated, and are sliced off on the
+host. Every rule that depends on ``k`` uses the true ``k``: k-means++ draws its seeds only for
+the first ``k`` slots, and for ``n_local_trials="auto"`` it draws the bucket's
+:math:`2 + \lfloor\ln K_{cap}\rfloor` candidates a step and keeps the best of the first
+:math:`2 + \lfloor\ln k\rfloor` (the same rows as a draw of that many); the count of distinct
+labels (the warning) runs in the same program. The fit equals the exact-``k`` program's to
+the bit (centres, labels, inertia, ``n_iter``; 277 cases compared: iris and breast_cancer in
+float32 and float64, duplicated points, sample weights, restarts, every ``init``, empty
+clusters relocated, ``k`` up to ``n_samples``), with two exceptions kept on the exact-``k``
+program: data whose row tile for the capacity is shorter than for ``k`` (more than
+:data:`LLOYD_TILE_BYTES` of rows and distances: the cluster sums would be accumulated over
+other blocks of rows, so rounded otherwise), and ``n_local_trials="auto"`` without
+``jax_threefry_partitionable`` (a shorter draw is not a prefix of a longer one there). One
+sum is not reproduced by construction: the total squared centre shift, compared with
+``tol``, adds zeros for the dead slots, which XLA may group otherwise; it can only change the
+stopping iteration when the shift equals the tolerance to the last bit (never seen).
+:func:`kmeans_elbow` keeps its ``max(n_clusters)`` slots and :func:`kmeans_plusplus` its
+``k``.
+
 References
 ----------
 Lloyd, "Least squares quantization in PCM", IEEE Trans. Inf. Theory 28 (1982).
@@ -107,7 +130,7 @@ _NO_DERIVATIVE = (
 )
 
 __all__ = ["KMeansParams", "KMeansElbow", "fit_kmeans", "kmeans_plusplus", "kmeans_elbow",
-           "transform", "inertia"]
+           "transform", "inertia", "cluster_capacity"]
 
 INIT_METHODS = ("k-means++", "random")
 
@@ -175,9 +198,15 @@ def _resolve_trials(n_local_trials, n_clusters: int) -> int:
     return check_int(n_local_trials, "n_local_trials", low=1)
 
 
-def _plusplus(Xc, sw, key, n_active, *, n_clusters, n_local_trials):
-    """k-means++ seeds (centres, row indices) of the first ``n_active`` of ``n_clusters`` slots."""
+def _plusplus(Xc, sw, key, n_active, n_trials=None, *, n_clusters, n_local_trials):
+    """k-means++ seeds (centres, row indices) of the first ``n_active`` of ``n_clusters`` slots,
+    each the best of the first ``n_trials`` (traced; None: all) of ``n_local_trials`` candidates.
+
+    The candidates are drawn as one ``(n_local_trials,)`` vector of uniform numbers, whose first
+    ``t`` entries are the ``(t,)`` vector's (``jax_threefry_partitionable``: each entry's bits
+    depend on its index only), so a capacity of candidates draws the same ``t`` rows."""
     n, d = Xc.shape
+    use = None if n_trials is None else jnp.arange(n_local_trials) < n_trials
     first = _draw(jax.random.fold_in(key, 0), sw)
     centres = jnp.zeros((n_clusters, d), Xc.dtype).at[0].set(Xc[first])
     indices = jnp.zeros((n_clusters,), jnp.int32).at[0].set(first)
@@ -191,6 +220,8 @@ def _plusplus(Xc, sw, key, n_active, *, n_clusters, n_local_trials):
         candidates = _draw(jax.random.fold_in(key, c), mass, (n_local_trials,))
         to_candidates = jnp.minimum(closest[:, None], _tiling.squared_euclidean(Xc, Xc[candidates]))
         potential = jnp.sum(sw[:, None] * to_candidates, axis=0)
+        if use is not None:
+            potential = jnp.where(use, potential, jnp.inf)
         best = jnp.argmin(potential)
         take = c < n_active
         centres = centres.at[c].set(jnp.where(take, Xc[candidates[best]], centres[c]))
@@ -280,10 +311,10 @@ def _assign_and_sum(tiles: _Tiles, centres, active):
 def _relocate(Xc, sw, labels, nearest, sums, weights, empty):
     """scikit-learn's relocation: the j-th empty cluster takes the j-th farthest row of
     positive weight (from its own centre), whose weight leaves its old cluster's sums."""
-    n_clusters = sums.shape[0]
+    n_far = min(sums.shape[0], sw.shape[0])  # slots can outnumber the rows (a capacity)
     far_distance = jnp.where(sw > 0, nearest, -jnp.inf)
-    _, far = jax.lax.top_k(far_distance, n_clusters)  # descending; ties: lower index first
-    moved = far[jnp.clip(jnp.cumsum(empty) - 1, 0, n_clusters - 1)]
+    _, far = jax.lax.top_k(far_distance, n_far)  # descending; ties: lower index first
+    moved = far[jnp.clip(jnp.cumsum(empty) - 1, 0, n_far - 1)]
     # nothing to relocate when every row sits on its centre (scikit-learn's rule)
     movable = empty & (jnp.max(far_distance) > 0)
     w = jnp.where(movable, sw[moved], 0)
@@ -327,9 +358,10 @@ def _lloyd(tiles, centres, active, tol, *, max_iter, batched):
     return centres, labels, inertia, result.n_iter, result.converged
 
 
-def _fit_core(X, sw, key, init_centres, tol, n_active, *, n_clusters, init, n_init, max_iter,
-              n_local_trials, tile, batched):
-    """The whole fit on validated input (pure; ``n_active <= n_clusters`` slots are used)."""
+def _fit_core(X, sw, key, init_centres, tol, n_active, n_trials=None, *, n_clusters, init, n_init,
+              max_iter, n_local_trials, tile, batched):
+    """The whole fit on validated input (pure; ``n_active <= n_clusters`` slots are used, and
+    k-means++ keeps the best of the first ``n_trials <= n_local_trials`` candidates)."""
     n = X.shape[0]
     total = jnp.sum(sw)
     mean = jnp.sum(sw[:, None] * X, axis=0) / total
@@ -343,7 +375,7 @@ def _fit_core(X, sw, key, init_centres, tol, n_active, *, n_clusters, init, n_in
         if init == "array":
             centres = init_centres - mean
         elif init == "k-means++":
-            centres, _ = _plusplus(Xc, sw, restart_key, n_active, n_clusters=n_clusters,
+            centres, _ = _plusplus(Xc, sw, restart_key, n_active, n_trials, n_clusters=n_clusters,
                                    n_local_trials=n_local_trials)
         else:
             centres, _ = _random_seeds(Xc, sw, restart_key, n_active, n_clusters=n_clusters)
@@ -361,7 +393,18 @@ def _fit_core(X, sw, key, init_centres, tol, n_active, *, n_clusters, init, n_in
 
 
 _STATIC = ("n_clusters", "init", "n_init", "max_iter", "n_local_trials", "tile", "batched")
-_fit = _jit.jit(_fit_core, static_argnames=_STATIC)
+
+
+def _fit_and_count(X, sw, key, init_centres, tol, n_active, n_trials, **static):
+    """:func:`_fit_core` and the number of distinct labels among the rows of positive weight
+    (for :func:`fit_kmeans`'s warning), in one program."""
+    params = _fit_core(X, sw, key, init_centres, tol, n_active, n_trials, **static)
+    present = jax.ops.segment_sum((sw > 0).astype(jnp.int32), params.labels,
+                                  num_segments=static["n_clusters"])
+    return params, jnp.sum(present > 0)
+
+
+_fit = _jit.jit(_fit_and_count, static_argnames=_STATIC)
 
 
 # --------------------------------------------------------------------------- validation
@@ -377,6 +420,76 @@ def _tile(n_samples: int, n_clusters: int, itemsize: int, batch: int = 1, n_feat
     budget = _tiling.MEMORY_BUDGET if not n_features else min(_tiling.MEMORY_BUDGET, LLOYD_TILE_BYTES)
     return _tiling.tile_size(n_samples, (n_clusters + n_features) * itemsize * max(1, batch),
                              budget=budget)
+
+
+#: the fewest cluster slots a bucketed k-means program is built for
+MIN_CLUSTER_CAPACITY = 8
+
+
+def cluster_capacity(n_clusters: int) -> int:
+    r"""The number of centre slots ``K_cap`` that :func:`fit_kmeans` compiles its program for.
+
+    :math:`K_{cap} = \max(8, s\lceil k / s\rceil)` with
+    :math:`s = \max(8, 2^{\lfloor \log_2 k\rfloor - 2})`: buckets 1..8, 9..16, 17..24,
+    25..32, 33..40, ..., 65..80, ...; four programs per doubling of ``k`` above 32 and at most
+    ``k / 4`` dead slots there. The slots past ``k`` are inactive (infinite distance, no
+    seed, no weight) and sliced off on the host, so a refit with another ``k`` of the same
+    bucket builds no new program. A dead slot costs its column of the ``n × K_cap`` distance
+    product and the k-means++ draw of its step (skipped, but computed: the loop is static);
+    powers of two (as :func:`jaxclassic.ensemble.bagging.estimator_capacity`) would double the
+    product's work in the worst case, and steps of 8 at small ``k`` keep an elbow scan over
+    ``k = 1..10`` at two programs.
+
+    Examples
+    --------
+    >>> [cluster_capacity(k) for k in (1, 2, 8, 9, 16, 17, 33, 40, 65, 100, 129)]
+    [8, 8, 8, 16, 16, 24, 40, 40, 80, 112, 160]
+    """
+    k = int(n_clusters)
+    step = max(MIN_CLUSTER_CAPACITY, 1 << max(0, k.bit_length() - 3))
+    return max(MIN_CLUSTER_CAPACITY, -(-k // step) * step)
+
+
+def _capacities(n_samples, n_features, itemsize, n_clusters, n_init, n_local_trials):
+    """``(slots, candidates, tile)`` of the program that fits ``n_clusters`` (module docstring).
+
+    The bucket's :func:`cluster_capacity`, unless its row tile differs from ``k``'s: the
+    cluster sums accumulate tile by tile, and other tiles would round them differently, so
+    such fits (more than ``LLOYD_TILE_BYTES`` of rows and distances, ~10^4 rows and more)
+    keep the exact-``k`` program. k-means++ draws ``2 + ln K_cap`` candidates for ``"auto"``
+    and keeps the best of the first ``2 + ln k`` (the same rows: see :func:`_plusplus`)."""
+    trials = _resolve_trials(n_local_trials, n_clusters)
+    tile = _tile(n_samples, n_clusters, itemsize, n_init, n_features)
+    slots = cluster_capacity(n_clusters)
+    if _tile(n_samples, slots, itemsize, n_init, n_features) != tile:
+        return n_clusters, trials, tile
+    if n_local_trials == "auto" and jax.config.jax_threefry_partitionable:
+        # otherwise a (t,) draw is not the prefix of a longer one: one program per t
+        return slots, _resolve_trials("auto", slots), tile
+    return slots, trials, tile
+
+
+def _pad_centres(centres, slots):
+    """``(k, d)`` initial centres with zero rows up to ``slots`` (inactive), on the host when
+    concrete (an eager pad would build a program per ``k``)."""
+    if centres is None or centres.shape[0] == slots:
+        return centres
+    extra = slots - centres.shape[0]
+    if is_traced(centres):
+        return jnp.concatenate([centres, jnp.zeros((extra, centres.shape[1]), centres.dtype)])
+    host = np.asarray(centres)
+    return np.concatenate([host, np.zeros((extra, host.shape[1]), host.dtype)])
+
+
+def _first(params: KMeansParams, n_clusters: int) -> KMeansParams:
+    """The first ``n_clusters`` centres of a fit with more slots, sliced on the host when
+    concrete (an eager ``a[:k]`` would build a program per ``k``)."""
+    centres = params.cluster_centers
+    if centres.shape[0] == n_clusters:
+        return params
+    if is_traced(centres):
+        return params._replace(cluster_centers=centres[:n_clusters])
+    return params._replace(cluster_centers=jax.device_put(np.asarray(centres)[:n_clusters]))
 
 
 def _check_inputs(X, n_clusters, key, sample_weight):
@@ -413,7 +526,9 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
     X : (n_samples, n_features) array
         Finite (NaN raises).
     n_clusters : int
-        ``1 <= n_clusters <=`` the number of rows of positive weight (static).
+        ``1 <= n_clusters <=`` the number of rows of positive weight; the program is compiled
+        for :func:`cluster_capacity` slots, so every ``k`` of a bucket shares it (module
+        docstring).
     key : jax.random key
         Seeds the initialisation: one run uses ``key``; with ``n_init > 1`` restart ``r`` uses
         ``jax.random.split(key, n_init)[r]``.
@@ -463,23 +578,20 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
         warnings.warn(f"Explicit initial centres passed (init array): running once instead of "
                       f"n_init={n_init}", RuntimeWarning, stacklevel=2)
         n_init = 1
-    trials = _resolve_trials(n_local_trials, n_clusters)
-    params = _fit(X, sw, key, centres, as_operand(tol, X.dtype), n_clusters,
-                  n_clusters=n_clusters, init=kind, n_init=n_init, max_iter=max_iter,
-                  n_local_trials=trials, tile=_tile(X.shape[0], n_clusters, X.dtype.itemsize, n_init, X.shape[1]),
-                  batched=False)
-    if not is_traced(params.labels):
-        present = int(_n_present(params.labels, sw, n_clusters=n_clusters))
+    n_trials = _resolve_trials(n_local_trials, n_clusters)
+    slots, trials, tile = _capacities(X.shape[0], X.shape[1], X.dtype.itemsize, n_clusters, n_init,
+                                      n_local_trials)
+    params, present = _fit(X, sw, key, _pad_centres(centres, slots), as_operand(tol, X.dtype),
+                           np.int32(n_clusters), np.int32(n_trials),
+                           n_clusters=slots, init=kind, n_init=n_init, max_iter=max_iter,
+                           n_local_trials=trials, tile=tile, batched=False)
+    params = _first(params, n_clusters)
+    if not is_traced(present):
+        present = int(present)
         if present < n_clusters:
             warnings.warn(f"Number of distinct clusters ({present}) found smaller than n_clusters "
                           f"({n_clusters}): duplicate points in X", ConvergenceWarning, stacklevel=2)
     return params
-
-
-@partial(_jit.jit, static_argnames=("n_clusters",))
-def _n_present(labels, sw, *, n_clusters):
-    """Distinct labels among the rows of positive weight (on the device: no host copy)."""
-    return jnp.sum(jax.ops.segment_sum((sw > 0).astype(jnp.int32), labels, num_segments=n_clusters) > 0)
 
 
 def kmeans_plusplus(X, n_clusters, *, key, sample_weight=None, n_local_trials=None):

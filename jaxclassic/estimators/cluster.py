@@ -2,7 +2,8 @@
 
 Thin wrappers over :mod:`jaxclassic.cluster`: they validate the input, pad the rows of k-means
 to a shape bucket with zero weights (refits of nearby sizes reuse one compiled program; a row
-of weight 0 has no influence on the core's k-means), call the functional fit and store its
+of weight 0 has no influence on the core's k-means; the core buckets ``n_clusters`` the same
+way), call the functional fit and store its
 result with scikit-learn's fitted attributes. The maths lives in the core.
 
 Differences from scikit-learn, documented on the classes:
@@ -67,6 +68,11 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=8
+        The fit's program is compiled for a bucket of cluster counts
+        (:func:`jaxclassic.cluster.kmeans.cluster_capacity`: 1..8, 9..16, 17..24, 25..32, ...),
+        the slots past ``n_clusters`` inactive: refitting with another ``n_clusters`` of the
+        bucket on rows of the same bucket compiles nothing, and gives the exact-``k`` fit's
+        result to the bit (an elbow scan over ``k = 1..10`` builds two programs).
     init : {"k-means++", "random"}, callable or array of shape (n_clusters, n_features), default="k-means++"
         k-means++ is scikit-learn's greedy variant (``2 + log(k)`` candidates a centre). A
         callable ``init(X, n_clusters, random_state=RandomState)`` returns the centres; it is

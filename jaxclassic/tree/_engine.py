@@ -37,7 +37,11 @@ bounds branch (a scatter that drops the rows outside the smaller children mispre
 every other row: 3x slower). The sums per (feature, bin) are taken in row order, as one
 ``segment_sum`` over all rows would. Split search and children histograms run over only
 the live candidates of the level, ``_SPLIT_CHUNK`` at a time (a loop of dynamic length), so
-their cost does not follow the width ``2W`` of the level's arrays.
+their cost does not follow the width ``2W`` of the level's arrays; the search visits only
+the candidates that the stopping rules leave open, and a split whose two children will be
+leaves (pure, too small, at the depth cap) sends no row to the histogram pass: half of a
+tree's nodes are leaves, and a node's search costs ``O(F·B)`` whatever its rows
+(DecisionTreeRegressor on diabetes, 635 nodes: 34 -> 23 ms of device time, 2026-11-29).
 
 Layout and cost. The split search reads histograms bins first, ``(B + 1, S + 1, F, C)``: the
 cumulative sum over the bins is a scan of whole ``(S + 1, F, C)`` planes and each statistic
@@ -631,14 +635,18 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
     return best, feat.astype(jnp.int32), bin_.astype(jnp.int32), side == 1, left_stats
 
 
-def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, feat_ok, n_live, chunk,
+def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, feat_ok, active, chunk,
                       missing=True, max_features=None, direct=False):
-    """:func:`_best_splits` of the first ``n_live`` (traced) candidates only, whose histograms
-    are ``hbuf[half]`` (``hbuf``: the two halves ``(2, C, F, B+1, S1)`` of :func:`grow`'s
-    buffer, candidate-major), ``chunk`` at a time (a loop of ``ceil(n_live / chunk)`` steps):
-    the cost follows the live candidates, not the width of the level's arrays. Candidates past
-    the chunks run get gain ``-inf``; those past ``n_live`` in the last chunk read unspecified
-    histograms (the caller ignores candidates that are not live).
+    """:func:`_best_splits` of the ``active`` (C,) candidates only (traced: the level's
+    candidates that may split, open by the stopping rules), whose histograms are
+    ``hbuf[half]`` (``hbuf``: the two halves ``(2, C, F, B+1, S1)`` of :func:`grow`'s buffer,
+    candidate-major), ``chunk`` at a time (a loop of ``ceil(n_active / chunk)`` steps over the
+    active candidates in order): the cost follows the candidates that can split, not the
+    width of the level's arrays nor the leaves-to-be (pure nodes, nodes too small or at the
+    depth cap: half of a tree's nodes are leaves, and a search costs ``O(F·B)`` whatever the
+    node's rows: DecisionTreeRegressor on diabetes searched 635 nodes, of which 318 leaves).
+    Candidates not searched get gain ``-inf`` (the caller splits only active ones); a chunk
+    may also search some inactive ones, whose results nobody reads.
 
     Each candidate's search is independent of the others, so the chunks give the same
     values as one call over all candidates (a last chunk that would run past the end is
@@ -663,19 +671,25 @@ def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, f
     if chunk >= n_cand:
         return search(hbuf[half], pstats, feat_ok)
     dtype = hbuf.dtype
-    size = (1, chunk) + hbuf.shape[2:]
     out = (jnp.full((n_cand,), -jnp.inf, dtype), jnp.zeros((n_cand,), jnp.int32), jnp.zeros((n_cand,), jnp.int32),
            jnp.zeros((n_cand,), bool), jnp.zeros(pstats.shape, dtype))
+    # the active candidates' indices first, in order (a ranking scatter), the rest 0
+    n_active = jnp.sum(active).astype(jnp.int32)
+    rank = jnp.where(active, jnp.cumsum(active) - 1, n_cand).astype(jnp.int32)
+    order = jnp.zeros((n_cand,), jnp.int32).at[rank].set(jnp.arange(n_cand, dtype=jnp.int32), mode="drop")
 
     def body(j, out):
         start = jnp.minimum(j * chunk, n_cand - chunk)
-        at = (half, start, 0, 0, 0)
-        part = search(jax.lax.dynamic_slice(hbuf, tuple(jnp.asarray(i, jnp.int32) for i in at), size)[0],
-                      jax.lax.dynamic_slice_in_dim(pstats, start, chunk),
-                      jax.tree.map(lambda a: jax.lax.dynamic_slice_in_dim(a, start, chunk), feat_ok))
-        return tuple(jax.lax.dynamic_update_slice_in_dim(o, p.astype(o.dtype), start, 0) for o, p in zip(out, part))
+        ids = jax.lax.dynamic_slice_in_dim(order, start, chunk)  # (chunk,) candidates
+        if chunk == 1:  # one block: a dynamic slice (no gather)
+            at = tuple(jnp.asarray(i, jnp.int32) for i in (half, ids[0], 0, 0, 0))
+            hist = jax.lax.dynamic_slice(hbuf, at, (1, 1) + hbuf.shape[2:])[0]
+        else:
+            hist = hbuf[half, ids]
+        part = search(hist, pstats[ids], jax.tree.map(lambda a: a[ids], feat_ok))
+        return tuple(o.at[ids].set(p.astype(o.dtype), mode="promise_in_bounds") for o, p in zip(out, part))
 
-    return jax.lax.fori_loop(0, (n_live + chunk - 1) // chunk, body, out)
+    return jax.lax.fori_loop(0, (n_active + chunk - 1) // chunk, body, out)
 
 
 def _children(hbuf, half, small, src, small_left, n_live, chunk):
@@ -890,6 +904,15 @@ def grow(
     def draws(level):  # the (2W, k) features of a level's candidates and whether each is open
         return _drawn(_feature_choice(key, level, feature_mask, 2 * W, max_features), max_features)
 
+    def may_split(s, impurity, depth):
+        """Whether nodes of stats ``s`` (C, S1), ``impurity`` and ``depth`` pass the stopping
+        rules (module docstring): the candidates searched, and the children whose histograms
+        are built (a child that fails them is a leaf: nobody reads its histogram)."""
+        ok = (depth < depth_cap) & (s[:, n_stats] >= mss) & (criterion.weight(s[:, :n_stats], criterion_params) >= 2 * mwl)
+        if criterion.stop_when_pure:
+            ok &= ~criterion.is_pure(s[:, :n_stats], impurity, purity_ref, eps)
+        return ok
+
     def level(st, hbuf, scratch):
         """Split the candidates of one level (histograms ``hbuf[st["half"]]``, ``hbuf``
         ``(2, 2W, F, B+1, S1)``, at most ``W`` splits); returns the state, the buffer with the
@@ -899,19 +922,15 @@ def grow(
         n_slots = W
         ids = st["cand_ids"]
         pstats = st["node_stats"][ids]
-        pcount = pstats[:, n_stats]
-        pweight = criterion.weight(pstats[:, :n_stats], criterion_params)
         pdepth = st["depth"][ids]
-        open_ = st["cand_valid"] & (pdepth < depth_cap) & (pcount >= mss) & (pweight >= 2 * mwl)
-        if criterion.stop_when_pure:
-            open_ &= ~criterion.is_pure(pstats[:, :n_stats], st["impurity"][ids], purity_ref, eps)
+        open_ = st["cand_valid"] & may_split(pstats, st["impurity"][ids], pdepth)
         if direct:  # drawn when the level before built these histograms
             feat_ok = st["draws"]
         else:
             feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
         gain, feat, tbin, mleft, lstats = _best_splits_live(
             hbuf, half, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
-            jnp.sum(st["cand_valid"]), _split_chunk(), has_missing, max_features, direct)
+            open_, _split_chunk(), has_missing, max_features, direct)
         want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
         rank = (jnp.cumsum(want) - 1).astype(i32)
         fits = (rank < n_slots) & (st["n_nodes"] + 2 * (rank + 1) <= M)
@@ -939,11 +958,18 @@ def grow(
         # route the rows of the split nodes: one gather of a per-node table (feature, bin,
         # missing side, left child, histogram slot of each child) and one of the code
         small_left = lstats[:, n_stats] <= rstats[:, n_stats]
+        # children that will be leaves (the next level's stopping rules, on the same values it
+        # reads: may_split) need no histogram; a split whose two children are leaves sends
+        # no row to the histogram pass (the deep levels of a tree grown until pure)
+        kids = [jnp.minimum(c, M - 1) for c in (left_id, right_id)]  # as stored: what the next level reads
+        open_l, open_r = (may_split(new["node_stats"][c], new["impurity"][c], new["depth"][c]) for c in kids)
         if direct:  # every child's rows, into the child's own candidate slot of the next level
-            slot_l, slot_r = 2 * rank, 2 * rank + 1
+            slot_l = jnp.where(open_l, 2 * rank, n_cand)
+            slot_r = jnp.where(open_r, 2 * rank + 1, n_cand)
         else:
-            slot_l = jnp.where(small_left, rank, n_slots)
-            slot_r = jnp.where(small_left, n_slots, rank)
+            built = open_l | open_r
+            slot_l = jnp.where(small_left & built, rank, n_slots)
+            slot_r = jnp.where(small_left | ~built, n_slots, rank)
         table = jnp.stack([jnp.full((M + 1,), -1, i32).at[at_p].set(v, mode="drop")
                            for v in (feat, tbin, mleft.astype(i32), left_id, slot_l, slot_r)], 1)
         node = st["row_node"]

@@ -243,6 +243,8 @@ def _edges(Xn, w, n_bins, max_sample):
         S = np.take_along_axis(Xs, order, axis=0)
         Ws = ws[order]
     n_valid = Xs.shape[0] - np.count_nonzero(np.isnan(Xs), axis=0)
+    if Ws is None and not sampled:
+        return _edges_unit(S, n_valid, n_bins)
     for j in range(n_features):
         col = S[: n_valid[j], j]
         values, weight = _distinct(col, None if Ws is None else Ws[: n_valid[j], j])
@@ -259,6 +261,65 @@ def _edges(Xn, w, n_bins, max_sample):
             continue
         e = _midpoints(values[:-1], values[1:]) if values.size <= n_bins else _quantile_edges(values, weight, n_bins)
         edges[j, : e.size] = e
+    return edges
+
+
+def _edges_unit(S, n_valid, n_bins):
+    """:func:`_edges` of unit-weight rows, every feature at once: ``S`` (m, F) the sorted
+    columns (NaN last), ``n_valid`` (F,) their non-missing counts.
+
+    The same edges as the loop of :func:`_edges` (tested), without its per-feature numpy calls
+    (about 80 us a feature: 2.6 ms of a 4 ms tree fit on breast_cancer's 30 features). The
+    quantile rule's first distinct value of cumulative share :math:`\ge t_k` is the run of
+    the first sorted position :math:`p` with :math:`(p + 1) / m_j \ge t_k` (the share of a
+    run is that of its last position, and shares grow with :math:`p`), found from the guess
+    :math:`\lceil t_k m_j \rceil - 1` corrected by one step either way with the same float
+    comparison as the loop."""
+    m, n_features = S.shape
+    edges = np.full((n_features, n_bins - 1), np.inf, dtype=S.dtype)
+    if m == 0:
+        return edges
+    St = np.ascontiguousarray(S.T)  # (F, m)
+    n_valid = np.asarray(n_valid, np.int64)
+    valid = np.arange(m)[None, :] < n_valid[:, None]
+    start = valid.copy()  # a distinct value starts at this sorted position
+    start[:, 1:] &= St[:, 1:] != St[:, :-1]
+    n_distinct = start.sum(axis=1)
+    width = int(n_distinct.max())
+    if width <= 1:
+        return edges
+    filled = np.arange(width)[None, :] < n_distinct[:, None]
+    values = np.zeros((n_features, width), S.dtype)
+    values[filled] = St[start]  # each feature's distinct values, in order, padded
+    exact = (n_distinct >= 2) & (n_distinct <= n_bins)
+    if exact.any():
+        mids = _midpoints(values[exact, :-1], values[exact, 1:])
+        used = np.arange(width - 1)[None, :] < (n_distinct[exact] - 1)[:, None]
+        block = np.full(mids.shape, np.inf, S.dtype)
+        block[used] = mids[used]
+        cols = min(width - 1, n_bins - 1)
+        edges[np.flatnonzero(exact), :cols] = block[:, :cols]
+    many = np.flatnonzero(n_distinct > n_bins)
+    if many.size:
+        nv = n_valid[many].astype(np.float64)[:, None]  # (Q, 1)
+        targets = (np.arange(1, n_bins) / n_bins - 1e-12)[None, :]  # as _quantile_edges
+        p = np.clip(np.ceil(targets * nv).astype(np.int64) - 1, 0, None)
+        p = np.minimum(p, n_valid[many][:, None] - 1)
+        for _ in range(2):  # the guess's rounding, either way: the first p with (p+1)/m >= t
+            p = np.where((p + 1) / nv >= targets, p, p + 1)
+            p = np.where((p > 0) & (p / nv >= targets), p - 1, p)
+        run = np.cumsum(start[many], axis=1) - 1  # (Q, m): distinct index of each position
+        idx = np.take_along_axis(run, p, axis=1)
+        idx = np.clip(idx, 0, (n_distinct[many] - 2)[:, None])
+        keep = np.ones(idx.shape, bool)
+        keep[:, 1:] = idx[:, 1:] != idx[:, :-1]  # idx grows with the target: np.unique
+        vals = values[many]
+        mids = _midpoints(np.take_along_axis(vals, idx, axis=1), np.take_along_axis(vals, idx + 1, axis=1))
+        slot = np.cumsum(keep, axis=1) - 1
+        rows = np.broadcast_to(np.arange(many.size)[:, None], idx.shape)
+        block = np.full(idx.shape, np.inf, S.dtype)
+        block[rows[keep], slot[keep]] = mids[keep]
+        edges[many] = block
     return edges
 
 
@@ -315,10 +376,25 @@ def bin_features(X, n_bins: int = 255, *, sample_weight=None, max_sample: int = 
     w = None
     if sample_weight is not None:
         w = np.asarray(check_sample_weight(sample_weight, n_samples), dtype=np.float64)
-    # device_put: no `stage` program per shape (jnp.asarray compiles one); the device array of
-    # Xn may alias Xn's host buffer, which is harmless here: only the new codes are returned
-    edges = jax.device_put(_edges(Xn, w, n_bins, max_sample))
-    return apply_bins(jax.device_put(Xn), edges), edges
+    # the codes on the host too (X is here already: no transfer of X and no program; a
+    # binary search per feature, :func:`apply_bins`'s rule), then one batched device_put (no
+    # `stage` program per shape, as jnp.asarray compiles)
+    edges = _edges(Xn, w, n_bins, max_sample)
+    codes, edges = jax.device_put((_host_codes(Xn, edges), edges))
+    return codes, edges
+
+
+def _host_codes(Xn, edges):
+    """:func:`apply_bins` in numpy: ``#{b : edges[j, b] < x}`` per feature (``searchsorted``
+    on the left of the sorted, ``+inf`` padded edges), ``n_bins`` for NaN; ``Xn`` is compared
+    in the edges' dtype, as :func:`apply_bins` casts it."""
+    n_bins = edges.shape[1] + 1
+    x = np.asarray(Xn, edges.dtype)
+    codes = np.empty(x.shape, code_dtype(n_bins))
+    for j in range(x.shape[1]):
+        codes[:, j] = np.searchsorted(edges[j], x[:, j], side="left")
+    codes[np.isnan(x)] = n_bins
+    return codes
 
 
 @partial(_jit.jit, static_argnames="n_bins")

@@ -41,8 +41,10 @@ def _assert_equal_sklearn(ours, ref):
 
 
 # --------------------------------------------------------------------------- vs scikit-learn
+# k = 2..7 all run the bucket's program of 8 slots (cluster_capacity), the slots past k inactive
 @pytest.mark.parametrize("rows, tol", [([0, 1, 2], 1e-4), ([0, 1, 2], 0.0), ([5, 40, 70], 1e-4),
-                                       ([0, 3, 6, 9, 12], 1e-4), ([0, 3, 6, 9, 12], 0.0)])
+                                       ([0, 3, 6, 9, 12], 1e-4), ([0, 3, 6, 9, 12], 0.0),
+                                       ([0, 40], 1e-4), ([0, 10, 20, 35, 50, 65, 80], 0.0)])
 def test_equals_sklearn_lloyd_from_the_same_centres(rows, tol):
     init = X[rows]
     ours = K.fit_kmeans(X, len(rows), key=KEY, init=init, tol=tol)
@@ -242,6 +244,31 @@ def test_jit_equals_eager_and_vmap_over_keys_equals_loop():
         one = fit(X, key=k)
         np.testing.assert_allclose(batched.inertia[i], one.inertia, rtol=1e-12)
         np.testing.assert_allclose(batched.cluster_centers[i], one.cluster_centers, rtol=1e-12)
+
+
+def test_a_bucket_program_equals_the_exact_k_program_to_the_bit(monkeypatch):
+    # k = 2, 3, 5 share the program of 8 slots (k-means++ with "auto": 4 candidates drawn a
+    # step, the first 2, 3, 3 used); with the capacity patched to k, each k gets its own program,
+    # which is the fit before issue 25's buckets. Sample weights, restarts, and an empty cluster
+    # relocated (the far centre of the init array) included.
+    far = np.concatenate([X[[0, 40, 70]], [[50.0, 50.0, 50.0]]])
+    cases = [(k, dict(n_init=2, n_local_trials="auto", sample_weight=W)) for k in (2, 3, 5)]
+    cases += [(3, dict(init="random", n_init=3)), (4, dict(init=far, tol=0.0))]
+    padded = [K.fit_kmeans(X, k, key=KEY, **kw) for k, kw in cases]
+    assert K.cluster_capacity(5) == 8
+    monkeypatch.setattr(K, "cluster_capacity", lambda k: k)
+    for (k, kw), ours in zip(cases, padded):
+        exact = K.fit_kmeans(X, k, key=KEY, **kw)
+        assert ours.cluster_centers.shape == exact.cluster_centers.shape == (k, 3)
+        for name, a, b in zip(ours._fields, ours, exact):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=f"k={k} {name}")
+
+
+def test_n_clusters_past_the_rows_of_a_small_fit():
+    # 8 slots for 3 rows: the relocation's top-k takes at most the rows
+    ours = K.fit_kmeans(X[:3], 3, key=KEY)
+    np.testing.assert_array_equal(np.sort(np.asarray(ours.labels)), [0, 1, 2])
+    assert float(ours.inertia) == 0.0
 
 
 def test_second_call_does_not_retrace():

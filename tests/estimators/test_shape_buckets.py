@@ -258,3 +258,29 @@ def test_a_new_n_estimators_bucket_builds_its_programs(data):
     with new_programs() as names:
         make(17).fit(X, y_reg)
     assert names, "a forest at a new n_estimators bucket lowered no program: the counter is broken"
+
+
+# --------------------------------------------------------------------------- n_clusters buckets
+# KMeans compiles its fit for a bucket of cluster counts (cluster.kmeans.cluster_capacity:
+# 1..8, 9..16, 17..24, ...), the slots past n_clusters inactive and sliced off on the host
+# (issue 25: before, every new n_clusters built 2 programs, ~0.9 s a refit on iris).
+
+
+def test_kmeans_refit_with_another_n_clusters_of_its_bucket_builds_no_new_program():
+    from sklearn.datasets import load_iris
+
+    from jaxclassic.cluster.kmeans import cluster_capacity
+
+    X = load_iris().data
+    assert {cluster_capacity(k) for k in (2, 3, 4, 5)} == {8} and cluster_capacity(9) == 16
+    first = jc.KMeans(n_clusters=2, random_state=0).fit(X)  # compiles (or loads) the bucket's program
+    assert first.cluster_centers_.shape == (2, 4)
+    for k in (3, 4, 5):
+        with new_programs() as names:
+            est = jc.KMeans(n_clusters=k, random_state=0).fit(X)
+        assert names == [], f"KMeans n_clusters={k} after 2 built new programs: {names}"
+        assert est.cluster_centers_.shape == (k, 4) and set(est.labels_) == set(range(k))
+    # the control: 9 clusters are another bucket (16 slots), so the fit lowers a new program
+    with new_programs() as names:
+        jc.KMeans(n_clusters=9, random_state=0).fit(X)
+    assert names, "KMeans at a new n_clusters bucket lowered no program: the counter is broken"

@@ -5,6 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxclassic.tree import binning
 from jaxclassic.tree.binning import apply_bins, bin_features, fewest_bins
 
 
@@ -287,3 +288,76 @@ def test_boosting_at_the_fewest_bins_equals_boosting_at_255():
     Xa = np.nan_to_num(X, nan=-9.0)  # AdaBoost's trees take no missing values
     ours, ref = (ensemble.fit_adaboost(Xa, y, n_estimators=5, n_bins=k, n_classes=2) for k in (32, 255))
     np.testing.assert_array_equal(np.asarray(ensemble.predict(ours, Xa)), np.asarray(ensemble.predict(ref, Xa)))
+
+
+def _reference_edges(column, n_bins):
+    """The binning rule written out for one column (module docstring): midpoints of the
+    distinct values when at most ``n_bins``, else the midpoint after the first distinct value
+    whose cumulative row share reaches ``k / n_bins`` (``k = 1 .. n_bins - 1``), once each."""
+    x = np.sort(column[~np.isnan(column)])
+    values, counts = np.unique(x, return_counts=True)
+    if values.size <= 1:
+        return np.zeros(0, column.dtype)
+    if values.size <= n_bins:
+        lo, hi = values[:-1], values[1:]
+    else:
+        share = np.cumsum(counts.astype(np.float64)) / counts.sum()
+        picks = []
+        for k in range(1, n_bins):
+            i = int(np.argmax(share >= k / n_bins - 1e-12))
+            i = min(i, values.size - 2)
+            if not picks or picks[-1] != i:
+                picks.append(i)
+        lo, hi = values[picks], values[np.array(picks) + 1]
+    mid = lo / 2 + hi / 2
+    return np.where(mid < hi, mid, lo)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vectorised_unit_weight_edges_follow_the_rule_feature_by_feature(seed):
+    """The unit-weight edges (all features at once) against the rule written per column, on
+    columns of every kind in one matrix: continuous, rounded (ties), few integers, constant,
+    all-missing, exactly ``n_bins`` and ``n_bins + 1`` distinct values, NaN mixed in; float64
+    and float32. Exact equality: both are the same midpoints of the same values."""
+    rng = np.random.default_rng(seed)
+    n, n_bins = 600, 16
+    cols = [rng.standard_normal(n), np.round(rng.standard_normal(n), 1), rng.integers(0, 5, n).astype(float),
+            np.full(n, 3.0), np.full(n, np.nan), rng.permutation(np.arange(n) % n_bins).astype(float),
+            rng.permutation(np.arange(n) % (n_bins + 1)).astype(float), rng.exponential(size=n) * 1e6]
+    X = np.stack(cols, axis=1)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    for dtype in (np.float64, np.float32):
+        Xd = X.astype(dtype)
+        _, edges = bin_features(Xd, n_bins=n_bins)
+        edges = np.asarray(edges)
+        assert edges.dtype == dtype
+        for j in range(Xd.shape[1]):
+            ref = _reference_edges(Xd[:, j], n_bins)
+            np.testing.assert_array_equal(edges[j, : ref.size], ref)
+            assert np.all(np.isinf(edges[j, ref.size:]))
+
+
+def test_unit_weight_edges_equal_the_weighted_path():
+    """Rows of weight 2 take the weighted (per-feature) path and give the same shares, so the
+    same edges, as unit weights (the vectorised path): 300 random matrices of every size."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n, n_features = int(rng.integers(1, 500)), int(rng.integers(1, 5))
+        n_bins = int(rng.choice([2, 3, 16, 255]))
+        X = np.round(rng.standard_normal((n, n_features)) * rng.choice([1, 10, 1000]), int(rng.integers(0, 3)))
+        X[rng.random(X.shape) < 0.2] = np.nan
+        unit = binning._edges(X, None, n_bins, 200_000)  # host edges alone: no program per shape
+        doubled = binning._edges(X, np.full(n, 2.0), n_bins, 200_000)
+        np.testing.assert_array_equal(unit, doubled)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_training_codes_equal_apply_bins(dtype):
+    """bin_features codes its (concrete) rows on the host; prediction codes new rows with the
+    jitted :func:`apply_bins`: the two must agree on every row (ties on edges, NaN, float32)."""
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(400, 3)) * 3, 1).astype(dtype)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    for n_bins in (4, 32, 255):
+        codes, edges = bin_features(X, n_bins=n_bins)
+        np.testing.assert_array_equal(np.asarray(codes), np.asarray(apply_bins(jnp.asarray(X), edges)))

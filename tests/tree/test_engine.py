@@ -117,12 +117,28 @@ def test_best_splits_live_equals_the_full_search():
     # (the buffer is candidate-major, (C, F, B+1, S1): _children)
     cand_major = hist.transpose(3, 2, 0, 1)
     other = jax.random.uniform(jax.random.key(2), cand_major.shape)
+    first = jnp.arange(C) < n_live
     for half, buf in ((0, jnp.stack([cand_major, other])), (1, jnp.stack([other, cand_major]))):
-        live = jax.jit(lambda b, h, p, f: E._best_splits_live(b, h, p, *args, f, n_live, 4))(
+        live = jax.jit(lambda b, h, p, f: E._best_splits_live(b, h, p, *args, f, first, 4))(
             buf, half, pstats, feat_ok)
         for a, b in zip(full, live):
             np.testing.assert_array_equal(np.asarray(a)[:n_live], np.asarray(b)[:n_live])
         assert np.all(np.asarray(live[0])[12:] == -np.inf)  # past the 3 chunks of 4 run
+    # scattered active candidates (the level's nodes that may split): each searched as in the
+    # full search, at chunks of 4 and of 1 (the CPU's), and the others not searched at all
+    # (gain -inf) unless a chunk of 4 picks them up (then with the full search's values)
+    active = np.zeros(C, bool)
+    active[[0, 3, 4, 9, 10, 15]] = True
+    for chunk in (1, 4):
+        some = jax.jit(lambda b, p, f, a: E._best_splits_live(b, 0, p, *args, f, a, chunk))(
+            jnp.stack([cand_major, other]), pstats, feat_ok, jnp.asarray(active))
+        for a, b in zip(full, some):
+            np.testing.assert_array_equal(np.asarray(a)[active], np.asarray(b)[active])
+        gain = np.asarray(some[0])
+        if chunk == 1:
+            assert np.all(gain[~active] == -np.inf)
+        searched = gain > -np.inf
+        np.testing.assert_array_equal(gain[searched], np.asarray(full[0])[searched])
     # with draws (forests): the search of only the k drawn features' histograms equals the
     # search of all features with the others masked (the k largest draws of each node)
     k = 2  # of F = 3
@@ -130,7 +146,7 @@ def test_best_splits_live_equals_the_full_search():
     kth = np.sort(np.asarray(u), axis=1)[:, F - k][:, None]
     mask = np.asarray(feat_ok) & (np.asarray(u) >= kth)
     masked = jax.jit(lambda h, p, f: E._best_splits(h, p, *args, f))(hist, pstats, jnp.asarray(mask))
-    drawn = jax.jit(lambda b, p, u: E._best_splits_live(b, 0, p, *args, u, n_live, 4, max_features=k))(
+    drawn = jax.jit(lambda b, p, u: E._best_splits_live(b, 0, p, *args, u, first, 4, max_features=k))(
         jnp.stack([cand_major, other]), pstats, u)
     for a, b in zip(masked, drawn):
         np.testing.assert_array_equal(np.asarray(a)[:n_live], np.asarray(b)[:n_live])
