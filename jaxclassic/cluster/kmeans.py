@@ -229,7 +229,10 @@ def _plusplus(Xc, sw, key, n_active, n_trials=None, *, n_clusters, n_local_trial
         closest = jnp.where(take, to_candidates[:, best], closest)
         return centres, indices, closest
 
-    centres, indices, _ = jax.lax.fori_loop(1, n_clusters, body, (centres, indices, closest))
+    # the steps of the active slots only (n_active traced: a while loop); the dead slots of a
+    # capacity cost no candidate distances (under vmap over k, kmeans_elbow, the largest k)
+    n_steps = jnp.minimum(jnp.asarray(n_active, jnp.int32), n_clusters)
+    centres, indices, _ = jax.lax.fori_loop(1, n_steps, body, (centres, indices, closest))
     return centres, indices
 
 
@@ -435,7 +438,7 @@ def cluster_capacity(n_clusters: int) -> int:
     ``k / 4`` dead slots there. The slots past ``k`` are inactive (infinite distance, no
     seed, no weight) and sliced off on the host, so a refit with another ``k`` of the same
     bucket builds no new program. A dead slot costs its column of the ``n × K_cap`` distance
-    product and the k-means++ draw of its step (skipped, but computed: the loop is static);
+    product (k-means++ runs the steps of the first ``k`` slots only);
     powers of two (as :func:`jaxclassic.ensemble.bagging.estimator_capacity`) would double the
     product's work in the worst case, and steps of 8 at small ``k`` keep an elbow scan over
     ``k = 1..10`` at two programs.
