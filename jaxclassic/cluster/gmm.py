@@ -343,14 +343,11 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
     return params
 
 
-@_jit.jit
-def _all_finite(arrays):
-    """Whether every entry of every array is finite (one program for the tuple)."""
-    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(a)) for a in arrays]))
-
-
 def _check_after_fit(params, max_iter):
-    finite = bool(_all_finite((params.weights, params.means, params.covariances, params.precisions_cholesky)))
+    # in numpy on the fitted (small, concrete) arrays: a jitted check was one more program per
+    # n_components (issue 25: refits with another n_components)
+    finite = all(bool(np.all(np.isfinite(np.asarray(a))))
+                 for a in (params.weights, params.means, params.covariances, params.precisions_cholesky))
     if not finite:
         raise ValueError(_COLLAPSE_MESSAGE)
     if max_iter > 0 and not bool(params.converged):
