@@ -199,16 +199,19 @@ def fewest_bins(X, n_bins: int = 255, *, buckets=BIN_BUCKETS, min_repeats: int =
 
 
 def _most_distinct(Xn, limit):
-    """The largest count of distinct non-missing values over the columns of ``Xn`` (stops
-    counting once a column has more than ``limit``)."""
-    most = 0
-    for j in range(Xn.shape[1]):
-        col = Xn[:, j]
-        col = np.sort(col[~np.isnan(col)]) if np.issubdtype(col.dtype, np.floating) else np.sort(col)
-        most = max(most, _distinct(col, None)[0].size)
-        if most > limit:
-            break
-    return most
+    """The largest count of distinct non-missing values over the columns of ``Xn`` (a value
+    above ``limit`` means "more than ``limit``": the caller compares the two). Every column at
+    once: one sort of the transposed rows (NaN last), a distinct value wherever a sorted entry
+    differs from the one before (a per-column loop of numpy calls cost 0.7 ms of a 5 ms tree
+    fit on wine's 13 columns)."""
+    if Xn.shape[0] == 0:
+        return 0
+    S = np.sort(np.ascontiguousarray(Xn.T), axis=1)  # (F, n)
+    new = np.ones(S.shape, bool)
+    new[:, 1:] = S[:, 1:] != S[:, :-1]
+    if np.issubdtype(S.dtype, np.floating):
+        new &= ~np.isnan(S)
+    return int(np.count_nonzero(new, axis=1).max())
 
 
 def _edges(Xn, w, n_bins, max_sample):
