@@ -268,7 +268,7 @@ def _edges(Xn, w, n_bins, max_sample):
 
 
 def _edges_unit(S, n_valid, n_bins):
-    """:func:`_edges` of unit-weight rows, every feature at once: ``S`` (m, F) the sorted
+    r""":func:`_edges` of unit-weight rows, every feature at once: ``S`` (m, F) the sorted
     columns (NaN last), ``n_valid`` (F,) their non-missing counts.
 
     The same edges as the loop of :func:`_edges` (tested), without its per-feature numpy calls
