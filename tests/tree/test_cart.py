@@ -492,3 +492,18 @@ def test_narrow_first_growth_with_feature_draws_equals_the_default_width(wide, m
     assert (_splits_per_level(auto).max() > 16) == wide
     for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_default_key_made_inside_a_trace_is_not_kept(monkeypatch):
+    """The key of fits that draw nothing is made once and kept (a device transfer saved per
+    fit), but not when first made inside ``jit``: that is the trace's value, and keeping it
+    made every later concrete fit fail on a leaked tracer."""
+    monkeypatch.setattr(cart_module, "_DEFAULT_KEYS", {})
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(np.int32)
+    traced = jax.jit(lambda X, y: fit_cart(X, y, max_depth=2, n_classes=2).n_nodes)(X, y)
+    assert cart_module._DEFAULT_KEYS == {}
+    tree = fit_cart(X, y, max_depth=2)  # concrete, after the traced fit
+    assert int(tree.n_nodes) == int(traced)
+    assert len(cart_module._DEFAULT_KEYS) == 1
