@@ -231,9 +231,9 @@ class _BaseGradientBoosting(BaseEstimator):
                     learning_rate=_check_positive(self.learning_rate, "learning_rate"),
                     max_depth=_check_int(self.max_depth, "max_depth", 1), subsample=subsample)
 
-    def _core_kwargs(self, n, Xj):
-        hyper = self._check_hyper()
-        subsample = hyper["subsample"]
+    def _core_kwargs(self, n, Xj, hyper):
+        """The core fit's keyword arguments: ``hyper`` (:meth:`_check_hyper`, checked before
+        the data reached the device) and the rules that need the row count."""
         self.n_bins_ = tree_bins(Xj, n, self.n_bins)
         return dict(
             **hyper,
@@ -242,7 +242,7 @@ class _BaseGradientBoosting(BaseEstimator):
             min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
             min_impurity_decrease=float(self.min_impurity_decrease),
             n_bins=self.n_bins_, init=0.0 if self.init == "zero" else None,
-            key=_key(self.random_state) if subsample < 1.0 else None,
+            key=_key(self.random_state) if hyper["subsample"] < 1.0 else None,
         )
 
     def _validation_rows(self, y, n, classifier):
@@ -385,9 +385,9 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` trees on ``(X, y)``; returns ``self``."""
         loss = _GB_LOSSES[_check_choice(self.loss, "loss", _GB_LOSSES)]
-        self._check_hyper()
+        hyper = self._check_hyper()
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, allow_nan=True)
-        kwargs = self._core_kwargs(n, Xj)
+        kwargs = self._core_kwargs(n, Xj, hyper)
         held_out = self._validation_rows(yj, n, classifier=False)
         fit_weight = swj if held_out is None else jnp.where(jnp.asarray(held_out), 0, swj)
         params = E.fit_gradient_boosting(Xj, yj, loss=loss, sample_weight=fit_weight, **kwargs)
@@ -464,9 +464,9 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     def fit(self, X, y, sample_weight=None):
         """Boost on ``(X, y)`` (``K`` trees a round for ``K > 2`` classes); returns ``self``."""
         _check_choice(self.loss, "loss", {"log_loss"})
-        self._check_hyper()
+        hyper = self._check_hyper()
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=True, allow_nan=True)
-        kwargs = self._core_kwargs(n, Xj)
+        kwargs = self._core_kwargs(n, Xj, hyper)
         self.n_classes_ = len(self.classes_)
         held_out = self._validation_rows(yj, n, classifier=True)
         fit_weight = swj if held_out is None else jnp.where(jnp.asarray(held_out), 0, swj)
