@@ -104,6 +104,7 @@ from jaxclassic.tree.binning import bin_features, split_points
 from jaxclassic.tree.binning import bin_ranges as _bin_ranges
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
+    as_operand,
     check_array,
     check_bool,
     check_choice,
@@ -350,8 +351,7 @@ def fit_cart_binned(
         raise ValueError(f"has_missing=False but some code is {n_bins} (a missing value): pass has_missing=True "
                          "or leave it None")
     # max_depth traced (None: the node budget, never reached): one program per budget_depth bucket
-    feature_mask = feature_mask.astype(bool) if isinstance(feature_mask, np.ndarray) else jnp.asarray(feature_mask, bool)
-    args = (codes, edges, bin_ranges, y, sw, feature_mask, key,
+    args = (codes, edges, bin_ranges, y, sw, as_operand(feature_mask, bool), key,
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
             max_nodes if max_depth is None else max_depth)
     static = dict(task=task, criterion=criterion, n_bins=n_bins, max_features=max_features,
