@@ -207,11 +207,16 @@ def _most_distinct(Xn, limit):
     if Xn.shape[0] == 0:
         return 0
     S = np.sort(np.ascontiguousarray(Xn.T), axis=1)  # (F, n)
-    new = np.ones(S.shape, bool)
-    new[:, 1:] = S[:, 1:] != S[:, :-1]
-    if np.issubdtype(S.dtype, np.floating):
-        new &= ~np.isnan(S)
-    return int(np.count_nonzero(new, axis=1).max())
+    valid = ~np.isnan(S) if np.issubdtype(S.dtype, np.floating) else np.ones(S.shape, bool)
+    return int(np.count_nonzero(_run_starts(S, valid), axis=1).max())
+
+
+def _run_starts(St, valid):
+    """Where a distinct value starts in each row of ``St`` (F, m), sorted rows whose ``valid``
+    entries (F, m) come first: a valid entry that differs from the one before it."""
+    start = valid.copy()
+    start[:, 1:] &= St[:, 1:] != St[:, :-1]
+    return start
 
 
 def _edges(Xn, w, n_bins, max_sample):
@@ -284,9 +289,7 @@ def _edges_unit(S, n_valid, n_bins):
         return edges
     St = np.ascontiguousarray(S.T)  # (F, m)
     n_valid = np.asarray(n_valid, np.int64)
-    valid = np.arange(m)[None, :] < n_valid[:, None]
-    start = valid.copy()  # a distinct value starts at this sorted position
-    start[:, 1:] &= St[:, 1:] != St[:, :-1]
+    start = _run_starts(St, np.arange(m)[None, :] < n_valid[:, None])  # (F, m)
     n_distinct = start.sum(axis=1)
     width = int(n_distinct.max())
     if width <= 1:
