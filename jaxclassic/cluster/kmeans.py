@@ -128,6 +128,8 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    on_host,
+    to_device,
 )
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
@@ -493,13 +495,12 @@ def _pad_centres(centres, slots):
 
 def _first(params: KMeansParams, n_clusters: int) -> KMeansParams:
     """The first ``n_clusters`` centres of a fit with more slots, sliced on the host when
-    concrete (an eager ``a[:k]`` would build a program per ``k``)."""
+    concrete and held by the CPU (an eager ``a[:k]`` would build a program per ``k``)."""
     centres = params.cluster_centers
     if centres.shape[0] == n_clusters:
         return params
-    if is_traced(centres):
-        return params._replace(cluster_centers=centres[:n_clusters])
-    return params._replace(cluster_centers=jax.device_put(np.asarray(centres)[:n_clusters]))
+    host = on_host(centres)
+    return params._replace(cluster_centers=centres[:n_clusters] if host is None else to_device(host[:n_clusters]))
 
 
 def _check_inputs(X, n_clusters, key, sample_weight):
