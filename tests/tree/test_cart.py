@@ -452,7 +452,11 @@ def test_narrow_first_growth_equals_the_default_width(wide, monkeypatch):
     """A concrete fit at the default width grows at W = 64 first and again at the default only
     when truncated (module docstring, "Width"): the tree equals the one grown at the default
     width directly, for a narrow tree (one program, W = 64) and for one that needs more than 64
-    splits on a level (two programs). No TreeTruncatedWarning either way."""
+    splits on a level (two programs). No TreeTruncatedWarning either way. (The histogram
+    engine's rule: regression trees this small grow by the sorted engine, at the default width
+    at once, last lines.)"""
+    sorted_choice = cart_module._sorted.use_sorted
+    monkeypatch.setattr(cart_module._sorted, "use_sorted", lambda *a: False)
     rng = np.random.default_rng(3)
     n = 1000
     Xw = rng.integers(0, 2, size=(n, 8)).astype(float)  # 8 bits
@@ -470,6 +474,17 @@ def test_narrow_first_growth_equals_the_default_width(wide, monkeypatch):
     assert (_splits_per_level(auto).max() > 64) == wide
     for a, b in zip(jax.tree_util.tree_leaves(auto), jax.tree_util.tree_leaves(direct)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    monkeypatch.setattr(cart_module._sorted, "use_sorted", sorted_choice)
+    widths.clear()
+    by_sorting = fit_cart(Xw, y, task="regression")
+    assert widths == [256]
+    # scikit-learn's tree. (The histogram engine's narrow tree splits its pure leaves further:
+    # their sums by sibling subtraction keep ~1e-14 of noise, above the purity rule's 4 eps of
+    # the root's sum of squares; the sorted engine sums each node's own rows.)
+    ref = DecisionTreeRegressor().fit(Xw, y)
+    assert int(by_sorting.n_nodes) == ref.tree_.node_count
+    assert (ref.tree_.node_count > 256) == wide  # 7 nodes narrow
+    np.testing.assert_allclose(np.asarray(predict(by_sorting, Xw)), ref.predict(Xw), atol=1e-12)
 
 
 @pytest.mark.full
