@@ -14,7 +14,10 @@ weights), log-odds of the weighted mean for ``"log_loss"``); at round
 2. a least-squares regression tree of depth ``max_depth`` fitted to :math:`r` (the engine's
    ``squared_error`` criterion: the same splits as scikit-learn's ``friedman_mse``, whose
    improvement :math:`\frac{W_L W_R}{W}(\bar r_L - \bar r_R)^2` is the same decrease of the
-   sum of squares);
+   sum of squares), grown by the histogram engine, or on a CPU by the sorted engine
+   (``tree._sorted.use_sorted``: small data whose levels split more nodes times bins than
+   rows; each feature's order sorted once for every round; GradientBoostingClassifier(100) on
+   75 % of breast_cancer 249 -> 129 ms warm, 2026-11-29);
 3. the line search in each leaf :math:`R_j`: one Newton step
    :math:`\gamma_j = -\sum_{i \in R_j} w_i g_i / \sum_{i \in R_j} w_i h_i` (Friedman's TreeBoost:
    the mean residual for squared error, :math:`\sum w(y - p)/\sum w p(1-p)` for log-loss, as
@@ -97,6 +100,7 @@ from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.tree._engine import CRITERIA, grow, histogram_buffers
 from jaxclassic.tree._params import TreeParams
+from jaxclassic.tree import _sorted
 from jaxclassic.tree.binning import bin_features, bin_ranges
 from jaxclassic.tree.cart import _codes_have_missing
 from jaxclassic._implicit import nondifferentiable
@@ -225,9 +229,9 @@ def _row_losses(loss, y, f, n_outputs):
 
 
 @partial(_jit.jit, static_argnames=("loss", "loss_name", "n_outputs", "capacity", "max_depth",
-                                   "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing"))
-def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, *, loss, loss_name, n_outputs, capacity,
-             max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True):
+                                   "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing", "sort"))
+def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=None, *, loss, loss_name, n_outputs,
+             capacity, max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True, sort=False):
     """The ``capacity`` rounds' trees ``(capacity, K, ...)``, training losses ``(capacity,)``
     and the clamped flag; rounds ``t >= n_rounds`` (traced) are skipped (``lax.cond``: no
     work, all-zero trees and loss), so every ``n_estimators`` of a bucket
@@ -244,13 +248,16 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, *, loss,
         mean = jnp.sum(w * r) / jnp.sum(w)
         rc = jnp.where(w > 0, r - mean, 0)  # centred: no cancellation in sum wr^2 - (sum wr)^2 / W
         stats = jnp.stack([w, w * rc, w * rc * rc], axis=1)
-        grown = grow(codes_T, stats, (w > 0).astype(dtype), criterion=CRITERIA["squared_error"],
-                     n_bins=n_bins, max_nodes=max_nodes, max_width=max_width, max_depth=max_depth,
-                     min_samples_split=hyper["min_samples_split"], min_samples_leaf=hyper["min_samples_leaf"],
+        rules = dict(criterion=CRITERIA["squared_error"], n_bins=n_bins, max_nodes=max_nodes, max_width=max_width,
+                     max_depth=max_depth, min_samples_split=hyper["min_samples_split"],
+                     min_samples_leaf=hyper["min_samples_leaf"],
                      min_weight_leaf=hyper["min_weight_fraction_leaf"] * jnp.sum(w),
-                     min_impurity_decrease=hyper["min_impurity_decrease"], has_missing=has_missing,
-                     buffers=buffers)
-        grown, buffers = grown
+                     min_impurity_decrease=hyper["min_impurity_decrease"])
+        if sort:  # the sorted engine (tree/_sorted.py): no working buffers
+            grown = _sorted.grow_sorted(codes_T, stats, (w > 0).astype(dtype), order=order, **rules)
+        else:
+            grown, buffers = grow(codes_T, stats, (w > 0).astype(dtype), has_missing=has_missing, buffers=buffers,
+                                  **rules)
         s = grown.node_stats
         node_mean = s[:, 1] / jnp.where(s[:, 0] > 0, s[:, 0], 1) + mean
         return grown, node_mean, buffers
@@ -422,11 +429,16 @@ def fit_gradient_boosting(
         learning_rate=learning_rate, subsample=subsample, min_samples_split=min_samples_split,
         min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
         min_impurity_decrease=min_impurity_decrease).items()}
+    has_missing = _codes_have_missing(codes, n_bins)
+    # the sorted engine where its levels are cheaper (tree/_sorted.py, use_sorted)
+    sort = _sorted.use_sorted(codes.shape[0], n_bins, max_depth, regression=True, has_missing=has_missing, all_features=True,
+                      backend=jax.default_backend())
+    order = _sorted.host_order(codes) if sort else None
     trees, train_loss, clamped = _program(
-        transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, loss=loss_fn, loss_name=loss_name,
-        n_outputs=n_outputs, capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins,
-        max_nodes=max_nodes, max_width=max_width, use_subsample=use_subsample,
-        has_missing=_codes_have_missing(codes, n_bins))
+        transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, order, loss=loss_fn,
+        loss_name=loss_name, n_outputs=n_outputs, capacity=B.estimator_capacity(n_estimators), max_depth=max_depth,
+        n_bins=n_bins, max_nodes=max_nodes, max_width=max_width, use_subsample=use_subsample,
+        has_missing=has_missing, sort=sort)
     trees, train_loss = B.first_rounds((trees, train_loss), n_estimators)
     B.warn_if_clamped(clamped)
     return cls(trees, init_score, hyper["learning_rate"], train_loss, edges)

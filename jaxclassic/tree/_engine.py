@@ -100,6 +100,9 @@ rule. ``squared_error`` calls a node pure when its within-node sum of squares is
 :math:`i \le \varepsilon` makes a one-leaf tree of any target of scale :math:`10^{-9}`).
 Splits of zero gain in impure nodes are kept (scikit-learn and XOR need them).
 
+Small regression trees on a CPU grow by the sorted engine instead (:mod:`jaxclassic.tree._sorted`,
+the same trees; ``use_sorted`` says when): a level there costs ``O(F·n·S)`` whatever its nodes.
+
 Width: at most ``W`` nodes split per level (static). When more would, the first ``W`` in node
 order split and the others stay leaves (``truncated``); likewise when the node budget ``M``
 is full. Nodes are numbered in creation order, level by level; a split's children are

@@ -363,11 +363,10 @@ def fit_cart_binned(
         raise ValueError(f"has_missing=False but some code is {n_bins} (a missing value): pass has_missing=True "
                          "or leave it None")
     # max_depth traced (None: the node budget, never reached): one program per budget_depth bucket
-    sort = _sorted.use_sorted(n_samples, n_features, task == "regression", has_missing, max_features,
-                              _hist_pallas._backend())
-    order = None
-    if sort and not is_traced(codes):  # each feature's rows by code, sorted on the host
-        order = np.argsort(np.asarray(codes), axis=0, kind="stable").astype(np.int32)
+    sort = _sorted.use_sorted(n_samples, n_bins, max_depth, regression=task == "regression", has_missing=has_missing,
+                              all_features=max_features is None or max_features >= n_features,
+                              backend=_hist_pallas._backend())
+    order = _sorted.host_order(codes) if sort else None
     args = (codes, edges, bin_ranges, y, sw, as_operand(feature_mask, bool), key,
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
             max_nodes if max_depth is None else max_depth, order)
@@ -524,8 +523,9 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
                  min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                  min_weight_leaf=min_weight_fraction_leaf * jnp.sum(sw),
                  min_impurity_decrease=min_impurity_decrease, feature_mask=feature_mask)
-    if sort:
-        g = _sorted.grow_sorted(codes.T, stats, count, order=None if order is None else order.T, **rules)
+    if sort:  # no working buffers: the caller's pass through
+        g = (_sorted.grow_sorted(codes.T, stats, count, order=order, **rules), buffers)
+        g = g if buffers is not None else g[0]
     else:
         g = grow(codes.T, stats, count, max_features=max_features, key=key, has_missing=has_missing,
                  buffers=buffers, **rules)

@@ -456,7 +456,7 @@ def test_narrow_first_growth_equals_the_default_width(wide, monkeypatch):
     engine's rule: regression trees this small grow by the sorted engine, at the default width
     at once, last lines.)"""
     sorted_choice = cart_module._sorted.use_sorted
-    monkeypatch.setattr(cart_module._sorted, "use_sorted", lambda *a: False)
+    monkeypatch.setattr(cart_module._sorted, "use_sorted", lambda *a, **k: False)
     rng = np.random.default_rng(3)
     n = 1000
     Xw = rng.integers(0, 2, size=(n, 8)).astype(float)  # 8 bits

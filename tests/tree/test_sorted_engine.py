@@ -134,9 +134,37 @@ def test_vmap_over_weights_equals_a_loop():
 
 
 def test_use_sorted_picks_small_complete_regression_on_a_cpu():
-    assert S.use_sorted(512, 10, True, False, None, "cpu")
-    assert not S.use_sorted(512, 10, False, False, None, "cpu")  # classification: the histogram engine
-    assert not S.use_sorted(512, 10, True, True, None, "cpu")  # missing values
-    assert not S.use_sorted(512, 10, True, False, 3, "cpu")  # drawn features
-    assert not S.use_sorted(4096, 10, True, False, None, "cpu")
-    assert not S.use_sorted(512, 10, True, False, None, "gpu")
+    kw = dict(regression=True, has_missing=False, all_features=True, backend="cpu")
+    assert S.use_sorted(512, 255, None, **kw)  # grown until pure
+    assert S.use_sorted(512, 255, 3, **kw)  # depth 3: (2^3 - 1) / 3 * 255 = 595 >= 384
+    assert not S.use_sorted(512, 64, 3, **kw)  # 149 < 384 (gradient boosting on iris)
+    assert not S.use_sorted(1024, 255, 3, **kw)  # 595 < 768
+    assert not S.use_sorted(2048, 255, None, **kw)  # too many rows
+    for change in (dict(regression=False), dict(has_missing=True), dict(all_features=False), dict(backend="gpu")):
+        assert not S.use_sorted(512, 255, None, **{**kw, **change})
+
+
+@pytest.mark.parametrize("name", ["DecisionTreeRegressor", "RandomForestRegressor", "BaggingRegressor",
+                                  "GradientBoostingRegressor"])
+def test_estimators_predict_new_rows_as_with_the_histogram_engine(name, monkeypatch):
+    """Each estimator that picks the sorted engine, refitted with the histogram engine forced:
+    the same predictions on new rows. Continuous features (exact binning), an integer target
+    on 256 rows and bootstraps of 256 draws: every mean and sum of the trees is a dyadic
+    rational, exact in float64, so both engines see the same gains and settle the ties of a
+    node's features (every split of a two-row node) alike. (With inexact sums each engine
+    settles them by its own rounding: equally valid trees, other predictions between the
+    two rows.)"""
+    import jaxclassic.estimators as est
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(320, 4))
+    y = np.round(3 * X[:, 0] + 2 * np.sin(3 * X[:, 1]) + rng.normal(size=320))
+    kw = {} if name == "DecisionTreeRegressor" else dict(n_estimators=12, random_state=0)
+    picked = []
+    real = S.use_sorted
+    monkeypatch.setattr(S, "use_sorted", lambda *a, **k: picked.append(real(*a, **k)) or picked[-1])
+    by_sorting = getattr(est, name)(**kw).fit(X[:256], y[:256]).predict(X[256:])
+    assert picked and all(picked)
+    monkeypatch.setattr(S, "use_sorted", lambda *a, **k: False)
+    by_histograms = getattr(est, name)(**kw).fit(X[:256], y[:256]).predict(X[256:])
+    np.testing.assert_allclose(by_sorting, by_histograms, rtol=1e-12, atol=1e-12)
