@@ -59,7 +59,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.tree import _api
 from jaxclassic.tree.c45 import apply_c45, fit_c45, predict_proba_c45
-from jaxclassic.tree.cart import fit_cart
+from jaxclassic.tree.cart import feature_importances_host, fit_cart
 from jaxclassic.tree.id3 import apply_id3, fit_id3, predict_proba_id3
 from jaxclassic.tree.pruning import cost_complexity_path, prune
 from jaxclassic.validation import check_bool, key_from_seed
@@ -174,7 +174,7 @@ class _BaseCART(BaseEstimator):
         if float(self.ccp_alpha) > 0:
             params = prune(params, float(self.ccp_alpha))
         self.params_ = to_host(params)
-        self.feature_importances_ = np.asarray(_api.feature_importances(params))
+        self.feature_importances_ = feature_importances_host(self.params_)
         self.n_outputs_ = 1
         return self
 

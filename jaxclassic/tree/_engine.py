@@ -907,14 +907,9 @@ def grow(
     def draws(level):  # the (2W, k) features of a level's candidates and whether each is open
         return _drawn(_feature_choice(key, level, feature_mask, 2 * W, max_features), max_features)
 
-    def may_split(s, impurity, depth):
-        """Whether nodes of stats ``s`` (C, S1), ``impurity`` and ``depth`` pass the stopping
-        rules (module docstring): the candidates searched, and the children whose histograms
-        are built (a child that fails them is a leaf: nobody reads its histogram)."""
-        ok = (depth < depth_cap) & (s[:, n_stats] >= mss) & (criterion.weight(s[:, :n_stats], criterion_params) >= 2 * mwl)
-        if criterion.stop_when_pure:
-            ok &= ~criterion.is_pure(s[:, :n_stats], impurity, purity_ref, eps)
-        return ok
+    # the candidates searched, and the children whose histograms are built (a child that
+    # fails them is a leaf: nobody reads its histogram)
+    may_split = _stopping_rules(criterion, criterion_params, n_stats, depth_cap, mss, mwl, purity_ref, eps)
 
     def level(st, hbuf, scratch):
         """Split the candidates of one level (histograms ``hbuf[st["half"]]``, ``hbuf``
@@ -934,30 +929,10 @@ def grow(
         gain, feat, tbin, mleft, lstats = _best_splits_live(
             hbuf, half, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
             open_, _split_chunk(), has_missing, max_features, direct)
-        want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
-        rank = (jnp.cumsum(want) - 1).astype(i32)
-        fits = (rank < n_slots) & (st["n_nodes"] + 2 * (rank + 1) <= M)
-        split = want & fits
-        n_split = jnp.sum(split).astype(i32)
-        left_id = (st["n_nodes"] + 2 * rank).astype(i32)
+        new, (split, rank, n_split, left_id, rstats, at_p) = _commit_splits(
+            st, ids, pstats, pdepth, open_, gain, feat, tbin, mleft, lstats, criterion, criterion_params, n_stats,
+            W=n_slots, M=M, scale=scale, eps=eps, mid=mid)
         right_id = left_id + 1
-        rstats = pstats - lstats
-        at_p = jnp.where(split, ids, M)
-        at_l = jnp.where(split, left_id, M)
-        at_r = jnp.where(split, right_id, M)
-        put = lambda a, at, v: a.at[at].set(v, mode="drop")
-        new = dict(st)
-        new["left"] = put(st["left"], at_p, left_id)
-        new["right"] = put(st["right"], at_p, right_id)
-        new["feature"] = put(st["feature"], at_p, feat)
-        new["tbin"] = put(st["tbin"], at_p, tbin)
-        new["mleft"] = put(st["mleft"], at_p, mleft)
-        new["node_stats"] = put(put(st["node_stats"], at_l, lstats), at_r, rstats)
-        imp = lambda s: criterion.impurity(s[:, :n_stats], criterion_params)
-        new["impurity"] = put(put(st["impurity"], at_l, imp(lstats)), at_r, imp(rstats))
-        new["depth"] = put(put(st["depth"], at_l, pdepth + 1), at_r, pdepth + 1)
-        new["n_nodes"] = st["n_nodes"] + 2 * n_split
-        new["truncated"] = st["truncated"] | jnp.any(want & ~fits)
         # route the rows of the split nodes: one gather of a per-node table (feature, bin,
         # missing side, left child, histogram slot of each child) and one of the code
         small_left = lstats[:, n_stats] <= rstats[:, n_stats]
@@ -1013,23 +988,8 @@ def grow(
         new["level"] = st["level"] + 1
         return new, hbuf, scratch
 
-    st = dict(
-        level=jnp.asarray(0, i32),
-        row_node=jnp.zeros((n_rows,), i32),
-        left=jnp.full((M,), -1, i32),
-        right=jnp.full((M,), -1, i32),
-        feature=jnp.full((M,), -1, i32),
-        tbin=jnp.full((M,), -1, i32),
-        mleft=jnp.zeros((M,), bool),
-        node_stats=jnp.zeros((M, n_stats + 1), dtype).at[0].set(total),
-        impurity=jnp.zeros((M,), dtype).at[0].set(criterion.impurity(total[:n_stats], criterion_params)),
-        depth=jnp.zeros((M,), i32),
-        n_nodes=jnp.asarray(1, i32),
-        cand_ids=jnp.zeros((2 * W,), i32),
-        cand_valid=jnp.arange(2 * W) < 1,  # the root
-        truncated=jnp.asarray(False),
-        half=jnp.asarray(0, i32),
-    )
+    st = _root_state(total, criterion, criterion_params, n_stats, n_rows, M, W)
+    st["half"] = jnp.asarray(0, i32)
     # the histograms of a level's candidates are half st["half"] of hbuf, its children are
     # written into the other half (a buffer carried by the loop, never zeroed: _children)
     # (its two halves zeroed once here, with the scratch of the smaller children's sums, or
@@ -1045,9 +1005,89 @@ def grow(
     hbuf = hbuf.at[0, :1].set(root.transpose(3, 2, 0, 1))  # (B+1, S1, F, 1) -> (1, F, B+1, S1)
     st, hbuf, scratch = jax.lax.while_loop(lambda c: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < depth_cap),
                                            lambda c: level(*c), (st, hbuf, scratch))
-    used = jnp.arange(M) < st["n_nodes"]
-    left_bin, right_bin = _split_bins(flat_codes, n_rows, positive, st, n_bins)
-    grown = Grown(
+    grown = _as_grown(st, *_split_bins(flat_codes, n_rows, positive, st, n_bins))
+    return (grown, (hbuf, scratch)) if carried else grown
+
+
+def _stopping_rules(criterion, params, n_stats, depth_cap, mss, mwl, purity_ref, eps):
+    """``may_split(s, impurity, depth)``: whether nodes of stats ``s`` (C, S1), ``impurity``
+    and ``depth`` pass scikit-learn's stopping rules (module docstring): below the depth cap,
+    at least ``mss`` counted rows and twice ``mwl`` of weight, and not pure."""
+
+    def may_split(s, impurity, depth):
+        ok = (depth < depth_cap) & (s[:, n_stats] >= mss) & (criterion.weight(s[:, :n_stats], params) >= 2 * mwl)
+        if criterion.stop_when_pure:
+            ok &= ~criterion.is_pure(s[:, :n_stats], impurity, purity_ref, eps)
+        return ok
+
+    return may_split
+
+
+def _root_state(total, criterion, params, n_stats, n_rows, M, W):
+    """The growth's state before the first level (:func:`grow`, ``tree._sorted``): one node,
+    the root, of summed statistics ``total`` (S1,), holding every row, the only candidate of
+    the ``2W`` slots; ``M`` node slots."""
+    i32 = jnp.int32
+    return dict(
+        level=jnp.asarray(0, i32),
+        row_node=jnp.zeros((n_rows,), i32),
+        left=jnp.full((M,), -1, i32),
+        right=jnp.full((M,), -1, i32),
+        feature=jnp.full((M,), -1, i32),
+        tbin=jnp.full((M,), -1, i32),
+        mleft=jnp.zeros((M,), bool),
+        node_stats=jnp.zeros((M, n_stats + 1), total.dtype).at[0].set(total),
+        impurity=jnp.zeros((M,), total.dtype).at[0].set(criterion.impurity(total[:n_stats], params)),
+        depth=jnp.zeros((M,), i32),
+        n_nodes=jnp.asarray(1, i32),
+        cand_ids=jnp.zeros((2 * W,), i32),
+        cand_valid=jnp.arange(2 * W) < 1,  # the root
+        truncated=jnp.asarray(False),
+    )
+
+
+def _commit_splits(st, ids, pstats, pdepth, open_, gain, feat, tbin, mleft, lstats, criterion, params, n_stats, *,
+                   W, M, scale, eps, mid):
+    """A level's splits written into the state (:func:`grow`, ``tree._sorted``): the open
+    candidates ``ids`` (C,) (stats ``pstats``, depths ``pdepth``) whose best split (``gain``,
+    ``feat``, ``tbin``, ``mleft``, left stats ``lstats``) passes ``min_impurity_decrease``
+    (the gain over the root's weight, ``scale``) split, the first ``W`` in candidate order
+    while the ``M`` node slots last (the others stay leaves: ``truncated``); a split's
+    children are the next two node numbers (left, right). Returns the new state and
+    ``(split, rank, n_split, left_id, rstats, at_p)``: which candidates split, their rank among
+    the splits, how many, the left children's numbers, the right children's stats and the
+    parents' slots (``M`` where none)."""
+    i32 = jnp.int32
+    want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
+    rank = (jnp.cumsum(want) - 1).astype(i32)
+    fits = (rank < W) & (st["n_nodes"] + 2 * (rank + 1) <= M)
+    split = want & fits
+    n_split = jnp.sum(split).astype(i32)
+    left_id = (st["n_nodes"] + 2 * rank).astype(i32)
+    rstats = pstats - lstats
+    at_p = jnp.where(split, ids, M)
+    at_l = jnp.where(split, left_id, M)
+    at_r = jnp.where(split, left_id + 1, M)
+    put = lambda a, at, v: a.at[at].set(v, mode="drop")
+    new = dict(st)
+    new["left"] = put(st["left"], at_p, left_id)
+    new["right"] = put(st["right"], at_p, left_id + 1)
+    new["feature"] = put(st["feature"], at_p, feat)
+    new["tbin"] = put(st["tbin"], at_p, tbin)
+    new["mleft"] = put(st["mleft"], at_p, mleft)
+    new["node_stats"] = put(put(st["node_stats"], at_l, lstats), at_r, rstats)
+    imp = lambda s: criterion.impurity(s[:, :n_stats], params)
+    new["impurity"] = put(put(st["impurity"], at_l, imp(lstats)), at_r, imp(rstats))
+    new["depth"] = put(put(st["depth"], at_l, pdepth + 1), at_r, pdepth + 1)
+    new["n_nodes"] = st["n_nodes"] + 2 * n_split
+    new["truncated"] = st["truncated"] | jnp.any(want & ~fits)
+    return new, (split, rank, n_split, left_id, rstats, at_p)
+
+
+def _as_grown(st, left_bin, right_bin) -> Grown:
+    """The :class:`Grown` of a finished growth's state."""
+    used = jnp.arange(st["left"].shape[0]) < st["n_nodes"]
+    return Grown(
         children_left=st["left"],
         children_right=st["right"],
         feature=st["feature"],
@@ -1063,7 +1103,6 @@ def grow(
         left_bin=left_bin,
         right_bin=right_bin,
     )
-    return (grown, (hbuf, scratch)) if carried else grown
 
 
 def drawn_mode(n_features: int, max_features) -> bool:

@@ -193,11 +193,7 @@ def grow_sorted(
     f_row = jnp.arange(n_features, dtype=i32)[None, :]
     big = n_features * n_rows  # ties go to the first in (feature, position) order: feature * n + position
 
-    def may_split(s, impurity, depth):  # _engine.grow's stopping rules
-        ok = (depth < depth_cap) & (s[:, n_stats] >= mss) & (criterion.weight(s[:, :n_stats], params) >= 2 * mwl)
-        if criterion.stop_when_pure:
-            ok &= ~criterion.is_pure(s[:, :n_stats], impurity, purity_ref, eps)
-        return ok
+    may_split = _engine._stopping_rules(criterion, params, n_stats, depth_cap, mss, mwl, purity_ref, eps)
 
     def level(st):
         ids = st["cand_ids"]
@@ -243,29 +239,12 @@ def grow_sorted(
         else:  # no missing value: the side of the child with more rows (_engine._best_splits)
             mleft = lstats[:, n_stats] > pstats[:, n_stats] - lstats[:, n_stats]
         # the splits: _engine.grow's rules and numbering
-        want = open_ & (gain > -jnp.inf) & (gain * scale + eps >= mid)
-        rank = (jnp.cumsum(want) - 1).astype(i32)
-        fits = (rank < W) & (st["n_nodes"] + 2 * (rank + 1) <= M)
-        split = want & fits
-        n_split = jnp.sum(split).astype(i32)
-        left_id = (st["n_nodes"] + 2 * rank).astype(i32)
-        rstats = pstats - lstats
-        at_p = jnp.where(split, ids, M)
+        new, (split, rank, n_split, left_id, rstats, at_p) = _engine._commit_splits(
+            st, ids, pstats, pdepth, open_, gain, feat.astype(i32), tbin, mleft, lstats, criterion, params, n_stats,
+            W=W, M=M, scale=scale, eps=eps, mid=mid)
         at_l = jnp.where(split, left_id, M)
         at_r = jnp.where(split, left_id + 1, M)
         put = lambda a, where, v: a.at[where].set(v, mode="drop")
-        new = dict(st)
-        new["left"] = put(st["left"], at_p, left_id)
-        new["right"] = put(st["right"], at_p, left_id + 1)
-        new["feature"] = put(st["feature"], at_p, feat.astype(i32))
-        new["tbin"] = put(st["tbin"], at_p, tbin)
-        new["mleft"] = put(st["mleft"], at_p, mleft)
-        new["node_stats"] = put(put(st["node_stats"], at_l, lstats), at_r, rstats)
-        imp = lambda s: criterion.impurity(s[:, :n_stats], params)
-        new["impurity"] = put(put(st["impurity"], at_l, imp(lstats)), at_r, imp(rstats))
-        new["depth"] = put(put(st["depth"], at_l, pdepth + 1), at_r, pdepth + 1)
-        new["n_nodes"] = st["n_nodes"] + 2 * n_split
-        new["truncated"] = st["truncated"] | jnp.any(want & ~fits)
         # (3) route the rows; partition each split segment stably, left rows first
         table = jnp.stack([jnp.full((M + 1,), -1, i32).at[at_p].set(v, mode="drop")
                            for v in (feat.astype(i32), tbin, left_id)], 1)
@@ -291,42 +270,7 @@ def grow_sorted(
         new["level"] = st["level"] + 1
         return new
 
-    st = dict(
-        level=jnp.asarray(0, i32),
-        row_node=jnp.zeros((n_rows,), i32),
-        order=order,
-        pos_node=jnp.zeros((n_rows,), i32),
-        start=jnp.zeros((M,), i32),
-        left=jnp.full((M,), -1, i32),
-        right=jnp.full((M,), -1, i32),
-        feature=jnp.full((M,), -1, i32),
-        tbin=jnp.full((M,), -1, i32),
-        mleft=jnp.zeros((M,), bool),
-        node_stats=jnp.zeros((M, n_stats + 1), dtype).at[0].set(total),
-        impurity=jnp.zeros((M,), dtype).at[0].set(criterion.impurity(total[:n_stats], params)),
-        depth=jnp.zeros((M,), i32),
-        n_nodes=jnp.asarray(1, i32),
-        cand_ids=jnp.zeros((C,), i32),
-        cand_valid=jnp.arange(C) < 1,
-        truncated=jnp.asarray(False),
-    )
+    st = _engine._root_state(total, criterion, params, n_stats, n_rows, M, W)
+    st.update(order=order, pos_node=jnp.zeros((n_rows,), i32), start=jnp.zeros((M,), i32))
     st = jax.lax.while_loop(lambda s: jnp.any(s["cand_valid"]) & (s["level"] < depth_cap), level, st)
-    used = jnp.arange(M) < st["n_nodes"]
-    flat_codes = codes_T.reshape(-1)
-    left_bin, right_bin = _engine._split_bins(flat_codes, n_rows, positive, st, n_bins)
-    return _engine.Grown(
-        children_left=st["left"],
-        children_right=st["right"],
-        feature=st["feature"],
-        threshold_bin=st["tbin"],
-        missing_left=st["mleft"],
-        node_stats=st["node_stats"],
-        impurity=st["impurity"],
-        is_leaf=used & (st["left"] < 0),
-        depth=st["depth"],
-        n_nodes=st["n_nodes"],
-        row_node=st["row_node"],
-        truncated=st["truncated"],
-        left_bin=left_bin,
-        right_bin=right_bin,
-    )
+    return _engine._as_grown(st, *_engine._split_bins(codes_T.reshape(-1), n_rows, positive, st, n_bins))

@@ -521,13 +521,34 @@ def bin_ranges(X, codes, n_bins: int, *, sample_weight=None):
     ([0.0, 1.0, 3.0, inf], [0.0, 1.0, 3.0, -inf])
     """
     n_bins = check_int(n_bins, "n_bins", low=2, high=256)
-    Xj = check_array(X, "X", allow_nan=True)
-    codes = jnp.asarray(codes)
+    host = not any(is_traced(a) for a in (X, codes, sample_weight))
+    Xj = check_array(X, "X", allow_nan=True, _numpy=host)
+    codes = np.asarray(codes) if host else jnp.asarray(codes)
     if codes.shape != Xj.shape or not jnp.issubdtype(codes.dtype, jnp.unsignedinteger):
         raise ValueError(f"codes must be the unsigned integer codes of X, shape {Xj.shape}, "
                          f"got {codes.dtype} {codes.shape}")
     w = None if sample_weight is None else check_sample_weight(sample_weight, Xj.shape[0], dtype=Xj.dtype)
+    if host:  # numpy: no program to dispatch (0.1 ms against 0.35 ms on 512 x 30, 2026-11-29)
+        return _host_ranges(Xj, codes, None if w is None else np.asarray(w), n_bins)
     return _bin_ranges(Xj, codes, w, n_bins)
+
+
+def _host_ranges(X, codes, w, n_bins):
+    """:func:`_bin_ranges` in numpy for concrete arrays: the same least and largest values
+    (an unbuffered ``np.minimum.at`` / ``np.maximum.at`` over the ``(feature, code)`` cells)."""
+    n_rows, n_features = X.shape
+    n_codes = n_bins + 1
+    keep = ~np.isnan(X)  # the missing bin's cells are dropped anyway
+    if w is not None:
+        keep &= (w > 0)[:, None]
+    cell = (np.arange(n_features) * n_codes + codes.astype(np.intp))[keep]
+    x = X[keep]
+    low = np.full(n_features * n_codes, np.inf, X.dtype)
+    high = np.full(n_features * n_codes, -np.inf, X.dtype)
+    np.minimum.at(low, cell, x)
+    np.maximum.at(high, cell, x)
+    shape = (n_features, n_codes)
+    return low.reshape(shape)[:, :n_bins], high.reshape(shape)[:, :n_bins]
 
 
 @partial(_jit.jit, static_argnames="n_bins")

@@ -629,6 +629,21 @@ def _feature_importances(params):
     return jnp.where(total > 0, imp / jnp.where(total > 0, total, 1), 0)
 
 
+def feature_importances_host(params) -> np.ndarray:
+    """:func:`_feature_importances` of a tree already on the host (numpy leaves, as an
+    estimator's ``params_``), in numpy: no program to dispatch (0.18 ms of a 3 ms tree fit on
+    wine). The sums per feature are taken in float64 (``np.bincount``), then cast to the
+    tree's dtype."""
+    n_features = params.bin_edges.shape[0]
+    left, right = np.asarray(params.children_left), np.asarray(params.children_right)
+    internal = (left >= 0) & ~np.asarray(params.is_leaf)
+    wi = np.asarray(params.weighted_n_node_samples) * np.asarray(params.impurity)
+    dec = wi - wi[np.maximum(left, 0)] - wi[np.maximum(right, 0)]
+    imp = np.bincount(np.asarray(params.feature)[internal], weights=dec[internal], minlength=n_features)
+    total = imp.sum()
+    return (imp / total if total > 0 else np.zeros_like(imp)).astype(wi.dtype)
+
+
 for _cls in (ClassificationTree, RegressionTree):
     apply.register(_cls, _apply)
     feature_importances.register(_cls, _feature_importances)

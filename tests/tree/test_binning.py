@@ -361,3 +361,24 @@ def test_training_codes_equal_apply_bins(dtype):
     for n_bins in (4, 32, 255):
         codes, edges = bin_features(X, n_bins=n_bins)
         np.testing.assert_array_equal(np.asarray(codes), np.asarray(apply_bins(jnp.asarray(X), edges)))
+
+
+def test_bin_ranges_on_the_host_equal_the_compiled_ones():
+    """``bin_ranges`` of concrete arrays runs in numpy (``_host_ranges``): the same least and
+    largest values per bin as the compiled segment min / max, NaN and zero weights included."""
+    rng = np.random.default_rng(0)
+    for dt in (np.float32, np.float64):
+        for trial in range(12):
+            n, f = int(rng.integers(1, 300)), int(rng.integers(1, 6))
+            X = rng.normal(size=(n, f)).round(int(rng.integers(0, 3))).astype(dt)
+            X[rng.random((n, f)) < 0.1] = np.nan
+            if trial == 3:
+                X[:, 0] = np.nan
+            w = np.where(rng.random(n) < 0.3, 0, rng.random(n)) if trial % 2 else None
+            nb = int(rng.choice([2, 4, 16, 255]))
+            codes, _ = bin_features(X, nb, sample_weight=w)
+            host = binning.bin_ranges(X, codes, nb, sample_weight=w)
+            compiled = binning._bin_ranges(jnp.asarray(X), jnp.asarray(codes), None if w is None else jnp.asarray(w, dt), nb)
+            for a, b in zip(host, compiled):
+                assert isinstance(a, np.ndarray) and a.dtype == b.dtype
+                np.testing.assert_array_equal(a, np.asarray(b))

@@ -522,3 +522,21 @@ def test_default_key_made_inside_a_trace_is_not_kept(monkeypatch):
     tree = fit_cart(X, y, max_depth=2)  # concrete, after the traced fit
     assert int(tree.n_nodes) == int(traced)
     assert len(cart_module._DEFAULT_KEYS) == 1
+
+
+def test_feature_importances_on_the_host_equal_the_compiled_ones():
+    """The estimators' ``feature_importances_`` come from numpy (``feature_importances_host``)
+    on the fitted tree: the compiled ``feature_importances``' values, to the float32 rounding
+    of another summation order."""
+    from sklearn.datasets import load_breast_cancer
+
+    from jaxclassic.estimators._base import to_host
+    from jaxclassic.tree.cart import feature_importances_host
+
+    X, y = load_breast_cancer(return_X_y=True)
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-6)):
+        for task, target in (("classification", y), ("regression", X[:, 0])):
+            tree = fit_cart(X[:, 1:].astype(dtype), target, task=task, max_depth=6)
+            host = feature_importances_host(to_host(tree))
+            assert host.dtype == dtype and host.sum() > 0.99
+            np.testing.assert_allclose(host, np.asarray(feature_importances(tree)), rtol=tol, atol=tol)
