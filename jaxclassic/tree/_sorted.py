@@ -262,7 +262,7 @@ def grow_sorted(
         newpos = jnp.where(moved[order[:, :1]], newpos, pos[:, None])
         flat = (newpos * n_features + f_row).reshape(-1)
         new["order"] = jnp.zeros((n_rows * n_features,), i32).at[flat].set(
-            order.reshape(-1), mode="promise_in_bounds").reshape(n_rows, n_features)
+            order.reshape(-1), mode="promise_in_bounds", unique_indices=True).reshape(n_rows, n_features)
         new["start"] = put(put(start, at_l, start[ids]), at_r, start[ids] + n_left[jnp.minimum(ids, M)])
         new["pos_node"] = new["row_node"][new["order"][:, 0]]
         new["cand_ids"] = (st["n_nodes"] + jnp.arange(C)).astype(i32)

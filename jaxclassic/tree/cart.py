@@ -351,7 +351,9 @@ def fit_cart_binned(
     elif jnp.shape(feature_mask) != (n_features,):
         raise ValueError(f"feature_mask must have shape ({n_features},), got {jnp.shape(feature_mask)}")
     if bin_ranges is not None:
-        bin_ranges = tuple(jnp.asarray(r, dtype) for r in bin_ranges)
+        # numpy ranges (bin_ranges of concrete arrays) go to the program as they are: no transfer apart
+        bin_ranges = tuple(r if isinstance(r, np.ndarray) and r.dtype == dtype else jnp.asarray(r, dtype)
+                           for r in bin_ranges)
         if len(bin_ranges) != 2 or any(r.shape != (n_features, n_bins) for r in bin_ranges):
             raise ValueError(f"bin_ranges must be (bin_min, bin_max) of shape ({n_features}, {n_bins}) each "
                              f"(tree.binning.bin_ranges), got shapes {[r.shape for r in bin_ranges]}")
