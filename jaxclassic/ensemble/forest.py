@@ -404,7 +404,8 @@ def fit_random_forest(
         # feature's order sorted once for all the trees
         sort = _sorted.use_sorted(n_samples, edges.shape[1] + 1, max_depth, regression=task == "regression",
                                   has_missing=has_missing,
-                                  all_features=max_features is None or max_features >= n_features, backend="cpu")
+                                  all_features=max_features is None or max_features >= n_features,
+                                  backend=jax.default_backend())
         grow_args = grow_args + (_sorted.host_order(codes) if sort else None,)
         static = dict(task=task, criterion=criterion, n_bins=edges.shape[1] + 1, max_features=max_features,
                       max_nodes=max_nodes, n_classes=n_classes, has_missing=has_missing, sort=sort)

@@ -168,3 +168,24 @@ def test_estimators_predict_new_rows_as_with_the_histogram_engine(name, monkeypa
     monkeypatch.setattr(S, "use_sorted", lambda *a, **k: False)
     by_histograms = getattr(est, name)(**kw).fit(X[:256], y[:256]).predict(X[256:])
     np.testing.assert_allclose(by_sorting, by_histograms, rtol=1e-12, atol=1e-12)
+
+
+def test_traced_codes_promised_complete_sort_inside_the_program(monkeypatch):
+    """``fit_cart_binned`` under ``jit`` with ``has_missing=False``: the sorted engine sorts
+    each feature's rows inside the program (``host_order`` gives None for traced codes), the
+    tree of the eager fit. Without the promise traced codes keep the histogram engine."""
+    from jaxclassic.tree import fit_cart_binned, predict
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(256, 3))
+    y = np.round(4 * X[:, 0] + rng.normal(size=256))  # integer target, 256 rows: exact sums
+    codes, edges = bin_features(X, n_bins=255)
+    picked = []
+    real = S.use_sorted
+    monkeypatch.setattr(S, "use_sorted", lambda *a, **k: picked.append(real(*a, **k)) or picked[-1])
+    eager = fit_cart_binned(codes, edges, y, task="regression")
+    jitted = jax.jit(lambda c: fit_cart_binned(c, edges, y, task="regression", has_missing=False))(codes)
+    jax.jit(lambda c: fit_cart_binned(c, edges, y, task="regression"))(codes)
+    assert picked == [True, True, False]
+    np.testing.assert_array_equal(np.asarray(jitted.feature), np.asarray(eager.feature))
+    np.testing.assert_allclose(np.asarray(predict(jitted, X)), np.asarray(predict(eager, X)), rtol=0, atol=1e-12)
