@@ -74,6 +74,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._threads import map_columns
 from jaxclassic.validation import check_array, check_int, check_sample_weight, is_traced
 
 __all__ = ["bin_features", "apply_bins", "bin_ranges", "split_points", "code_dtype", "fewest_bins",
@@ -244,7 +245,13 @@ def _edges(Xn, w, n_bins, max_sample):
     else:
         Xs, ws = Xk, wk
     if ws is None:
-        S = np.sort(np.ascontiguousarray(Xs.T), axis=1).T  # NaN last (contiguous rows sort faster)
+        St = np.empty((n_features, Xs.shape[0]), Xs.dtype)
+
+        def column(j):  # NaN last; numpy's sort releases the GIL: the columns run on every core
+            St[j] = np.sort(Xs[:, j])
+
+        map_columns(column, n_features, Xs.size)
+        S = St.T
         Ws = None
     else:
         order = np.argsort(Xs, axis=0, kind="stable")
@@ -397,8 +404,11 @@ def _host_codes(Xn, edges):
     n_bins = edges.shape[1] + 1
     x = np.asarray(Xn, edges.dtype)
     codes = np.empty(x.shape, code_dtype(n_bins))
-    for j in range(x.shape[1]):
+
+    def column(j):  # numpy's binary search releases the GIL: the columns run on every core
         codes[:, j] = np.searchsorted(edges[j], x[:, j], side="left")
+
+    map_columns(column, x.shape[1], x.size)
     codes[np.isnan(x)] = n_bins
     return codes
 
