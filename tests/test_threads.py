@@ -5,6 +5,7 @@ must be identical whether the columns run in the thread pool or one after anothe
 threshold is patched to send small data through the pool.
 """
 
+import sys
 import threading
 
 import numpy as np
@@ -78,3 +79,48 @@ def test_a_forked_child_makes_its_own_pool(monkeypatch):
     if alive:
         child.kill()
     assert not alive and q.get(timeout=5) == [0, 1, 2, 3]
+
+
+def test_work_in_an_atexit_handler_runs_without_the_pool(tmp_path):
+    """Once the interpreter shuts down ``concurrent.futures`` takes no new work; a binning
+    in an ``atexit`` handler then runs column by column instead of raising."""
+    import subprocess
+
+    script = tmp_path / "late.py"
+    script.write_text(
+        "import atexit, numpy as np\n"
+        "from jaxclassic import _threads\n"
+        "from jaxclassic.tree.binning import _host_codes\n"
+        "_threads.MIN_PARALLEL_WORK = 0\n"
+        "X = np.random.default_rng(0).normal(size=(50, 4))\n"
+        "edges = np.sort(np.random.default_rng(1).normal(size=(4, 7)), axis=1)\n"
+        "atexit.register(lambda: print('late', _host_codes(X, edges).sum()))\n"
+        "print('early', _host_codes(X, edges).sum())\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    early, late = out.stdout.split()[1], out.stdout.split()[3]
+    assert early == late
+
+
+def test_threads_asking_at_once_share_one_pool(monkeypatch):
+    """The pool is made under a lock: threads that use it first at the same moment get one
+    pool, not one each."""
+    monkeypatch.setattr(_threads, "MIN_PARALLEL_WORK", 0)
+    monkeypatch.setattr(_threads, "_pool", None)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often: the race, if any, shows (2 in 15 runs without the lock)
+    pools = []
+    barrier = threading.Barrier(8)
+
+    def go():
+        barrier.wait()
+        _threads.map_columns(abs, 4, 1)
+        pools.append(_threads._pool)
+
+    threads = [threading.Thread(target=go) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    sys.setswitchinterval(interval)
+    assert len(pools) == 8 and len({id(p) for p in pools}) == 1
