@@ -402,11 +402,8 @@ def fit_random_forest(
         has_missing = _codes_have_missing(codes, edges.shape[1] + 1)
         # small regression data: the sorted engine (tree/_sorted.py, use_sorted), each
         # feature's order sorted once for all the trees
-        sort = _sorted.use_sorted(n_samples, edges.shape[1] + 1, max_depth, regression=task == "regression",
-                                  has_missing=has_missing,
-                                  all_features=max_features is None or max_features >= n_features,
-                                  backend=jax.default_backend())
-        grow_args = grow_args + (_sorted.host_order(codes) if sort else None,)
+        sort, order = _sorted.plan(codes, edges.shape[1] + 1, max_depth, regression=task == "regression",
+                                   has_missing=has_missing, max_features=max_features)
         static = dict(task=task, criterion=criterion, n_bins=edges.shape[1] + 1, max_features=max_features,
                       max_nodes=max_nodes, n_classes=n_classes, has_missing=has_missing, sort=sort)
         # small classification data: every tree grown narrow first, the truncated ones again at
@@ -422,12 +419,12 @@ def fit_random_forest(
                                max_features, sw.dtype.itemsize)
             if wide > max_width:
                 widths.append(wide)
-        trees, truncated = _grow_trees(*grow_args[:-1], live, grow_args[-1], max_width=widths[0], **static)
+        trees, truncated = _grow_trees(*grow_args, live, order, max_width=widths[0], **static)
         for width in widths[1:]:
             if not np.any(np.asarray(truncated)):
                 break
             # only the truncated trees are grown again (the others are skipped, as dead trees)
-            regrown, still = _grow_trees(*grow_args[:-1], truncated, grow_args[-1], max_width=width, **static)
+            regrown, still = _grow_trees(*grow_args, truncated, order, max_width=width, **static)
             trees = _where_trees(truncated, regrown, trees)
             truncated = truncated & still
         if concrete and np.any(np.asarray(truncated)):

@@ -431,9 +431,7 @@ def fit_gradient_boosting(
         min_impurity_decrease=min_impurity_decrease).items()}
     has_missing = _codes_have_missing(codes, n_bins)
     # the sorted engine where its levels are cheaper (tree/_sorted.py, use_sorted)
-    sort = _sorted.use_sorted(codes.shape[0], n_bins, max_depth, regression=True, has_missing=has_missing, all_features=True,
-                      backend=jax.default_backend())
-    order = _sorted.host_order(codes) if sort else None
+    sort, order = _sorted.plan(codes, n_bins, max_depth, regression=True, has_missing=has_missing, max_features=None)
     trees, train_loss, clamped = _program(
         transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, order, loss=loss_fn,
         loss_name=loss_name, n_outputs=n_outputs, capacity=B.estimator_capacity(n_estimators), max_depth=max_depth,

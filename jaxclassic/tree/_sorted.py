@@ -11,10 +11,11 @@ segment ``[start, start + n)``, at the same positions for every feature (a split
 its segment stably, left rows first: scikit-learn's ``samples`` array). A level then costs
 ``O(F·n·S)`` whatever its number of nodes:
 
-1. the statistics of the rows in each feature's order, ``(S + 1, F, n)``, and their
-   cumulative sums along the positions (a blocked sum: two small matrix products, as
-   ``jnp.cumsum`` is an associative scan on XLA:CPU); the statistics left of a split after
-   position ``p`` are the sum at ``p`` minus the sum before the node's start;
+1. the statistics of the rows in each feature's order, ``(n, F, S + 1)`` (positions-major:
+   rows gathered whole), and their running sums down the positions within each node
+   (:func:`_segment_cumsum`: blocked matrix products by same-segment masks, as ``jnp.cumsum``
+   is an associative scan on XLA:CPU): the statistics left of a split after position ``p``,
+   sums of the node's own rows;
 2. the gain of every (feature, position) where the code changes inside an open node (the
    histogram engine's candidate thresholds that some row of the node sits on: the same
    partitions), and per node the first maximum in (feature, code) order with gains within
@@ -40,10 +41,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic.tree import _engine
+from jaxclassic.tree import _engine, _hist_pallas
 from jaxclassic.validation import is_traced
 
-__all__ = ["grow_sorted", "host_order", "use_sorted"]
+__all__ = ["grow_sorted", "host_order", "plan", "use_sorted"]
 
 #: most rows (padded) for which estimators pick this engine on a CPU: each level costs
 #: ``O(F·n·S)`` whatever its nodes, the histogram engine's levels follow the rows of the
@@ -76,6 +77,18 @@ def use_sorted(n_rows: int, n_bins: int, max_depth, *, regression: bool, has_mis
         return True
     d = int(max_depth)
     return (2 ** d - 1) / d * n_bins >= 0.75 * n_rows
+
+
+def plan(codes, n_bins: int, max_depth, *, regression: bool, has_missing: bool, max_features):
+    """``(sort, order)`` for a fit of ``codes`` ``(n, F)``: whether :func:`use_sorted` picks
+    this engine on the current backend (every feature searched when ``max_features`` is None
+    or at least ``F``), and then :func:`host_order` (None otherwise). The one choice of
+    ``tree.cart``, the forests and gradient boosting."""
+    n_rows, n_features = codes.shape
+    sort = use_sorted(n_rows, n_bins, max_depth, regression=regression, has_missing=has_missing,
+                      all_features=max_features is None or max_features >= n_features,
+                      backend=_hist_pallas._backend())
+    return sort, host_order(codes) if sort else None
 
 
 def host_order(codes):
@@ -239,15 +252,15 @@ def grow_sorted(
         else:  # no missing value: the side of the child with more rows (_engine._best_splits)
             mleft = lstats[:, n_stats] > pstats[:, n_stats] - lstats[:, n_stats]
         # the splits: _engine.grow's rules and numbering
-        new, (split, rank, n_split, left_id, rstats, at_p) = _engine._commit_splits(
-            st, ids, pstats, pdepth, open_, gain, feat.astype(i32), tbin, mleft, lstats, criterion, params, n_stats,
+        new, (split, _, n_split, left_id, _, at_p) = _engine._commit_splits(
+            st, ids, pstats, pdepth, open_, gain, feat, tbin, mleft, lstats, criterion, params, n_stats,
             W=W, M=M, scale=scale, eps=eps, mid=mid)
         at_l = jnp.where(split, left_id, M)
         at_r = jnp.where(split, left_id + 1, M)
         put = lambda a, where, v: a.at[where].set(v, mode="drop")
         # (3) route the rows; partition each split segment stably, left rows first
         table = jnp.stack([jnp.full((M + 1,), -1, i32).at[at_p].set(v, mode="drop")
-                           for v in (feat.astype(i32), tbin, left_id)], 1)
+                           for v in (feat, tbin, left_id)], 1)
         node = st["row_node"]
         t = table[node]  # (n, 3)
         moved = t[:, 2] >= 0

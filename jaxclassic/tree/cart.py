@@ -111,7 +111,7 @@ import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic.tree._api import apply, feature_importances, predict, predict_proba
-from jaxclassic.tree import _hist_pallas, _sorted
+from jaxclassic.tree import _sorted
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import ClassificationTree, RegressionTree, TreeParams
 from jaxclassic.tree.binning import bin_features, split_points
@@ -367,10 +367,8 @@ def fit_cart_binned(
         raise ValueError(f"has_missing=False but some code is {n_bins} (a missing value): pass has_missing=True "
                          "or leave it None")
     # max_depth traced (None: the node budget, never reached): one program per budget_depth bucket
-    sort = _sorted.use_sorted(n_samples, n_bins, max_depth, regression=task == "regression", has_missing=has_missing,
-                              all_features=max_features is None or max_features >= n_features,
-                              backend=_hist_pallas._backend())
-    order = _sorted.host_order(codes) if sort else None
+    sort, order = _sorted.plan(codes, n_bins, max_depth, regression=task == "regression", has_missing=has_missing,
+                               max_features=max_features)
     args = (codes, edges, bin_ranges, y, sw, as_operand(feature_mask, bool), key,
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
             max_nodes if max_depth is None else max_depth, order)
@@ -527,14 +525,13 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
                  min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                  min_weight_leaf=min_weight_fraction_leaf * jnp.sum(sw),
                  min_impurity_decrease=min_impurity_decrease, feature_mask=feature_mask)
-    if sort:  # no working buffers: the caller's pass through
-        g = (_sorted.grow_sorted(codes.T, stats, count, order=order, **rules), buffers)
-        g = g if buffers is not None else g[0]
+    if sort:  # no working buffers: the caller's are passed back as they came
+        g = _sorted.grow_sorted(codes.T, stats, count, order=order, **rules)
     else:
         g = grow(codes.T, stats, count, max_features=max_features, key=key, has_missing=has_missing,
                  buffers=buffers, **rules)
-    if buffers is not None:
-        g, buffers = g
+        if buffers is not None:
+            g, buffers = g
     n_stats = stats.shape[1]
     used = jnp.arange(max_nodes) < g.n_nodes
     s = g.node_stats[:, :n_stats]
