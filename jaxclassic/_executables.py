@@ -320,7 +320,12 @@ def _load(path: Path):
         if len(data) <= _DIGEST or hashlib.blake2b(blob, digest_size=_DIGEST).digest() != digest:
             raise ValueError("checksum mismatch")
         payload, in_tree, out_tree = pickle.loads(blob)
-        return serialize_executable.deserialize_and_load(payload, in_tree, out_tree)
+        # the programs cached run on the default device alone; left to itself, JAX loads an
+        # executable for every device of the backend, and in a process with several (the CPU's
+        # cores as devices, a multi-GPU host) its first call then fails ("Expected args to
+        # execute_sharded_on_local_devices to have 2 shards, got: [1, 1]")
+        return serialize_executable.deserialize_and_load(payload, in_tree, out_tree,
+                                                         execution_devices=[_default_device()])
     except FileNotFoundError:
         return None
     except Exception as exc:  # unreadable or damaged: drop it, compile again

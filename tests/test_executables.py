@@ -51,7 +51,7 @@ print(json.dumps(out))
 FIT_PROGRAMS = ("_fit_logistic", "_fit_binned")
 
 
-def _probe(tmp_path: Path, cache: bool) -> dict:
+def _probe(tmp_path: Path, cache: bool, devices: int = 1) -> dict:
     env = dict(os.environ)
     for name in ("JAX_COMPILATION_CACHE_DIR", "JAXCLASSIC_JAX_CACHE", "JAXCLASSIC_NO_COMPILATION_CACHE",
                  _executables.OPT_OUT_ENV):
@@ -59,7 +59,9 @@ def _probe(tmp_path: Path, cache: bool) -> dict:
     if not cache:
         env[_executables.OPT_OUT_ENV] = "1"
     env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "xdg"), JAX_PLATFORMS="cpu")
-    out = subprocess.run([sys.executable, "-c", _PROBE], cwd=ROOT, env=env, capture_output=True,
+    code = _PROBE if devices == 1 else _PROBE.replace(
+        "import jax, jax.monitoring", f"import jax, jax.monitoring\njax.config.update('jax_num_cpu_devices', {devices})")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -124,6 +126,20 @@ def test_a_damaged_entry_is_caught_by_its_checksum(round_trip):
         assert any(name in f for f in again["lowered"])
     for name in ("lr", "tree"):
         np.testing.assert_array_equal(again[name], off[name])
+
+
+def test_a_process_with_several_devices_loads_its_programs_for_the_default_device(round_trip, tmp_path):
+    # the CPU's cores as devices (jaxclassic._cores): an executable saved by such a process
+    # was loaded for every device and its first call failed ("Expected args to
+    # execute_sharded_on_local_devices to have 2 shards, got: [1, 1]")
+    _, off, _, _, _ = round_trip
+    writing = _probe(tmp_path, cache=True, devices=2)
+    reading = _probe(tmp_path, cache=True, devices=2)
+    for name in FIT_PROGRAMS:
+        assert any(name in f for f in writing["lowered"])
+        assert not any(name in f for f in reading["lowered"]), reading["lowered"]
+    for name in ("lr", "tree"):
+        np.testing.assert_array_equal(reading[name], off[name])
 
 
 # ------------------------------------------------------------------ keys, in this process
