@@ -70,7 +70,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jaxclassic import _jit
 from jaxclassic.validation import check_array, check_int, check_sample_weight, default_float_dtype
 
-__all__ = ["make_mesh", "shard_rows", "initialize", "kneighbors"]
+__all__ = ["make_mesh", "shard_rows", "initialize", "kneighbors", "use_cpu_cores"]
 
 
 def make_mesh(n_devices: int | None = None, axis_name: str = "rows") -> Mesh:
@@ -223,6 +223,63 @@ def shard_rows(X: Any, y: Any = None, sample_weight: Any = None, mesh: Mesh | No
     out.append(pad(w, np.zeros((), w.dtype)))
     return tuple(None if a is None else jax.make_array_from_process_local_data(sharding, a)
                  for a in out)
+
+
+def use_cpu_cores(n_devices: int | None = None) -> int:
+    r"""Make the host's CPU cores JAX devices, so that boosting builds its histograms on every
+    core (opt-in; call it before the first JAX computation of the process).
+
+    XLA's CPU backend runs each scatter-add on one thread. With :math:`D` CPU devices the
+    boosting fits (:func:`jaxclassic.ensemble.fit_xgboost`,
+    :func:`jaxclassic.ensemble.fit_gradient_boosting` and their estimators) split the rows
+    of a table of at least :data:`jaxclassic._cores.MIN_ROWS` rows into :math:`D` blocks:
+    each device builds its block's histograms on its own thread and an all-reduce adds
+    them (:mod:`jaxclassic._cores`). This sets ``jax_num_cpu_devices`` (the same as
+    ``jax.config.update("jax_num_cpu_devices", n_devices)``); a user's own arrays stay on
+    device 0 and their programs run as before.
+
+    Parameters
+    ----------
+    n_devices : int >= 1, optional
+        CPU devices; default ``os.cpu_count()`` (this process's usable cores where the OS says).
+
+    Returns
+    -------
+    int
+        The number of CPU devices set.
+
+    Raises
+    ------
+    RuntimeError
+        When JAX's backends have already started with another number of devices (JAX reads
+        the setting once).
+
+    Examples
+    --------
+    >>> import jaxclassic.distributed as jd   # doctest: +SKIP
+    >>> jd.use_cpu_cores()                     # doctest: +SKIP
+    2
+
+    References
+    ----------
+    JAX configuration ``jax_num_cpu_devices``; Chen & Guestrin 2016, §4 (histograms summed
+    across workers).
+    """
+    import os
+
+    from jax._src import xla_bridge  # backends_are_initialized: no public equivalent in jax 0.10
+
+    if n_devices is None:
+        n_devices = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    n_devices = check_int(n_devices, "n_devices", low=1)
+    if xla_bridge.backends_are_initialized():
+        have = len(jax.devices("cpu"))
+        if have == n_devices:
+            return n_devices
+        raise RuntimeError(f"use_cpu_cores({n_devices}): JAX's backends have already started with {have} CPU "
+                           f"device(s); call it before the first JAX computation of the process")
+    jax.config.update("jax_num_cpu_devices", n_devices)
+    return n_devices
 
 
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,

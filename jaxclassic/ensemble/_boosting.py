@@ -218,11 +218,20 @@ def first_rounds(tree, n_rounds: int):
     return _host_slice(tree, n_rounds)
 
 
-def subsample_weights(key, sample_weight, subsample, enabled: bool):
-    """Bernoulli(``subsample``) row selection of one round as weights (``w ⊙ 1[u < subsample]``)."""
+def subsample_weights(key, sample_weight, subsample, enabled: bool, axis_name=None):
+    """Bernoulli(``subsample``) row selection of one round as weights (``w ⊙ 1[u < subsample]``).
+
+    ``axis_name``: inside ``shard_map`` with the rows split evenly over that mesh axis, each
+    device's block of the draws of all the rows (the same selection as on one device)."""
     if not enabled:
         return sample_weight
-    keep = jax.random.uniform(key, sample_weight.shape, sample_weight.dtype) < subsample
+    if axis_name is None:
+        u = jax.random.uniform(key, sample_weight.shape, sample_weight.dtype)
+    else:
+        n_local = sample_weight.shape[0]
+        u = jax.random.uniform(key, (n_local * jax.lax.axis_size(axis_name),), sample_weight.dtype)
+        u = jax.lax.dynamic_slice_in_dim(u, jax.lax.axis_index(axis_name) * n_local, n_local)
+    keep = u < subsample
     return jnp.where(keep, sample_weight, 0)
 
 

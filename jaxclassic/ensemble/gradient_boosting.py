@@ -94,11 +94,11 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxclassic import _jit
+from jaxclassic import _cores, _jit
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
-from jaxclassic.tree._engine import CRITERIA, grow, histogram_buffers
+from jaxclassic.tree._engine import CRITERIA, _across, grow, histogram_buffers
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree import _sorted
 from jaxclassic.tree.binning import bin_features, bin_ranges
@@ -229,13 +229,20 @@ def _row_losses(loss, y, f, n_outputs):
 
 
 @partial(_jit.jit, static_argnames=("loss", "loss_name", "n_outputs", "capacity", "max_depth",
-                                   "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing", "sort"))
+                                   "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing", "sort",
+                                   "axis_name"))
 def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=None, *, loss, loss_name, n_outputs,
-             capacity, max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True, sort=False):
+             capacity, max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True, sort=False,
+             axis_name=None):
     """The ``capacity`` rounds' trees ``(capacity, K, ...)``, training losses ``(capacity,)``
     and the clamped flag; rounds ``t >= n_rounds`` (traced) are skipped (``lax.cond``: no
     work, all-zero trees and loss), so every ``n_estimators`` of a bucket
-    (``bagging.estimator_capacity``) runs this one program."""
+    (``bagging.estimator_capacity``) runs this one program.
+
+    ``axis_name``: inside ``shard_map`` with the rows split over that mesh axis
+    (:mod:`jaxclassic._cores`; not with the absolute loss, whose leaves are medians, nor the
+    sorted engine): every sum over rows is taken across the devices."""
+    across = partial(_across, axis_name=axis_name)
     dtype = edges.dtype
     n_features, n = codes_T.shape
     K = n_outputs
@@ -245,19 +252,20 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=No
     def grow_one(w, r, buffers):
         """One regression tree on the pseudo-residuals ``r (n,)`` and its line-searched leaves
         (the engine's working buffers carried from the round before: ``_engine.grow``)."""
-        mean = jnp.sum(w * r) / jnp.sum(w)
+        w_total, wr_total = across(jnp.stack([jnp.sum(w), jnp.sum(w * r)]))
+        mean = wr_total / w_total
         rc = jnp.where(w > 0, r - mean, 0)  # centred: no cancellation in sum wr^2 - (sum wr)^2 / W
         stats = jnp.stack([w, w * rc, w * rc * rc], axis=1)
         rules = dict(criterion=CRITERIA["squared_error"], n_bins=n_bins, max_nodes=max_nodes, max_width=max_width,
                      max_depth=max_depth, min_samples_split=hyper["min_samples_split"],
                      min_samples_leaf=hyper["min_samples_leaf"],
-                     min_weight_leaf=hyper["min_weight_fraction_leaf"] * jnp.sum(w),
+                     min_weight_leaf=hyper["min_weight_fraction_leaf"] * w_total,
                      min_impurity_decrease=hyper["min_impurity_decrease"])
         if sort:  # the sorted engine (tree/_sorted.py): no working buffers
             grown = _sorted.grow_sorted(codes_T, stats, (w > 0).astype(dtype), order=order, **rules)
         else:
             grown, buffers = grow(codes_T, stats, (w > 0).astype(dtype), has_missing=has_missing, buffers=buffers,
-                                  **rules)
+                                  axis_name=axis_name, **rules)
         s = grown.node_stats
         node_mean = s[:, 1] / jnp.where(s[:, 0] > 0, s[:, 0], 1) + mean
         return grown, node_mean, buffers
@@ -271,7 +279,7 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=No
 
     def one_round(carry, t):
         f, clamped, buffers = carry
-        w = B.subsample_weights(jax.random.fold_in(key, t), sw, hyper["subsample"], use_subsample)
+        w = B.subsample_weights(jax.random.fold_in(key, t), sw, hyper["subsample"], use_subsample, axis_name)
         g, h = _grad_hess(loss, y, f, K)  # (n, K)
         if loss_name == "absolute":
             g = jnp.where(f == y[:, None], 0, g)  # the subgradient sign(f - y), 0 at the kink
@@ -283,17 +291,19 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=No
         else:
             if loss_name is None:  # a user loss: a Hessian <= 0 is raised to the floor
                 h, c = B.clamp_hessian(h, w)
+                c = across(c.astype(jnp.int32), op="max") > 0
             else:  # p(1 - p) >= 0; an exact 0 (saturated p) gives the 0 step below, as scikit-learn
                 c = jnp.asarray(False)
             seg = jax.vmap(lambda v, nd: jax.ops.segment_sum(v, nd, max_nodes), in_axes=(1, 0))
-            gs, hs = seg(w[:, None] * g, leaf), seg(w[:, None] * h, leaf)  # (K, M)
+            gs, hs = across(seg(w[:, None] * g, leaf)), across(seg(w[:, None] * h, leaf))  # (K, M)
             step = jnp.where(jnp.abs(hs) < 1e-150, 0, -factor * gs / jnp.where(hs != 0, hs, 1))
         value = jnp.where(grown.is_leaf, step, node_mean)  # (K, M)
         trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0, None))(
             grown, value, edges, n_features, grown.node_stats[..., 0], ranges)
         trees = trees._replace(impurity=grown.impurity.astype(dtype))  # for feature_importances
         f = f + hyper["learning_rate"] * jnp.take_along_axis(value, leaf, axis=1).T
-        train = jnp.sum(sw * _row_losses(loss, y, f, K)) / jnp.sum(sw)
+        train_sums = across(jnp.stack([jnp.sum(sw * _row_losses(loss, y, f, K)), jnp.sum(sw)]))
+        train = train_sums[0] / train_sums[1]
         return (f, clamped | c, buffers), (trees, train)
 
     f0 = jnp.broadcast_to(init, (n, K)).astype(dtype)
@@ -432,11 +442,16 @@ def fit_gradient_boosting(
     has_missing = _codes_have_missing(codes, n_bins)
     # the sorted engine where its levels are cheaper (tree/_sorted.py, use_sorted)
     sort, order = _sorted.plan(codes, n_bins, max_depth, regression=True, has_missing=has_missing, max_features=None)
-    trees, train_loss, clamped = _program(
-        transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, order, loss=loss_fn,
-        loss_name=loss_name, n_outputs=n_outputs, capacity=B.estimator_capacity(n_estimators), max_depth=max_depth,
-        n_bins=n_bins, max_nodes=max_nodes, max_width=max_width, use_subsample=use_subsample,
-        has_missing=has_missing, sort=sort)
+    args = (transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, order)
+    statics = dict(loss=loss_fn, loss_name=loss_name, n_outputs=n_outputs,
+                   capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins,
+                   max_nodes=max_nodes, max_width=max_width, use_subsample=use_subsample, has_missing=has_missing,
+                   sort=sort)
+    mesh = None if sort or loss_name == "absolute" else _cores.row_mesh(Xc.shape[0], X, y, sw, *jax.tree.leaves(hyper))
+    if mesh is None:
+        trees, train_loss, clamped = _program(*args, **statics)
+    else:  # the CPU's cores as devices (opt-in): each builds the histograms of its rows
+        trees, train_loss, clamped = _cores.run_split(_program, mesh, args, {0: 1, 1: 0, 2: 0}, statics)
     trees, train_loss = B.first_rounds((trees, train_loss), n_estimators)
     B.warn_if_clamped(clamped)
     return cls(trees, init_score, hyper["learning_rate"], train_loss, edges)

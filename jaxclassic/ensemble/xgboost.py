@@ -106,7 +106,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _jit
+from jaxclassic import _cores, _jit
 from jaxclassic import losses
 from jaxclassic._early_stopping import early_stopping_init, early_stopping_update
 from jaxclassic.ensemble import _boosting as B
@@ -224,8 +224,11 @@ def _grad_hess(loss, y, f, vector, doubled):
     return g[:, None], h[:, None]
 
 
-def _mean(v, w):
-    return jnp.sum(w * v) / jnp.sum(w)
+def _mean(v, w, axis_name=None):
+    sums = jnp.stack([jnp.sum(w * v), jnp.sum(w)])
+    if axis_name is not None:
+        sums = jax.lax.psum(sums, axis_name)
+    return sums[0] / sums[1]
 
 
 @partial(_jit.jit, static_argnames=("loss_name", "n_outputs", "dtype"))
@@ -243,7 +246,7 @@ def _default_base_score(loss_name, y, sw, n_outputs, dtype):
     return jnp.zeros((n_outputs,), dtype)
 
 
-def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth):
+def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth, axis_name=None):
     """xgboost's choice among the splits of a node that tie exactly because they make the same
     partition of its rows (they differ only for new rows).
 
@@ -282,6 +285,9 @@ def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth):
     none = jnp.full((M,), -1, jnp.int32)
     _, top, left_high, right_low = jax.lax.fori_loop(
         0, max_depth, step, (jnp.zeros((n_rows,), jnp.int32), none, none, jnp.full((M,), n_bins, jnp.int32)))
+    if axis_name is not None:  # the extremes over every device's rows
+        top, left_high = (jax.lax.pmax(a, axis_name) for a in (top, left_high))
+        right_low = jax.lax.pmin(right_low, axis_name)
     mirror = internal & grown.missing_left & (left_high < 0)
     last = internal & grown.missing_left & ~mirror & (right_low < n_bins)
     return grown._replace(
@@ -295,14 +301,18 @@ def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth):
 # --------------------------------------------------------------------------- the program
 @partial(_jit.jit, static_argnames=(
     "loss", "vector", "doubled", "n_outputs", "capacity", "max_depth", "n_bins", "n_colsample",
-    "use_subsample", "has_eval", "patience", "has_missing"))
+    "use_subsample", "has_eval", "patience", "has_missing", "axis_name"))
 def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds, *, loss, vector, doubled,
              n_outputs, capacity, max_depth, n_bins, n_colsample, use_subsample, has_eval, patience,
-             has_missing=True):
+             has_missing=True, axis_name=None):
     """The boosting rounds ``t < capacity`` (one ``lax.scan``), those at ``t >= n_rounds``
     (traced) skipped as after an early stop (``lax.cond``: no work, one-leaf trees of value
     0, NaN losses), so every ``n_estimators`` of a bucket (``bagging.estimator_capacity``)
-    runs this one program."""
+    runs this one program.
+
+    ``axis_name``: inside ``shard_map`` with the training rows split over that mesh axis
+    (:mod:`jaxclassic._cores`); the trees' sums over rows, the training loss and the Hessian
+    flag are taken across the devices, and every device returns the same trees."""
     dtype = edges.dtype
     n_features, n = codes_T.shape
     K = n_outputs
@@ -320,13 +330,16 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
         return grow(codes_T, stats, count, criterion=_CRITERION, n_bins=n_bins, max_nodes=M, max_width=W,
                     max_depth=max_depth, criterion_params=crit_params, min_samples_split=2,
                     min_samples_leaf=1, min_weight_leaf=hyper["min_child_weight"],
-                    min_impurity_decrease=mid, feature_mask=fmask, has_missing=has_missing, buffers=buffers)
+                    min_impurity_decrease=mid, feature_mask=fmask, has_missing=has_missing, buffers=buffers,
+                    axis_name=axis_name)
 
     def new_trees(t, f, fe, buffers):
         k_sub, k_col = jax.random.split(jax.random.fold_in(key, t))
-        w = B.subsample_weights(k_sub, sw, hyper["subsample"], use_subsample)
+        w = B.subsample_weights(k_sub, sw, hyper["subsample"], use_subsample, axis_name)
         g, h = _grad_hess(loss, y, f, vector, doubled)
         h, clamped = B.clamp_hessian(h, w)
+        if axis_name is not None:
+            clamped = jax.lax.pmax(clamped.astype(jnp.int32), axis_name) > 0
         stats = jnp.stack([g * w[:, None], h * w[:, None]], -1).transpose(1, 0, 2)  # (K, n, 2)
         count = (w > 0).astype(dtype)
         if n_colsample < n_features:
@@ -341,7 +354,8 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
         else:
             grown, buffers = jax.vmap(grow_one, in_axes=(0, None, 0, 0))(stats, count, fmask, buffers)
         if has_missing:  # without missing values the engine's choice is xgboost's
-            tie_rule = partial(_xgboost_tie_rule, codes_T=codes_T, count=count, n_bins=n_bins, max_depth=max_depth)
+            tie_rule = partial(_xgboost_tie_rule, codes_T=codes_T, count=count, n_bins=n_bins, max_depth=max_depth,
+                               axis_name=axis_name)
             if K == 1:
                 grown = jax.tree.map(lambda a: a[None], tie_rule(jax.tree.map(lambda a: a[0], grown)))
             else:
@@ -371,7 +385,7 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
         live = t < n_rounds
         run = live if patience is None else live & ~es.stop
         trees, gain, f, fe, c, buffers = jax.lax.cond(run, new_trees, skip, t, f, fe, buffers)
-        train = _mean(_row_losses(loss, y, f, vector), sw)
+        train = _mean(_row_losses(loss, y, f, vector), sw, axis_name)
         ev = _mean(_row_losses(loss, ey, fe, vector), ew) if has_eval else jnp.asarray(jnp.nan, dtype)
         nan = jnp.asarray(jnp.nan, dtype)
         out = (trees, gain, jnp.where(run, train, nan), jnp.where(run, ev, nan))
@@ -582,12 +596,17 @@ def fit_xgboost(
     hyper = {k: as_operand(v, dtype) for k, v in dict(
         learning_rate=learning_rate, reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
         min_child_weight=min_child_weight, subsample=subsample).items()}
-    out, clamped = _program(
-        transposed(codes), y, sw, transposed(ecodes), ye, we, edges, base, hyper, key, n_estimators,
+    args = (transposed(codes), y, sw, transposed(ecodes), ye, we, edges, base, hyper, key, n_estimators)
+    statics = dict(
         loss=loss_fn, vector=n_outputs > 1, doubled=loss_name == "softmax", n_outputs=n_outputs,
         capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins, n_colsample=n_colsample,
         use_subsample=use_subsample, has_eval=eval_set is not None, patience=early_stopping_rounds,
         has_missing=has_missing)
+    mesh = _cores.row_mesh(n_samples, X, y, sw, *jax.tree.leaves(hyper))
+    if mesh is None:
+        out, clamped = _program(*args, **statics)
+    else:  # the CPU's cores as devices (opt-in): each builds the histograms of its rows
+        out, clamped = _cores.run_split(_program, mesh, args, {0: 1, 1: 0, 2: 0}, statics)
     trees, base, gain, train_loss, eval_loss, best, n_iter = out
     trees, gain, train_loss, eval_loss = B.first_rounds((trees, gain, train_loss, eval_loss), n_estimators)
     B.warn_if_clamped(clamped)

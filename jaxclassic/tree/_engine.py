@@ -170,6 +170,8 @@ class Gini:
     """
 
     stop_when_pure: bool = True
+    #: how :meth:`purity_reference` combines across devices (:func:`_across`)
+    purity_across: str = "min"
     normalise: bool = True
     #: at a node no counted row reaches with the split feature missing, send NaN right
     #: (xgboost) instead of to the child with more rows (scikit-learn)
@@ -230,6 +232,8 @@ class Misclassification(Gini):
 @dataclass(frozen=True)
 class SquaredError(Gini):
     """Within-node sum of squares of stats ``[w, w y, w y^2]``: :math:`L = \\sum wy^2 - (\\sum wy)^2/W`."""
+
+    purity_across: str = "sum"
 
     def plane_loss(self, p, params=()):
         return p[2] - p[1] ** 2 / _safe(p[0])
@@ -809,6 +813,7 @@ def grow(
     key=None,
     has_missing: bool = True,
     buffers=None,
+    axis_name: str | None = None,
 ) -> Grown:
     r"""Grow one binary tree level by level from binned features (pure; jit/vmap it).
 
@@ -852,6 +857,13 @@ def grow(
         breast_cancer with ``W = 64``); trees grown one after another (forests, boosting
         rounds) pass the last tree's buffers instead, and then ``grow`` returns
         ``(Grown, buffers)``.
+    axis_name : str or None (static)
+        Inside ``shard_map`` with the rows split over this mesh axis: every sum over rows
+        (the root's totals, the histograms, the split bins' extremes) is taken across the
+        devices (``psum``, ``pmax``, ``pmin``), so every device grows the same tree from all
+        the rows while building histograms of its own (data-parallel histograms: Ke et al.
+        2017 §4; xgboost's all-reduce). Not with drawn features (``max_features`` at most
+        half of ``F``).
 
     Returns
     -------
@@ -886,18 +898,25 @@ def grow(
     mwl = jnp.asarray(min_weight_leaf, dtype)
     mid = jnp.asarray(min_impurity_decrease, dtype)
 
+    if axis_name is not None and drawn_mode(n_features, max_features):
+        raise ValueError("grow: axis_name does not support drawn features (max_features <= F / 2)")
+    across = functools.partial(_across, axis_name=axis_name)
     sc = jnp.concatenate([stats, count[:, None].astype(dtype)], axis=1)
-    total = jnp.sum(sc, axis=0)
+    total = across(jnp.sum(sc, axis=0))
     root_weight = criterion.weight(total[:n_stats], criterion_params)
     scale = 1 / _safe(root_weight) if criterion.normalise else jnp.asarray(1, dtype)
     positive = sc[:, n_stats] > 0
-    purity_ref = criterion.purity_reference(stats, positive, criterion_params) if criterion.stop_when_pure else None
+    purity_ref = None
+    if criterion.stop_when_pure:
+        purity_ref = across(criterion.purity_reference(stats, positive, criterion_params), op=criterion.purity_across)
     flat_codes = codes_T.reshape(-1)
     rows = jnp.arange(n_rows)
     i32 = jnp.int32
     # the smaller children of a level hold at most half the counted rows (counts are exact
     # float sums below 2^24 rows; the margin covers their rounding above)
     n_small = max(1, min(n_rows, n_rows // 2 + n_rows // (1 << 20) + 1))
+    if axis_name is not None:  # the smaller child is smaller across the devices, not on each
+        n_small = n_rows
     n_small = -(-n_small // _N_CHUNKS) * _N_CHUNKS  # whole chunks (the pad: spare rows)
     # drawn-feature mode (module docstring, "Drawn features"): with at most half the features
     # drawn per node, every child's histogram holds only its own draws, summed from its rows
@@ -978,8 +997,8 @@ def grow(
             at_rank = jnp.where(split, rank, n_slots)
             src = jnp.zeros((n_slots,), i32).at[at_rank].set(jnp.arange(n_cand, dtype=i32), mode="drop")
             small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
-            small = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
-                               scratch=scratch, n_live=n_built)
+            small = across(_hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
+                                      scratch=scratch, n_live=n_built))
             hbuf = _children(hbuf, half, small, src, small_left_r, n_built, max(1, _split_chunk() // 2))
             scratch = small.astype(scratch.dtype)  # the next level's scratch (or the Pallas kernel's output)
         new["half"] = 1 - half
@@ -994,7 +1013,7 @@ def grow(
     # written into the other half (a buffer carried by the loop, never zeroed: _children)
     # (its two halves zeroed once here, with the scratch of the smaller children's sums, or
     # carried from the caller's previous tree: ``buffers``)
-    root = _hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes)
+    root = across(_hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes))
     carried = buffers is not None
     if buffers is None:
         buffers = histogram_buffers(n_features, n_bins, n_stats, W, dtype, max_features)
@@ -1005,8 +1024,17 @@ def grow(
     hbuf = hbuf.at[0, :1].set(root.transpose(3, 2, 0, 1))  # (B+1, S1, F, 1) -> (1, F, B+1, S1)
     st, hbuf, scratch = jax.lax.while_loop(lambda c: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < depth_cap),
                                            lambda c: level(*c), (st, hbuf, scratch))
-    grown = _as_grown(st, *_split_bins(flat_codes, n_rows, positive, st, n_bins))
+    low, high = _split_bins(flat_codes, n_rows, positive, st, n_bins)
+    grown = _as_grown(st, across(low, op="max"), across(high, op="min"))
     return (grown, (hbuf, scratch)) if carried else grown
+
+
+def _across(x, axis_name=None, op="sum"):
+    """``x`` reduced across the devices of mesh axis ``axis_name`` (``psum``, ``pmax`` or
+    ``pmin``: ``op``), or ``x`` itself when ``axis_name`` is None."""
+    if axis_name is None:
+        return x
+    return {"sum": jax.lax.psum, "max": jax.lax.pmax, "min": jax.lax.pmin}[op](x, axis_name)
 
 
 def _stopping_rules(criterion, params, n_stats, depth_cap, mss, mwl, purity_ref, eps):

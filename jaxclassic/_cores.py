@@ -1,0 +1,149 @@
+r"""The CPU's cores as JAX devices: boosting's histograms built on every core (issue 26).
+
+XLA's CPU backend runs a scatter-add on one thread, and the histograms of the tree engine
+(:mod:`jaxclassic.tree._engine`) are scatter-adds: on one CPU device a boosting fit uses
+one core for most of its time. xgboost, LightGBM and scikit-learn build a partial histogram
+per thread and add them. JAX can do the same with the host's cores as devices: with
+``jax_num_cpu_devices`` set to :math:`D` before JAX starts its backend, the process has
+:math:`D` CPU devices, and a program partitioned over them (``shard_map``) runs one
+partition per device, each on its own thread. A fit here then splits its training rows into
+:math:`D` blocks, each device builds the histograms of its block, and one all-reduce
+(``psum``) adds them, as xgboost's distributed training does with its workers (Chen &
+Guestrin 2016, §4; Ke et al. 2017, §4 "data parallel"). Every device then finds the same
+splits from the same sums, routes its own rows, and returns the same trees.
+
+**Opt-in.** Nothing here changes a JAX setting by itself. A user who wants every core calls
+:func:`jaxclassic.distributed.use_cpu_cores` (or sets ``jax_num_cpu_devices`` /
+``XLA_FLAGS=--xla_force_host_platform_device_count``) before the first JAX computation.
+A process with one CPU device (JAX's default) runs every fit as before. With several, the
+fits that support it (:func:`jaxclassic.ensemble.fit_xgboost`,
+:func:`jaxclassic.ensemble.fit_gradient_boosting` and their estimators) split the rows when
+:func:`row_mesh` says so: the default backend is the CPU, the call is at the top level (not
+inside the user's ``jit``/``vmap``/``grad``, whose programs are the user's), its arrays are
+not already placed by the user (:mod:`jaxclassic.distributed`), and the table has at least
+:data:`MIN_ROWS` rows (below, one device is as fast: the all-reduces cost more than the
+rows they split). ``JAXCLASSIC_CPU_SPLIT_MIN_ROWS`` (environment, read at import) overrides
+that threshold.
+
+**What stays the same.** One code path for every backend: the program is the one-device
+program with its sums over rows taken across the devices (``axis_name``), and on a GPU or a
+one-device CPU it is compiled without them. Fits are deterministic for a given number of
+devices; against one device, each histogram entry is the same sum in another association
+(the float32 rounding of :mod:`jaxclassic.distributed`), so a split that ties to the last bit
+can go the other way. The fitted params are returned on the default device, as an
+unsplit fit's.
+
+Measured (``benchmarks/bench_boosting.py``, 160,000 x 28 float32, 2-core host): see the
+closing note of issue 26 and the benchmark's docstring.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+__all__ = ["MIN_ROWS", "AXIS", "row_mesh", "run_split"]
+
+#: the fewest training rows for which a fit splits them over several CPU devices
+MIN_ROWS = int(os.environ.get("JAXCLASSIC_CPU_SPLIT_MIN_ROWS", 1 << 15))
+#: the mesh axis the rows are split over
+AXIS = "rows"
+
+
+def _cpu_devices():
+    """The default backend's devices when it is the CPU, else ``[]`` (read once per process)."""
+    if "devices" not in _state:
+        devices = jax.devices()
+        _state["devices"] = list(devices) if devices[0].platform == "cpu" else []
+    return _state["devices"]
+
+
+_state: dict = {}
+
+
+def _placed(a) -> bool:
+    """A ``jax.Array`` placed by the user on other devices than the default one alone."""
+    if not isinstance(a, jax.Array) or isinstance(a, jax.core.Tracer):
+        return False
+    try:
+        return len(a.sharding.device_set) > 1 or a.sharding.device_set != {jax.devices()[0]}
+    except Exception:  # an array without a concrete sharding: leave it to the plain path
+        return True
+
+
+def row_mesh(n_rows: int, *arrays) -> Mesh | None:
+    """A one-axis mesh (:data:`AXIS`) of the process's CPU devices, or None for the plain
+    one-device program: fewer than two CPU devices, another default backend, fewer than
+    :data:`MIN_ROWS` rows, a traced call, or an argument already placed by the user."""
+    devices = _cpu_devices()
+    if len(devices) < 2 or n_rows < MIN_ROWS:
+        return None
+    if any(isinstance(a, jax.core.Tracer) or _placed(a) for a in arrays):
+        return None
+    from jax._src import core as _core  # trace_state_clean: no public equivalent in jax 0.10
+
+    if not _core.trace_state_clean():
+        return None
+    return _mesh(len(devices))
+
+
+@functools.lru_cache(maxsize=None)
+def _mesh(n_devices: int) -> Mesh:
+    return Mesh(np.array(_cpu_devices()[:n_devices]), (AXIS,))
+
+
+def _pad_split(a, axis: int, n_devices: int, mesh: Mesh):
+    """``a`` with zero rows appended along ``axis`` to a multiple of ``n_devices``, placed
+    with that axis split over the mesh."""
+    a = np.asarray(a) if not isinstance(a, jax.Array) else a
+    n = a.shape[axis]
+    pad = -n % n_devices
+    if pad:
+        widths = [(0, 0)] * a.ndim
+        widths[axis] = (0, pad)
+        a = np.pad(np.asarray(a), widths)
+    spec = [None] * a.ndim
+    spec[axis] = AXIS
+    return jax.device_put(a, NamedSharding(mesh, PartitionSpec(*spec)))
+
+
+@functools.lru_cache(maxsize=64)
+def _program(fun, statics, row_axes, n_args, mesh):
+    """``jit(shard_map(fun))``: the arguments at ``row_axes`` (index -> axis) split over the
+    mesh, the others replicated, every output replicated (the same on every device)."""
+    specs = []
+    for i in range(n_args):
+        if i in dict(row_axes):
+            spec = [None] * (dict(row_axes)[i] + 1)
+            spec[dict(row_axes)[i]] = AXIS
+            specs.append(PartitionSpec(*spec))
+        else:
+            specs.append(PartitionSpec())
+    body = functools.partial(fun, **dict(statics), axis_name=AXIS)
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=tuple(specs), out_specs=PartitionSpec(),
+                                 check_vma=False))
+
+
+def run_split(fun, mesh: Mesh, args: tuple, row_axes: dict, statics: dict):
+    """``fun(*args, **statics, axis_name=AXIS)`` with the arguments ``args[i]``, ``i`` in
+    ``row_axes``, split along axis ``row_axes[i]`` over ``mesh`` (zero rows appended to a
+    multiple of the devices: the callers give them weight 0), the others replicated; the
+    outputs on the default device.
+
+    ``fun`` must take ``axis_name`` and, with it, reduce its sums over rows across the mesh
+    (the rows of every device are a block of the whole); ``statics`` must be hashable."""
+    n_devices = mesh.devices.size
+    everywhere = NamedSharding(mesh, PartitionSpec())
+
+    def replicated(a):  # a committed one-device array would clash with the mesh's placement
+        return jax.device_put(a, everywhere) if isinstance(a, (jax.Array, np.ndarray)) else a
+
+    placed = tuple(_pad_split(a, row_axes[i], n_devices, mesh) if i in row_axes
+                   else jax.tree.map(replicated, a) for i, a in enumerate(args))
+    program = _program(fun, tuple(sorted(statics.items())), tuple(sorted(row_axes.items())), len(args), mesh)
+    out = program(*placed)
+    return jax.device_put(out, jax.devices()[0])
