@@ -18,7 +18,7 @@ from typing import Any, Callable
 import jax
 
 __all__ = ["Result", "time_jax", "time_host", "machine_info", "matmul_rate", "memory_bandwidth",
-           "peak_rss_mb", "cpu_use"]
+           "peak_rss_mb", "cpu_use", "last_cpu_use"]
 
 
 @dataclass
@@ -31,6 +31,9 @@ class Result:
     ``metric``), and ``agreement`` a free-text or numeric comparison of the two results.
     ``peak_rss_mb`` is our side's peak resident memory in MiB where the benchmark measures it
     (in a process of its own: :func:`peak_rss_mb` of a process is the peak of all it ran).
+    ``ours_cpu`` / ``ref_cpu``: each side's CPU utilisation during its timed runs, process
+    CPU seconds over wall seconds (2.0: two cores busy), where the benchmark records it
+    (:func:`last_cpu_use`).
     """
 
     benchmark: str
@@ -45,6 +48,8 @@ class Result:
     agreement: Any = None
     extra: dict = field(default_factory=dict)
     peak_rss_mb: float | None = None
+    ours_cpu: float | None = None
+    ref_cpu: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -72,12 +77,24 @@ def time_jax(fn: Callable[[], Any], repeats: int = 5) -> tuple[Any, float, float
     out = _block(fn())
     first = time.perf_counter() - t0
     times = []
+    c0 = time.process_time()
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter()
         out = _block(fn())
         times.append(time.perf_counter() - t0)
+    _LAST["cpu"] = (time.process_time() - c0) / max(sum(times), 1e-12)
     med = statistics.median(times)
     return out, max(0.0, first - med), med
+
+
+_LAST: dict = {}
+
+
+def last_cpu_use() -> float | None:
+    """CPU utilisation of the last :func:`time_jax` or :func:`time_host` call's timed runs:
+    process CPU seconds over wall seconds (all threads; 2.0 on two busy cores)."""
+    cpu = _LAST.get("cpu")
+    return None if cpu is None else round(cpu, 2)
 
 
 def cpu_use(ours, ref) -> dict:
@@ -93,10 +110,12 @@ def time_host(fn: Callable[[], Any], repeats: int = 3) -> tuple[Any, float]:
     """Median wall time of a host (numpy / scikit-learn) call. Returns ``(output, median_s)``."""
     times = []
     out = None
+    c0 = time.process_time()
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
+    _LAST["cpu"] = (time.process_time() - c0) / max(sum(times), 1e-12)
     return out, statistics.median(times)
 
 

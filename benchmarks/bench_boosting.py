@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._harness import Result, time_host, time_jax
+import json
+import os
+
+from benchmarks._harness import Result, fresh_process, last_cpu_use, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -35,7 +38,7 @@ def _metrics(y, p):
     return float(roc_auc_score(y, p)), float(log_loss(y, np.clip(p, 1e-7, 1 - 1e-7)))
 
 
-def _case(n, rounds, depth, quick):
+def _case(n, rounds, depth, quick, only_xgboost=False, label=""):
     import jax.numpy as jnp
     from sklearn.datasets import make_classification
 
@@ -50,13 +53,16 @@ def _case(n, rounds, depth, quick):
     params, compile_s, ours_s = time_jax(
         lambda: ensemble.fit_xgboost(Xtr_j, ytr_j, loss="log_loss", max_bin=256, reg_lambda=1.0, **kw),
         repeats=1 if quick else 3)
+    ours_cpu = last_cpu_use()
     ours_auc, ours_ll = _metrics(yte, np.asarray(ensemble.predict_proba(params, Xte_j))[:, 1])
-    case = f"boosting {rounds} rounds depth {depth} fit {n_train}x28 float32"
+    case = f"boosting {rounds} rounds depth {depth} fit {n_train}x28 float32{label}"
     refs = []
     import xgboost as xgb
 
     refs.append(("xgboost hist", lambda: xgb.XGBClassifier(tree_method="hist", max_bin=256, **kw).fit(Xtr, ytr)))
     try:
+        if only_xgboost:
+            raise ImportError
         import lightgbm as lgb
 
         refs.append(("LightGBM", lambda: lgb.LGBMClassifier(max_depth=depth, num_leaves=2**depth, max_bin=255,
@@ -66,19 +72,47 @@ def _case(n, rounds, depth, quick):
         pass
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    refs.append(("sklearn HistGradientBoosting", lambda: HistGradientBoostingClassifier(
+    refs.append(("sklearn HistGradientBoosting", None) if only_xgboost else ("sklearn HistGradientBoosting", lambda: HistGradientBoostingClassifier(
         max_iter=rounds, max_depth=depth, max_leaf_nodes=2**depth, learning_rate=0.1, l2_regularization=1.0,
         max_bins=255, early_stopping=False).fit(Xtr, ytr)))
     rows = []
     for name, fit in refs:
+        if fit is None:
+            continue
         model, ref_s = time_host(fit, repeats=1 if quick else 2)
         auc, ll = _metrics(yte, model.predict_proba(Xte)[:, 1])
         rows.append(Result("boosting", case, ours_s, ref_s, compile_s, "test AUC", ours_auc, auc, name,
-                           f"logloss {ours_ll:.4f} vs {ll:.4f}"))
+                           f"logloss {ours_ll:.4f} vs {ll:.4f}", ours_cpu=ours_cpu, ref_cpu=last_cpu_use()))
     return rows
 
 
+_ON_CORES = """
+import json, sys
+import jaxclassic.distributed as jd
+jd.use_cpu_cores()
+from benchmarks.bench_boosting import _case
+rows = _case(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", only_xgboost=True,
+             label=", CPU cores as devices")
+print(json.dumps([r.as_dict() for r in rows], default=str))
+"""
+
+
+def _case_on_cores(n, rounds, depth, quick):
+    """:func:`_case` against xgboost in a fresh process whose CPU cores are JAX devices
+    (``jaxclassic.distributed.use_cpu_cores()``: the opt-in of issue 26)."""
+    rows = json.loads(fresh_process(_ON_CORES, n, rounds, depth, int(quick)))
+    for r in rows:
+        r.pop("ratio", None)
+    return [Result(**r) for r in rows]
+
+
 def run(quick: bool) -> list[Result]:
+    many = (os.cpu_count() or 1) > 1
     if quick:
-        return _case(4_000, 10, 3, quick=True)
-    return _case(200_000, 100, 6, quick=False) + _case(1_000_000, 100, 6, quick=False)
+        return _case(4_000, 10, 3, quick=True) + (_case_on_cores(50_000, 10, 3, quick=True) if many else [])
+    rows = []
+    for n in (200_000, 1_000_000):
+        rows += _case(n, 100, 6, quick=False) + (_case_on_cores(n, 100, 6, quick=False) if many else [])
+    return rows
+
+

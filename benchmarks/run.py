@@ -5,6 +5,7 @@ Usage::
     python -m benchmarks.run            # full size (minutes)
     python -m benchmarks.run --quick    # toy size (seconds); part of ``make test``
     python -m benchmarks.run --only ridge --json out.json
+    python -m benchmarks.run --only boosting forest cluster logistic crf   # issue 26's rows
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ def discover() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.name.startswith("bench_"))
 
 
-def run_all(quick: bool, only: str | None = None) -> list[Result]:
+def run_all(quick: bool, only: str | list[str] | None = None) -> list[Result]:
+    """Every benchmark module's rows; ``only``: substrings of the module names to run (any)."""
     results: list[Result] = []
+    only = [only] if isinstance(only, str) else only
     for name in discover():
-        if only and only not in name:
+        if only and not any(o in name for o in only):
             continue
         module = importlib.import_module(f"benchmarks.{name}")
         results.extend(module.run(quick=quick))
@@ -46,13 +49,15 @@ def _fmt(v, spec=".4g"):
 
 
 def format_table(results: list[Result]) -> str:
-    header = ["benchmark", "case", "ours s", "compile s", "ref", "ref s", "ratio", "metric",
+    header = ["benchmark", "case", "ours s", "compile s", "ref", "ref s", "ratio", "CPU ours/ref", "metric",
               "ours", "ref value", "agreement", "peak MB"]
     rows = [header]
     for r in results:
         rows.append([
             r.benchmark, r.case, _fmt(r.ours_s), _fmt(r.compile_s), r.reference, _fmt(r.ref_s),
-            _fmt(r.ratio, ".3g") + ("x" if r.ratio is not None else ""), r.metric,
+            _fmt(r.ratio, ".3g") + ("x" if r.ratio is not None else ""),
+            "-" if r.ours_cpu is None and r.ref_cpu is None else f"{_fmt(r.ours_cpu, '.2f')}/{_fmt(r.ref_cpu, '.2f')}",
+            r.metric,
             _fmt(r.ours_quality), _fmt(r.ref_quality), _fmt(r.agreement),
             _fmt(r.peak_rss_mb, ".0f"),
         ])
@@ -65,7 +70,7 @@ def format_table(results: list[Result]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="toy sizes, seconds in all")
-    parser.add_argument("--only", default=None, help="substring of the benchmark module name")
+    parser.add_argument("--only", default=None, nargs="+", help="substrings of the benchmark module names")
     parser.add_argument("--json", default=None, help="write results and machine info here")
     parser.add_argument("--x64", action="store_true", help="enable float64 (default float32)")
     args = parser.parse_args(argv)
