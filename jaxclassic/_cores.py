@@ -46,10 +46,12 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-__all__ = ["MIN_ROWS", "AXIS", "row_mesh", "run_split"]
+__all__ = ["MIN_ROWS", "AXIS", "row_mesh", "member_mesh", "run_split"]
 
 #: the fewest training rows for which a fit splits them over several CPU devices
 MIN_ROWS = int(os.environ.get("JAXCLASSIC_CPU_SPLIT_MIN_ROWS", 1 << 15))
+#: a forest splits its trees from MIN_ROWS / MEMBER_ROWS_FACTOR rows (each device grows whole trees)
+MEMBER_ROWS_FACTOR = 16
 #: the mesh axis the rows are split over
 AXIS = "rows"
 
@@ -91,6 +93,14 @@ def row_mesh(n_rows: int, *arrays) -> Mesh | None:
     return _mesh(len(devices))
 
 
+def member_mesh(n_members: int, n_rows: int, *arrays) -> Mesh | None:
+    """A mesh for ``n_members`` independent members (a forest's trees, each on all
+    ``n_rows`` rows) split evenly over the CPU devices, or None (:func:`row_mesh`'s rules,
+    and ``n_members`` a multiple of the devices)."""
+    mesh = row_mesh(max(n_rows * MEMBER_ROWS_FACTOR, n_rows), *arrays)
+    return mesh if mesh is not None and n_members % mesh.devices.size == 0 else None
+
+
 @functools.lru_cache(maxsize=None)
 def _mesh(n_devices: int) -> Mesh:
     return Mesh(np.array(_cpu_devices()[:n_devices]), (AXIS,))
@@ -112,9 +122,10 @@ def _pad_split(a, axis: int, n_devices: int, mesh: Mesh):
 
 
 @functools.lru_cache(maxsize=64)
-def _program(fun, statics, row_axes, n_args, mesh):
+def _program(fun, statics, row_axes, n_args, mesh, split_outputs):
     """``jit(shard_map(fun))``: the arguments at ``row_axes`` (index -> axis) split over the
-    mesh, the others replicated, every output replicated (the same on every device)."""
+    mesh, the others replicated; every output replicated (the same on every device) or, with
+    ``split_outputs``, split along its leading axis."""
     specs = []
     for i in range(n_args):
         if i in dict(row_axes):
@@ -123,27 +134,36 @@ def _program(fun, statics, row_axes, n_args, mesh):
             specs.append(PartitionSpec(*spec))
         else:
             specs.append(PartitionSpec())
-    body = functools.partial(fun, **dict(statics), axis_name=AXIS)
-    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=tuple(specs), out_specs=PartitionSpec(),
-                                 check_vma=False))
+    body = functools.partial(fun, **dict(statics)) if split_outputs else functools.partial(
+        fun, **dict(statics), axis_name=AXIS)
+    out_specs = PartitionSpec(AXIS) if split_outputs else PartitionSpec()
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=tuple(specs), out_specs=out_specs, check_vma=False))
 
 
-def run_split(fun, mesh: Mesh, args: tuple, row_axes: dict, statics: dict):
+def run_split(fun, mesh: Mesh, args: tuple, row_axes: dict, statics: dict, *, split_outputs: bool = False):
     """``fun(*args, **statics, axis_name=AXIS)`` with the arguments ``args[i]``, ``i`` in
     ``row_axes``, split along axis ``row_axes[i]`` over ``mesh`` (zero rows appended to a
     multiple of the devices: the callers give them weight 0), the others replicated; the
     outputs on the default device.
 
     ``fun`` must take ``axis_name`` and, with it, reduce its sums over rows across the mesh
-    (the rows of every device are a block of the whole); ``statics`` must be hashable."""
+    (the rows of every device are a block of the whole); ``statics`` must be hashable.
+
+    ``split_outputs``: independent members instead (a forest's trees): ``fun`` runs on each
+    device's block of the split arguments without ``axis_name`` (no collective), the blocks
+    must divide evenly (no padding), and every output is the devices' blocks concatenated
+    along its leading axis."""
     n_devices = mesh.devices.size
     everywhere = NamedSharding(mesh, PartitionSpec())
 
     def replicated(a):  # a committed one-device array would clash with the mesh's placement
         return jax.device_put(a, everywhere) if isinstance(a, (jax.Array, np.ndarray)) else a
 
+    if split_outputs and any(np.shape(args[i])[axis] % n_devices for i, axis in row_axes.items()):
+        raise ValueError("run_split: split_outputs needs blocks that divide evenly over the devices")
     placed = tuple(_pad_split(a, row_axes[i], n_devices, mesh) if i in row_axes
                    else jax.tree.map(replicated, a) for i, a in enumerate(args))
-    program = _program(fun, tuple(sorted(statics.items())), tuple(sorted(row_axes.items())), len(args), mesh)
+    program = _program(fun, tuple(sorted(statics.items())), tuple(sorted(row_axes.items())), len(args), mesh,
+                       split_outputs)
     out = program(*placed)
     return jax.device_put(out, jax.devices()[0])

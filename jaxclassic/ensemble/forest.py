@@ -124,7 +124,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _jit
+from jaxclassic import _cores, _jit
 from jaxclassic import tree as _tree
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.ensemble.bagging import (
@@ -419,12 +419,21 @@ def fit_random_forest(
                                max_features, sw.dtype.itemsize)
             if wide > max_width:
                 widths.append(wide)
-        trees, truncated = _grow_trees(*grow_args, live, order, max_width=widths[0], **static)
+        # the CPU's cores as devices (opt-in, jaxclassic._cores): each grows its block of the trees
+        mesh = None if sort else _cores.member_mesh(capacity, n_samples, X, y, sw)
+
+        def grow_trees(grow, width):
+            if mesh is None:
+                return _grow_trees(*grow_args, grow, order, max_width=width, **static)
+            return _cores.run_split(_grow_trees, mesh, grow_args + (grow, order), {4: 0, 5: 0, 11: 0},
+                                    dict(static, max_width=width), split_outputs=True)
+
+        trees, truncated = grow_trees(live, widths[0])
         for width in widths[1:]:
             if not np.any(np.asarray(truncated)):
                 break
             # only the truncated trees are grown again (the others are skipped, as dead trees)
-            regrown, still = _grow_trees(*grow_args, truncated, order, max_width=width, **static)
+            regrown, still = grow_trees(truncated, width)
             trees = _where_trees(truncated, regrown, trees)
             truncated = truncated & still
         if concrete and np.any(np.asarray(truncated)):

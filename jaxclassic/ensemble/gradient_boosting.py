@@ -308,7 +308,7 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=No
 
     f0 = jnp.broadcast_to(init, (n, K)).astype(dtype)
     buffers = jax.tree.map(lambda b: jnp.broadcast_to(b, (K,) + b.shape),
-                           histogram_buffers(n_features, n_bins, 3, max_width, dtype))
+                           histogram_buffers(n_features, n_bins, 3, max_width, dtype, axis_name=axis_name))
     (_, clamped, _), (trees, train_loss) = jax.lax.scan(body, (f0, jnp.asarray(False), buffers),
                                                         jnp.arange(capacity))
     return trees, train_loss, clamped

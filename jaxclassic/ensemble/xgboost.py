@@ -395,7 +395,7 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
 
     f0 = jnp.broadcast_to(base, (n, K)).astype(dtype)
     fe0 = jnp.broadcast_to(base, (ecodes_T.shape[1], K)).astype(dtype)
-    buffers = histogram_buffers(n_features, n_bins, 2, W, dtype)
+    buffers = histogram_buffers(n_features, n_bins, 2, W, dtype, axis_name=axis_name)
     if K > 1:  # one set per tree of a round (vmapped)
         buffers = jax.tree.map(lambda b: jnp.broadcast_to(b, (K,) + b.shape), buffers)
     carry0 = (f0, fe0, early_stopping_init(dtype), jnp.asarray(False), buffers)

@@ -863,7 +863,12 @@ def grow(
         devices (``psum``, ``pmax``, ``pmin``), so every device grows the same tree from all
         the rows while building histograms of its own (data-parallel histograms: Ke et al.
         2017 §4; xgboost's all-reduce). Not with drawn features (``max_features`` at most
-        half of ``F``).
+        half of ``F``). Without ``max_features``, each device keeps and searches only its
+        block of ``ceil(F / D)`` features (:func:`_feature_block`): the histograms are
+        reduce-scattered by feature, and each candidate takes the best of the devices' best
+        splits, the first device in feature order among gains within :data:`TIE_ULPS`
+        (:func:`_tied`), as one device's search would; ``buffers`` then hold that block
+        (:func:`histogram_buffers` with ``axis_name``).
 
     Returns
     -------
@@ -901,6 +906,12 @@ def grow(
     if axis_name is not None and drawn_mode(n_features, max_features):
         raise ValueError("grow: axis_name does not support drawn features (max_features <= F / 2)")
     across = functools.partial(_across, axis_name=axis_name)
+    blocked = axis_name is not None and max_features is None  # each device searches a block of features
+    if blocked:
+        n_local, f0 = _feature_block(n_features, axis_name)
+
+    def to_block(h, axis):  # the sums across devices of this device's block of features
+        return _reduce_block(h, axis, n_features, axis_name) if blocked else across(h)
     sc = jnp.concatenate([stats, count[:, None].astype(dtype)], axis=1)
     total = across(jnp.sum(sc, axis=0))
     root_weight = criterion.weight(total[:n_stats], criterion_params)
@@ -945,9 +956,16 @@ def grow(
             feat_ok = st["draws"]
         else:
             feat_ok = _feature_choice(key, st["level"], feature_mask, n_cand, max_features)
+        if blocked:
+            feat_ok = jax.lax.dynamic_slice_in_dim(_pad_axis(feat_ok, 1, n_local * jax.lax.axis_size(axis_name)),
+                                                   f0, n_local, axis=1)
         gain, feat, tbin, mleft, lstats = _best_splits_live(
             hbuf, half, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
             open_, _split_chunk(), has_missing, max_features, direct)
+        if blocked:
+            feat = jnp.minimum(feat + f0, n_features - 1)  # a padding feature only where no split is valid
+            gain, feat, tbin, mleft, lstats = _best_of_devices(gain, feat, tbin, mleft, lstats, pstats,
+                                                               criterion, criterion_params, n_stats, axis_name)
         new, (split, rank, n_split, left_id, rstats, at_p) = _commit_splits(
             st, ids, pstats, pdepth, open_, gain, feat, tbin, mleft, lstats, criterion, criterion_params, n_stats,
             W=n_slots, M=M, scale=scale, eps=eps, mid=mid)
@@ -997,10 +1015,11 @@ def grow(
             at_rank = jnp.where(split, rank, n_slots)
             src = jnp.zeros((n_slots,), i32).at[at_rank].set(jnp.arange(n_cand, dtype=i32), mode="drop")
             small_left_r = jnp.zeros((n_slots,), bool).at[at_rank].set(small_left, mode="drop")
-            small = across(_hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
-                                      scratch=scratch, n_live=n_built))
+            local = _hist_rows(codes_T, sc_sel, slot_sel, sel, n_used, n_slots, n_codes, _N_CHUNKS,
+                               scratch=scratch, n_live=n_built)
+            small = to_block(local, 0)
             hbuf = _children(hbuf, half, small, src, small_left_r, n_built, max(1, _split_chunk() // 2))
-            scratch = small.astype(scratch.dtype)  # the next level's scratch (or the Pallas kernel's output)
+            scratch = local.astype(scratch.dtype)  # the next level's scratch (or the Pallas kernel's output)
         new["half"] = 1 - half
         new["cand_ids"] = (st["n_nodes"] + jnp.arange(2 * n_slots)).astype(i32)
         new["cand_valid"] = jnp.arange(2 * n_slots) < 2 * n_split
@@ -1013,10 +1032,11 @@ def grow(
     # written into the other half (a buffer carried by the loop, never zeroed: _children)
     # (its two halves zeroed once here, with the scratch of the smaller children's sums, or
     # carried from the caller's previous tree: ``buffers``)
-    root = across(_hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes))
+    root = to_block(_hist(codes_T, sc, jnp.zeros((n_rows,), i32), 1, n_codes), 2)
     carried = buffers is not None
     if buffers is None:
-        buffers = histogram_buffers(n_features, n_bins, n_stats, W, dtype, max_features)
+        buffers = histogram_buffers(n_features, n_bins, n_stats, W, dtype, max_features,
+                                    axis_name=axis_name if blocked else None)
     hbuf, scratch = buffers
     if direct:  # the root's drawn features only
         st["draws"] = draws(0)
@@ -1027,6 +1047,47 @@ def grow(
     low, high = _split_bins(flat_codes, n_rows, positive, st, n_bins)
     grown = _as_grown(st, across(low, op="max"), across(high, op="min"))
     return (grown, (hbuf, scratch)) if carried else grown
+
+
+def _feature_block(n_features, axis_name):
+    """``(ceil(F / D), first)``: the size of each device's block of features along mesh axis
+    ``axis_name`` (``D`` devices; the last block padded) and this device's first feature."""
+    n_local = -(-n_features // jax.lax.axis_size(axis_name))
+    return n_local, jax.lax.axis_index(axis_name) * n_local
+
+
+def _pad_axis(x, axis, size):
+    """``x`` zero-padded (False for booleans) along ``axis`` to ``size``."""
+    if x.shape[axis] == size:
+        return x
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, size - x.shape[axis])
+    return jnp.pad(x, widths)
+
+
+def _reduce_block(h, axis, n_features, axis_name):
+    """The sums across the devices of ``h`` (this device's sums of every feature along
+    ``axis``), of this device's block of features only (a reduce-scatter: each device
+    receives ``1/D`` of the all-reduce's data); the padding features hold zeros."""
+    n_local, _ = _feature_block(n_features, axis_name)
+    h = _pad_axis(h, axis, n_local * jax.lax.axis_size(axis_name))
+    return jax.lax.psum_scatter(h, axis_name, scatter_dimension=axis, tiled=True)
+
+
+def _best_of_devices(gain, feat, tbin, mleft, lstats, pstats, criterion, params, n_stats, axis_name):
+    """Each candidate's best split over the devices' blocks of features: the first device
+    (in feature order) whose best gain ties the largest (:func:`_tied`), as
+    :func:`_best_splits` over all the features would choose; the gain returned is the
+    largest, as there. Inputs are this device's ``(C,)`` results (``feat`` global), outputs
+    the same on every device."""
+    everyone = [jax.lax.all_gather(a, axis_name) for a in (gain, feat, tbin, mleft, lstats)]  # (D, C, ...)
+    gains = everyone[0]
+    best = jnp.max(gains, axis=0)
+    planes = [pstats[:, k] for k in range(n_stats)]
+    loss_p = criterion.plane_loss(planes, params) - criterion.penalty(params)
+    pick = jnp.argmax(_tied(gains, best[None], loss_p[None]), axis=0)  # the first tied device
+    cand = jnp.arange(gain.shape[0])
+    return (best,) + tuple(a[pick, cand] for a in everyone[1:])
 
 
 def _across(x, axis_name=None, op="sum"):
@@ -1139,7 +1200,8 @@ def drawn_mode(n_features: int, max_features) -> bool:
     return max_features is not None and 2 * int(max_features) <= n_features
 
 
-def histogram_buffers(n_features: int, n_bins: int, n_stats: int, max_width: int, dtype, max_features=None):
+def histogram_buffers(n_features: int, n_bins: int, n_stats: int, max_width: int, dtype, max_features=None,
+                      axis_name=None):
     """Zero working buffers of :func:`grow` for ``F`` features, ``n_bins`` bins, ``S`` statistics
     and width ``W``: the histograms ``(2, 2W, F, B + 1, S + 1)`` (a level's candidates in one half,
     its children in the other; candidate-major, so that one node's histogram is one contiguous
@@ -1147,8 +1209,15 @@ def histogram_buffers(n_features: int, n_bins: int, n_stats: int, max_width: int
     drawn-feature mode (``max_features``, :func:`drawn_mode`) ``k = max_features`` blocks per
     candidate ``(2, 2W, k, B + 1, S + 1)`` and no smaller children's sums (a placeholder).
 
+    ``axis_name`` (inside ``shard_map``, rows split over that axis, no ``max_features``):
+    the histograms of this device's block of ``ceil(F / D)`` features (:func:`grow`).
+
     Reference: Ke et al. 2017 (LightGBM's histograms and sibling subtraction, which these hold)."""
     n_codes = n_bins + 1
+    if axis_name is not None and max_features is None:
+        n_local = _feature_block(n_features, axis_name)[0]
+        return (jnp.zeros((2, 2 * max_width, n_local, n_codes, n_stats + 1), dtype),
+                jnp.zeros((n_features, max_width, n_codes, n_stats + 1), dtype))
     if drawn_mode(n_features, max_features):
         return (jnp.zeros((2, 2 * max_width, int(max_features), n_codes, n_stats + 1), dtype),
                 jnp.zeros((1, 1, 1, n_stats + 1), dtype))

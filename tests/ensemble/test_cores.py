@@ -53,12 +53,19 @@ cases = {
         sample_weight=w),
     "xgb_subsample": lambda: ensemble.fit_xgboost(X, yr, loss="squared", n_estimators=6, max_depth=3,
                                                    subsample=0.7, key=jax.random.key(3)),
+    "xgb_odd_features": lambda: ensemble.fit_xgboost(X[:, :5], y2, loss="log_loss", n_estimators=6, max_depth=4,
+                                                      max_bin=64, colsample_bytree=0.8, key=jax.random.key(2)),
     "gb_binary": lambda: ensemble.fit_gradient_boosting(X, y2, loss="log_loss", n_estimators=8, max_depth=3,
                                                         n_classes=2),
     "gb_multinomial": lambda: ensemble.fit_gradient_boosting(X[:n_odd], y3[:n_odd], loss="log_loss",
                                                              n_estimators=5, max_depth=3),
     "gb_squared_subsample": lambda: ensemble.fit_gradient_boosting(
         X, yr, loss="squared", n_estimators=6, max_depth=4, subsample=0.8, key=jax.random.key(1)),
+}
+forests = {
+    "rf_classifier": lambda: ensemble.fit_random_forest(X, y3, n_estimators=10, max_depth=5, key=jax.random.key(0)),
+    "rf_regressor": lambda: ensemble.fit_random_forest(X_nan, yr, task="regression", n_estimators=16,
+                                                       max_features=0.5, key=jax.random.key(1)),
 }
 split_calls = []
 original = _cores.run_split
@@ -72,10 +79,11 @@ def summary(params):
     out = {"feature": np.asarray(trees.feature).tolist(),
            "threshold": np.asarray(trees.threshold).tolist(),
            "value": np.asarray(trees.value).ravel().tolist()}
+    X_q = X_new[:, :params.bin_edges.shape[0]]  # the fit's features
     try:
-        out["pred"] = np.asarray(ensemble.predict_proba(params, X_new)).ravel().tolist()
+        out["pred"] = np.asarray(ensemble.predict_proba(params, X_q)).ravel().tolist()
     except Exception:
-        out["pred"] = np.asarray(ensemble.predict(params, X_new)).ravel().tolist()
+        out["pred"] = np.asarray(ensemble.predict(params, X_q)).ravel().tolist()
     return out
 
 result = {}
@@ -88,6 +96,18 @@ for name, fit in cases.items():
     assert len(split_calls) == before + 1, name  # the split path ran
     devices = {str(d) for leaf in jax.tree.leaves(two) if isinstance(leaf, jax.Array) for d in leaf.devices()}
     result[name] = {"one": summary(one), "two": summary(two), "devices": sorted(devices)}
+
+for name, fit in forests.items():  # the trees are independent: split or not, the same bits
+    _cores.MIN_ROWS = 10**9
+    one = fit()
+    before = len(split_calls)
+    _cores.MIN_ROWS = 64
+    two = fit()
+    assert len(split_calls) > before, name  # (a regrowth of truncated trees splits again)
+    same = all(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=np.asarray(a).dtype.kind == "f")
+               for a, b in zip(jax.tree.leaves(one), jax.tree.leaves(two)))  # NaN: the leaves' thresholds
+    devices = {str(d) for leaf in jax.tree.leaves(two) if isinstance(leaf, jax.Array) for d in leaf.devices()}
+    result[name] = {"same": same, "devices": sorted(devices), "n_trees": int(np.shape(two.trees.feature)[0])}
 
 # not split: a call inside the user's jit, and arrays the user placed
 _cores.MIN_ROWS = 64
@@ -112,7 +132,7 @@ def child():
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-CASES = ["xgb_binary", "xgb_missing_eval", "xgb_softmax_weights", "xgb_subsample", "gb_binary",
+CASES = ["xgb_binary", "xgb_missing_eval", "xgb_softmax_weights", "xgb_subsample", "xgb_odd_features", "gb_binary",
          "gb_multinomial", "gb_squared_subsample"]
 
 
@@ -128,6 +148,13 @@ def test_split_fit_grows_the_one_device_trees(child, name):
 @pytest.mark.parametrize("name", CASES)
 def test_split_fit_returns_params_on_the_default_device(child, name):
     assert child[name]["devices"] == ["cpu:0"]  # the default device alone
+
+
+@pytest.mark.parametrize("name", ["rf_classifier", "rf_regressor"])
+def test_split_forest_grows_the_same_trees_bit_for_bit(child, name):
+    assert child[name]["same"]
+    assert child[name]["devices"] == ["cpu:0"]
+    assert child[name]["n_trees"] == {"rf_classifier": 10, "rf_regressor": 16}[name]
 
 
 def test_traced_calls_and_placed_arrays_keep_the_plain_program(child):
