@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._harness import Result, time_host, time_jax
+from benchmarks._harness import Result, last_cpu_use, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -54,7 +54,9 @@ def _kmeans_rows(quick: bool) -> list[Result]:
 
     repeats = 3 if quick else 2
     params, compile_s, ours_s = time_jax(ours(iters), repeats=repeats)
+    ours_cpu = last_cpu_use()
     sk, sk_s = time_host(reference(iters), repeats=repeats)
+    sk_cpu = last_cpu_use()
     _, _, ours_2 = time_jax(ours(2), repeats=repeats)
     _, sk_2 = time_host(reference(2), repeats=repeats)
     n_iter, sk_iter = int(params.n_iter), int(sk.n_iter_)
@@ -63,7 +65,8 @@ def _kmeans_rows(quick: bool) -> list[Result]:
     case = f"k-means {n}x{d} k={k} float32, {n_iter} iter (sklearn {sk_iter})"
     rows = [Result("cluster", case + ": whole fit", ours_s, sk_s, compile_s, "inertia", inertia,
                    float(sk.inertia_), "sklearn KMeans lloyd", agreement,
-                   extra={"per_iter_ours_s": ours_s / n_iter, "per_iter_ref_s": sk_s / sk_iter})]
+                   extra={"per_iter_ours_s": ours_s / n_iter, "per_iter_ref_s": sk_s / sk_iter},
+                   ours_cpu=ours_cpu, ref_cpu=sk_cpu)]
     if n_iter == iters and sk_iter == iters:
         per_ours = max(ours_s - ours_2, 1e-9) / (iters - 2)
         per_sk = (sk_s - sk_2) / (iters - 2)

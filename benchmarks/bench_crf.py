@@ -28,7 +28,7 @@ import tempfile
 
 import numpy as np
 
-from benchmarks._harness import Result, time_host, time_jax
+from benchmarks._harness import Result, last_cpu_use, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -73,6 +73,7 @@ def _run(quick: bool) -> list[Result]:
         return crf.fit_crf(X, y, lengths=lengths, c2=1.0, n_labels=len(classes), max_iter=max_iter)
 
     params, compile_s, ours_s = time_jax(ours, repeats=3)
+    ours_cpu = last_cpu_use()
     pred = np.asarray(crf.predict(params, jnp.asarray(X_test), jnp.asarray(l_test)))[live]
     ours_acc = float(np.mean(pred == truth))
     n_iter = int(params.n_iter)
@@ -87,6 +88,7 @@ def _run(quick: bool) -> list[Result]:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.crfsuite")
         _, ref_s = time_host(lambda: trainer.train(path), repeats=3)
+        ref_cpu = last_cpu_use()
         ref_iter = int(trainer.logparser.last_iteration["num"])  # the last run's iterations
         tagger = pycrfsuite.Tagger()
         tagger.open(path)
@@ -100,7 +102,7 @@ def _run(quick: bool) -> list[Result]:
         Result(benchmark="crf", case=f"fit (L-BFGS to convergence), {case}", ours_s=ours_s, ref_s=ref_s,
                compile_s=compile_s, metric="token accuracy", ours_quality=ours_acc, ref_quality=ref_acc,
                reference="python-crfsuite Trainer.train (lbfgs)",
-               agreement=f"iterations: ours {n_iter}, crfsuite {ref_iter}"),
+               agreement=f"iterations: ours {n_iter}, crfsuite {ref_iter}", ours_cpu=ours_cpu, ref_cpu=ref_cpu),
         Result(benchmark="crf", case=f"per L-BFGS iteration (one epoch + line search), {case}",
                ours_s=ours_s / max(n_iter, 1), ref_s=ref_s / ref_iter, compile_s=None,
                metric="token accuracy", ours_quality=ours_acc, ref_quality=ref_acc,

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._harness import Result, time_host, time_jax
+import json
+import os
+
+from benchmarks._harness import Result, fresh_process, last_cpu_use, time_host, time_jax
 
 __all__ = ["run"]
 
 
-def run(quick: bool) -> list[Result]:
+def _case(quick: bool, label: str = "") -> list[Result]:
     import jax
     import jax.numpy as jnp
     from sklearn.datasets import make_classification
@@ -53,14 +56,36 @@ def run(quick: bool) -> list[Result]:
                                           max_width=width, key=jax.random.key(0), n_classes=2, chunk_size=chunk)
 
     forest, compile_s, ours_s = time_jax(ours, repeats=1 if quick else 2)
+    ours_cpu = last_cpu_use()
     proba = np.asarray(ensemble.predict_proba(forest, Xte_j))
     ours_acc = float(np.mean(proba.argmax(axis=1) == yte))
     ours_auc = float(roc_auc_score(yte, proba[:, 1]))
     sk, sk_s = time_host(lambda: RandomForestClassifier(n_estimators=n_trees, max_depth=depth, n_jobs=-1,
                                                         random_state=0).fit(Xtr, ytr), repeats=1 if quick else 2)
+    sk_cpu = last_cpu_use()
     sk_acc = float(sk.score(Xte, yte))
     sk_auc = float(roc_auc_score(yte, sk.predict_proba(Xte)[:, 1]))
-    case = f"forest {n_trees} trees depth {depth} fit {n_train}x{d} float32"
+    case = f"forest {n_trees} trees depth {depth} fit {n_train}x{d} float32{label}"
     return [Result("forest", case, ours_s, sk_s, compile_s, "test accuracy", ours_acc, sk_acc,
                    "sklearn RandomForestClassifier n_jobs=-1",
-                   f"AUC {ours_auc:.4f} vs {sk_auc:.4f}; d acc={ours_acc - sk_acc:+.4f}")]
+                   f"AUC {ours_auc:.4f} vs {sk_auc:.4f}; d acc={ours_acc - sk_acc:+.4f}", ours_cpu=ours_cpu,
+                   ref_cpu=sk_cpu)]
+
+
+_ON_CORES = """
+import json, sys
+import jaxclassic.distributed as jd
+jd.use_cpu_cores()
+from benchmarks.bench_forest import _case
+rows = _case(sys.argv[1] == "1", label=", CPU cores as devices")
+print(json.dumps([r.as_dict() for r in rows], default=str))
+"""
+
+
+def run(quick: bool) -> list[Result]:
+    rows = _case(quick)
+    if (os.cpu_count() or 1) > 1:  # the same case with the CPU's cores as devices (issue 26's opt-in)
+        for r in json.loads(fresh_process(_ON_CORES, int(quick))):
+            r.pop("ratio", None)
+            rows.append(Result(**r))
+    return rows

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks._harness import Result, matmul_rate, memory_bandwidth, time_host, time_jax
+from benchmarks._harness import Result, last_cpu_use, matmul_rate, memory_bandwidth, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -91,6 +91,7 @@ def _logistic(quick: bool) -> list[Result]:
         X = X.astype(np.float32)
         Xj, yj = jnp.asarray(X), jnp.asarray(y)
         params, compile_s, ours_s = time_jax(lambda: fit_logistic(Xj, yj, l2=1.0), repeats=3 if quick else 5)
+        ours_cpu = last_cpu_use()
         n_iter = int(params.n_iter)
         ours_loss = _objective(X, y, params.coef, params.intercept)
         step_s = ours_s / max(n_iter, 1)
@@ -105,13 +106,14 @@ def _logistic(quick: bool) -> list[Result]:
         for solver in ("lbfgs", "newton-cholesky"):
             ref, ref_s = time_host(lambda: LogisticRegression(C=1.0, solver=solver, max_iter=1000).fit(X, y),
                                    repeats=1 if quick else 3)
+            ref_cpu = last_cpu_use()
             ref_loss = _objective(X, y, ref.coef_, ref.intercept_)
             results.append(Result(
                 benchmark="logistic", case=f"newton {n}x{d} {kind} f32 ({n_iter} it)", ours_s=ours_s,
                 ref_s=ref_s, compile_s=compile_s, metric="J/n", ours_quality=ours_loss,
                 ref_quality=ref_loss, reference=f"sklearn {solver} ({int(ref.n_iter_[0])} it)",
                 agreement=f"dJ/n={ours_loss - ref_loss:+.1e} floor/step={floor_s / step_s:.2f}",
-                extra=dict(extra, ref_iters=int(ref.n_iter_[0]))))
+                extra=dict(extra, ref_iters=int(ref.n_iter_[0])), ours_cpu=ours_cpu, ref_cpu=ref_cpu))
     return results
 
 
