@@ -23,7 +23,7 @@ import pytest
 import xgboost as xgb
 
 from jaxclassic import ensemble, io
-from jaxclassic.ensemble._xgb_cuts import left_bounds, sketch_cuts
+from jaxclassic.ensemble._xgb_cuts import _prune, _Summary, _unit_summary, left_bounds, sketch_cuts
 from jaxclassic.estimators import XGBoostClassifier, XGBoostRegressor
 from jaxclassic.tree.binning import apply_bins
 
@@ -80,6 +80,94 @@ def test_cut_points_equal_xgboosts_get_quantile_cut_bit_for_bit(kind, max_bin):
     for j in range(X.shape[1]):
         assert ours[j].dtype == np.float32 and ours[j].shape == theirs[j].shape, (j, ours[j].shape, theirs[j].shape)
         np.testing.assert_array_equal(_bits(ours[j]), _bits(theirs[j]), err_msg=f"feature {j}")
+
+
+def _without_repeats(rng, n, n_levels):
+    """``n`` integer values among ``n_levels``, none equal to the one before it, so that every
+    queue entry of the sketch is one row (equal consecutive rows would make one entry)."""
+    return (np.cumsum(rng.integers(1, n_levels, n)) % n_levels).astype(np.float64)
+
+
+@pytest.mark.parametrize("max_bin", [16, 256])
+def test_cut_points_of_rows_of_weight_one_equal_xgboost(max_bin):
+    """Rows of weight 1 and no repeated consecutive value (each queue summarised and pruned
+    from its sorted positions): queues with many equal values, with fewer distinct values
+    than a summary holds, and with almost none (continuous values); C- and Fortran-ordered
+    input, weights given as ones, and integer weights (the weighted path); bit for bit."""
+    rng = np.random.default_rng(11)
+    n = 20_000
+    X = np.stack([_without_repeats(rng, n, 3000), _without_repeats(rng, n, 150), rng.normal(size=n)], axis=1)
+    assert (X.astype(np.float32)[1:] != X.astype(np.float32)[:-1]).all()
+    w = rng.integers(1, 4, n).astype(float)
+    theirs = _xgb_cuts(X, max_bin)
+    cases = [(sketch_cuts(X, max_bin), theirs), (sketch_cuts(np.asfortranarray(X), max_bin), theirs),
+             (sketch_cuts(X, max_bin, np.ones(n)), theirs), (sketch_cuts(X, max_bin, w), _xgb_cuts(X, max_bin, w))]
+    for ours, expected in cases:
+        for j in range(X.shape[1]):
+            assert ours[j].shape == expected[j].shape, (j, ours[j].shape, expected[j].shape)
+            np.testing.assert_array_equal(_bits(ours[j]), _bits(expected[j]), err_msg=f"feature {j}")
+
+
+def _xgb_set_prune(summary, max_size):
+    """xgboost's ``WQSummary::SetPrune`` (quantile.h) line by line, in float32 scalars."""
+    rmin, rmax, wmin, value = summary
+    size = value.size
+    if size <= max_size:
+        return summary
+    f32 = np.float32
+    begin, span, n = rmax[0], f32(rmin[-1] - rmax[0]), max_size - 1
+    keep, i, last = [0], 1, 0
+    for k in range(1, n):
+        dx2 = f32(2) * ((f32(k) * span) / f32(n) + begin)
+        while i < size - 1 and dx2 >= rmax[i + 1] + rmin[i + 1]:
+            i += 1
+        if i == size - 1:
+            break
+        j = i if dx2 < (rmin[i] + wmin[i]) + (rmax[i + 1] - wmin[i + 1]) else i + 1
+        if j != last:
+            keep.append(j)
+            last = j
+    if last != size - 1:
+        keep.append(size - 1)
+    return tuple(a[keep] for a in summary)
+
+
+def _xgb_make_summary(value, weight):
+    """xgboost's ``Queue::MakeSummary``: sorted distinct values, the float32 weight before
+    each (summed one entry at a time) and with it."""
+    order = np.argsort(value, kind="stable")
+    v, w = value[order], weight[order]
+    start = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    wmin = np.array([np.cumsum(w[a:b], dtype=np.float32)[-1] for a, b in zip(start, np.r_[start[1:], v.size])],
+                    np.float32)
+    rmax = np.cumsum(wmin, dtype=np.float32)
+    return np.r_[np.float32(0), rmax[:-1]].astype(np.float32), rmax, wmin, v[start]
+
+
+def _assert_same_summary(ours, expected):
+    """Bit for bit (a zero value's sign aside: it follows the sort's order of -0.0 and 0.0)."""
+    for a, b in zip(ours, expected):
+        assert a.dtype == np.float32 and a.shape == b.shape
+        np.testing.assert_array_equal(_bits(a), _bits(b))
+
+
+@pytest.mark.parametrize("kind", ["distinct", "few_equal", "many_equal", "signed_zeros"])
+def test_prunes_equal_xgboosts_set_prune_loop(kind):
+    """The pruned summary of a queue of weight-1 entries (computed from sorted positions) and
+    the prune of a weighted summary (a merge of rank lists) equal xgboost's loop, for
+    summary sizes from 1 to ~2x the target, targets from 1 up."""
+    rng = np.random.default_rng(12)
+    for size in (1, 2, 3, 57, 1282):
+        value = {"distinct": rng.normal(size=size),
+                 "few_equal": np.round(rng.normal(size=size) * 300),
+                 "many_equal": rng.integers(0, 5, size),
+                 "signed_zeros": rng.integers(-2, 3, size) * np.where(rng.random(size) < 0.5, 1.0, -1.0)}[kind]
+        value = value.astype(np.float32)
+        ones, weight = np.ones(size, np.float32), rng.uniform(0.1, 3.0, size).astype(np.float32)
+        for max_size in (1, 2, 3, 10, 641, 2000):
+            unit, weighted = _xgb_make_summary(value, ones), _xgb_make_summary(value, weight)
+            _assert_same_summary(_unit_summary(value, max_size), _xgb_set_prune(unit, max_size))
+            _assert_same_summary(_prune(_Summary(*weighted), max_size), _xgb_set_prune(weighted, max_size))
 
 
 @pytest.mark.full
