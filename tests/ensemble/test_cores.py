@@ -159,3 +159,23 @@ def test_split_forest_grows_the_same_trees_bit_for_bit(child, name):
 
 def test_traced_calls_and_placed_arrays_keep_the_plain_program(child):
     assert child["unsplit_calls"] == 0
+
+
+def test_the_threshold_from_the_environment_is_checked(monkeypatch):
+    from jaxclassic import _cores
+
+    name = "JAXCLASSIC_CPU_SPLIT_MIN_ROWS"
+    monkeypatch.setenv(name, "1000")
+    assert _cores._min_rows_from_env() == 1000
+    monkeypatch.setenv(name, "")
+    assert _cores._min_rows_from_env() == 1 << 15
+    for bad in ("abc", "1e5", "-3"):
+        monkeypatch.setenv(name, bad)
+        with pytest.raises(ValueError, match=name):
+            _cores._min_rows_from_env()
+
+
+def test_one_cpu_device_keeps_the_plain_program():
+    from jaxclassic import _cores
+
+    assert _cores.row_mesh(10**7) is None  # this process has one CPU device
