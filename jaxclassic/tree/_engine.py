@@ -1080,7 +1080,14 @@ def _best_of_devices(gain, feat, tbin, mleft, lstats, pstats, criterion, params,
     :func:`_best_splits` over all the features would choose; the gain returned is the
     largest, as there. Inputs are this device's ``(C,)`` results (``feat`` global), outputs
     the same on every device."""
-    everyone = [jax.lax.all_gather(a, axis_name) for a in (gain, feat, tbin, mleft, lstats)]  # (D, C, ...)
+    # one all_gather of the fields packed side by side (a collective costs ~25 us on a CPU):
+    # feature and bin are small integers, exact in the stats' float dtype
+    dtype = lstats.dtype
+    packed = jnp.concatenate([jnp.stack([gain.astype(dtype), feat.astype(dtype), tbin.astype(dtype),
+                                         mleft.astype(dtype)], 1), lstats], 1)
+    every = jax.lax.all_gather(packed, axis_name)  # (D, C, 4 + S1)
+    everyone = [every[..., 0].astype(gain.dtype), every[..., 1].astype(feat.dtype),
+                every[..., 2].astype(tbin.dtype), every[..., 3] > 0, every[..., 4:]]
     gains = everyone[0]
     best = jnp.max(gains, axis=0)
     planes = [pstats[:, k] for k in range(n_stats)]
