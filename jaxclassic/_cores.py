@@ -58,9 +58,10 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from jaxclassic._jit import _top_level
+
 __all__ = ["MIN_ROWS", "AXIS", "row_mesh", "member_mesh", "run_split"]
 
-#: the fewest training rows for which a fit splits them over several CPU devices
 def _min_rows_from_env(name: str = "JAXCLASSIC_CPU_SPLIT_MIN_ROWS", default: int = 1 << 15) -> int:
     """The threshold from the environment variable ``name``: a non-negative integer."""
     text = os.environ.get(name, "").strip()
@@ -75,11 +76,15 @@ def _min_rows_from_env(name: str = "JAXCLASSIC_CPU_SPLIT_MIN_ROWS", default: int
     return value
 
 
+#: the fewest training rows for which a fit splits them over several CPU devices
 MIN_ROWS = _min_rows_from_env()
 #: a forest splits its trees from MIN_ROWS / MEMBER_ROWS_FACTOR rows (each device grows whole trees)
 MEMBER_ROWS_FACTOR = 16
 #: the mesh axis the rows are split over
 AXIS = "rows"
+
+
+_state: dict = {}
 
 
 def _cpu_devices():
@@ -90,15 +95,12 @@ def _cpu_devices():
     return _state["devices"]
 
 
-_state: dict = {}
-
-
 def _placed(a) -> bool:
     """A ``jax.Array`` placed by the user on other devices than the default one alone."""
     if not isinstance(a, jax.Array) or isinstance(a, jax.core.Tracer):
         return False
     try:
-        return len(a.sharding.device_set) > 1 or a.sharding.device_set != {jax.devices()[0]}
+        return a.sharding.device_set != {jax.devices()[0]}
     except Exception:  # an array without a concrete sharding: leave it to the plain path
         return True
 
@@ -110,11 +112,7 @@ def row_mesh(n_rows: int, *arrays) -> Mesh | None:
     devices = _cpu_devices()
     if len(devices) < 2 or n_rows < MIN_ROWS:
         return None
-    if any(isinstance(a, jax.core.Tracer) or _placed(a) for a in arrays):
-        return None
-    from jax._src import core as _core  # trace_state_clean: no public equivalent in jax 0.10
-
-    if not _core.trace_state_clean():
+    if not _top_level() or any(isinstance(a, jax.core.Tracer) or _placed(a) for a in arrays):
         return None
     return _mesh(len(devices))
 
@@ -123,7 +121,7 @@ def member_mesh(n_members: int, n_rows: int, *arrays) -> Mesh | None:
     """A mesh for ``n_members`` independent members (a forest's trees, each on all
     ``n_rows`` rows) split evenly over the CPU devices, or None (:func:`row_mesh`'s rules,
     and ``n_members`` a multiple of the devices)."""
-    mesh = row_mesh(max(n_rows * MEMBER_ROWS_FACTOR, n_rows), *arrays)
+    mesh = row_mesh(n_rows * MEMBER_ROWS_FACTOR, *arrays)
     return mesh if mesh is not None and n_members % mesh.devices.size == 0 else None
 
 
@@ -152,14 +150,8 @@ def _program(fun, statics, row_axes, n_args, mesh, split_outputs):
     """``jit(shard_map(fun))``: the arguments at ``row_axes`` (index -> axis) split over the
     mesh, the others replicated; every output replicated (the same on every device) or, with
     ``split_outputs``, split along its leading axis."""
-    specs = []
-    for i in range(n_args):
-        if i in dict(row_axes):
-            spec = [None] * (dict(row_axes)[i] + 1)
-            spec[dict(row_axes)[i]] = AXIS
-            specs.append(PartitionSpec(*spec))
-        else:
-            specs.append(PartitionSpec())
+    axes = dict(row_axes)
+    specs = [PartitionSpec(*([None] * axes[i] + [AXIS])) if i in axes else PartitionSpec() for i in range(n_args)]
     body = functools.partial(fun, **dict(statics)) if split_outputs else functools.partial(
         fun, **dict(statics), axis_name=AXIS)
     out_specs = PartitionSpec(AXIS) if split_outputs else PartitionSpec()

@@ -112,7 +112,7 @@ from jaxclassic._early_stopping import early_stopping_init, early_stopping_updat
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.ensemble._xgb_cuts import cut_edges, traced_cut_edges
-from jaxclassic.tree._engine import GradientPair, grow, histogram_buffers
+from jaxclassic.tree._engine import GradientPair, _across, grow, histogram_buffers
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.binning import apply_bins
 from jaxclassic._implicit import nondifferentiable
@@ -225,9 +225,7 @@ def _grad_hess(loss, y, f, vector, doubled):
 
 
 def _mean(v, w, axis_name=None):
-    sums = jnp.stack([jnp.sum(w * v), jnp.sum(w)])
-    if axis_name is not None:
-        sums = jax.lax.psum(sums, axis_name)
+    sums = _across(jnp.stack([jnp.sum(w * v), jnp.sum(w)]), axis_name)
     return sums[0] / sums[1]
 
 
@@ -285,9 +283,9 @@ def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth, axis_name=None):
     none = jnp.full((M,), -1, jnp.int32)
     _, top, left_high, right_low = jax.lax.fori_loop(
         0, max_depth, step, (jnp.zeros((n_rows,), jnp.int32), none, none, jnp.full((M,), n_bins, jnp.int32)))
-    if axis_name is not None:  # the extremes over every device's rows
-        top, left_high = (jax.lax.pmax(a, axis_name) for a in (top, left_high))
-        right_low = jax.lax.pmin(right_low, axis_name)
+    # the extremes over every device's rows
+    top, left_high = (_across(a, axis_name, op="max") for a in (top, left_high))
+    right_low = _across(right_low, axis_name, op="min")
     mirror = internal & grown.missing_left & (left_high < 0)
     last = internal & grown.missing_left & ~mirror & (right_low < n_bins)
     return grown._replace(
@@ -338,8 +336,7 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
         w = B.subsample_weights(k_sub, sw, hyper["subsample"], use_subsample, axis_name)
         g, h = _grad_hess(loss, y, f, vector, doubled)
         h, clamped = B.clamp_hessian(h, w)
-        if axis_name is not None:
-            clamped = jax.lax.pmax(clamped.astype(jnp.int32), axis_name) > 0
+        clamped = _across(clamped.astype(jnp.int32), axis_name, op="max") > 0
         stats = jnp.stack([g * w[:, None], h * w[:, None]], -1).transpose(1, 0, 2)  # (K, n, 2)
         count = (w > 0).astype(dtype)
         if n_colsample < n_features:
