@@ -37,6 +37,11 @@ decided the other way, and a boosting fit then goes on differently (float64 fits
 1e-13). Forests split by trees are the same bit for bit. The fitted params are returned on the default device, as an
 unsplit fit's.
 
+CRF training (:func:`jaxclassic.graphical.crf.fit_crf`, at least ``crf.SPLIT_MIN_TOKENS``
+tokens) splits its packed rows of sentences: each device computes the objective and its
+forward-backward gradient over its rows, a ``psum`` adds them, and every device takes the same
+L-BFGS steps (``run_split(..., check_vma=True)``: JAX differentiates through the ``psum``).
+
 Forests (:func:`jaxclassic.ensemble.fit_random_forest`) need no collective: their trees are
 independent, so each device grows a block of them from all the rows (:func:`member_mesh`,
 ``run_split(..., split_outputs=True)``) and the trees are the one-device trees bit for bit.
@@ -105,12 +110,13 @@ def _placed(a) -> bool:
         return True
 
 
-def row_mesh(n_rows: int, *arrays) -> Mesh | None:
+def row_mesh(n_rows: int, *arrays, min_rows: int | None = None) -> Mesh | None:
     """A one-axis mesh (:data:`AXIS`) of the process's CPU devices, or None for the plain
     one-device program: fewer than two CPU devices, another default backend, fewer than
-    :data:`MIN_ROWS` rows, a traced call, or an argument already placed by the user."""
+    ``min_rows`` (default :data:`MIN_ROWS`) rows, a traced call, or an argument already placed
+    by the user."""
     devices = _cpu_devices()
-    if len(devices) < 2 or n_rows < MIN_ROWS:
+    if len(devices) < 2 or n_rows < (MIN_ROWS if min_rows is None else min_rows):
         return None
     if not _top_level() or any(isinstance(a, jax.core.Tracer) or _placed(a) for a in arrays):
         return None
@@ -146,19 +152,21 @@ def _pad_split(a, axis: int, n_devices: int, mesh: Mesh):
 
 
 @functools.lru_cache(maxsize=64)
-def _program(fun, statics, row_axes, n_args, mesh, split_outputs):
+def _program(fun, statics, row_axes, n_args, mesh, split_outputs, check_vma=False):
     """``jit(shard_map(fun))``: the arguments at ``row_axes`` (index -> axis) split over the
     mesh, the others replicated; every output replicated (the same on every device) or, with
-    ``split_outputs``, split along its leading axis."""
+    ``split_outputs``, split along its leading axis. ``check_vma``: JAX tracks which values
+    vary over the devices (needed when ``fun`` differentiates through its collectives)."""
     axes = dict(row_axes)
     specs = [PartitionSpec(*([None] * axes[i] + [AXIS])) if i in axes else PartitionSpec() for i in range(n_args)]
     body = functools.partial(fun, **dict(statics)) if split_outputs else functools.partial(
         fun, **dict(statics), axis_name=AXIS)
     out_specs = PartitionSpec(AXIS) if split_outputs else PartitionSpec()
-    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=tuple(specs), out_specs=out_specs, check_vma=False))
+    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=tuple(specs), out_specs=out_specs, check_vma=check_vma))
 
 
-def run_split(fun, mesh: Mesh, args: tuple, row_axes: dict, statics: dict, *, split_outputs: bool = False):
+def run_split(fun, mesh: Mesh, args: tuple, row_axes: dict, statics: dict, *, split_outputs: bool = False,
+              check_vma: bool = False):
     """``fun(*args, **statics, axis_name=AXIS)`` with the arguments ``args[i]``, ``i`` in
     ``row_axes``, split along axis ``row_axes[i]`` over ``mesh`` (zero rows appended to a
     multiple of the devices: the callers give them weight 0), the others replicated; the
@@ -170,18 +178,23 @@ def run_split(fun, mesh: Mesh, args: tuple, row_axes: dict, statics: dict, *, sp
     ``split_outputs``: independent members instead (a forest's trees): ``fun`` runs on each
     device's block of the split arguments without ``axis_name`` (no collective), the blocks
     must divide evenly (no padding), and every output is the devices' blocks concatenated
-    along its leading axis."""
+    along its leading axis.
+
+    A split argument may be a pytree of arrays (each split along the same axis). With
+    ``check_vma``, JAX tracks which values vary over the devices, so that ``fun`` may
+    differentiate through its collectives (a ``psum``'s transpose is then right)."""
     n_devices = mesh.devices.size
     everywhere = NamedSharding(mesh, PartitionSpec())
 
     def replicated(a):  # a committed one-device array would clash with the mesh's placement
         return jax.device_put(a, everywhere) if isinstance(a, (jax.Array, np.ndarray)) else a
 
-    if split_outputs and any(np.shape(args[i])[axis] % n_devices for i, axis in row_axes.items()):
+    if split_outputs and any(np.shape(leaf)[axis] % n_devices for i, axis in row_axes.items()
+                             for leaf in jax.tree.leaves(args[i])):
         raise ValueError("run_split: split_outputs needs blocks that divide evenly over the devices")
-    placed = tuple(_pad_split(a, row_axes[i], n_devices, mesh) if i in row_axes
-                   else jax.tree.map(replicated, a) for i, a in enumerate(args))
+    placed = tuple(jax.tree.map(lambda leaf, axis=row_axes[i]: _pad_split(leaf, axis, n_devices, mesh), a)
+                   if i in row_axes else jax.tree.map(replicated, a) for i, a in enumerate(args))
     program = _program(fun, tuple(sorted(statics.items())), tuple(sorted(row_axes.items())), len(args), mesh,
-                       split_outputs)
+                       split_outputs, check_vma)
     out = program(*placed)
     return jax.device_put(out, jax.devices()[0])

@@ -234,7 +234,10 @@ def use_cpu_cores(n_devices: int | None = None) -> int:
     :func:`jaxclassic.ensemble.fit_gradient_boosting` and their estimators) split the rows
     of a table of at least :data:`jaxclassic._cores.MIN_ROWS` rows into :math:`D` blocks:
     each device builds its block's histograms on its own thread and an all-reduce adds
-    them (:mod:`jaxclassic._cores`). This sets ``jax_num_cpu_devices`` (the same as
+    them (:mod:`jaxclassic._cores`). Random forests grow one block of trees per device, and
+    :func:`jaxclassic.graphical.crf.fit_crf` splits its packed sentences (at least
+    ``crf.SPLIT_MIN_TOKENS`` tokens) and sums its objective and gradient over the devices.
+    This sets ``jax_num_cpu_devices`` (the same as
     ``jax.config.update("jax_num_cpu_devices", n_devices)``); a user's own arrays stay on
     device 0 and their programs run as before.
 

@@ -23,8 +23,8 @@ Measured (``python -m benchmarks.run --only cluster``, shared 2-core CPU, float3
 starting centres). A Lloyd step forms the distances to the nearest centre only when a cluster
 is empty (to relocate it: the same pass again), the final labels and the exact inertia come
 from one pass, and the weighted mean is a product, not a column reduction: 20 iterations
-from the same centres, alternating runs (2026-11-29, quiet): 0.87-1.03 s -> 0.73-0.81 s
-(``/tmp/s15/km_ab.py`` of that session).
+from the same centres, the old and the new module in alternating runs (2026-11-29, quiet):
+0.87-1.03 s -> 0.73-0.81 s.
 
 Neither step increases :math:`J`, so the inertia never increases across iterations (tested at
 every iteration). Cost per iteration: one ``n × d × k`` product and one pass of segment sums.

@@ -134,7 +134,7 @@ def _backward(weights, E, end, reset):
         b = v / q[:, None]
         return b, (b, q)
 
-    _, (beta, q) = jax.lax.scan(step, jnp.broadcast_to(closing, E[:, 0].shape),
+    _, (beta, q) = jax.lax.scan(step, jnp.zeros_like(E[:, 0]) + closing,  # row-shaped (and -placed)
                                 (jnp.swapaxes(after, 0, 1), ends.T), reverse=True)
     return jnp.swapaxes(beta, 0, 1), q.T
 
@@ -239,6 +239,11 @@ def _log_partition_sum_jvp(primals, tangents):
                 jnp.where(last[..., None], node, 0.0).sum(axis=(0, 1)), _per_position(alpha, s, mu, end, last))
 
     def exact(u, A, b, e):
+        # with the rows split over devices (shard_map) the weights must vary like the rows
+        # (adding zeros placed as they are), so that this gradient is this device's share, as
+        # the scaled one is, and the caller's psum adds the shares; a no-op otherwise
+        A, b, e = (a + jnp.zeros_like(u, shape=a.shape) for a in (A, b, e))
+
         def total(u, A, b, e):
             share = _exact_shares(u, A, b, e, reset, last)
             return _weighted(share, weight, inside), share
@@ -267,15 +272,19 @@ def _gold_score(theta, unary, packed: Packed, weight):
             + jnp.where(live & packed.last, weight * end[y], 0.0).sum())
 
 
-def packed_objective(theta, packed: Packed, c2, sample_weight, unary_fn):
+def packed_objective(theta, packed: Packed, c2, sample_weight, unary_fn, axis_name=None):
     r""":math:`(\sum_i s_i\,\mathrm{NLL}_i + c_2\lVert\theta\rVert^2)/\sum_i s_i` on packed rows:
     log Z from :func:`log_partition_sum` (scaled passes, log-space fallback, hand-derived
-    forward-backward derivative) minus the weighted gold scores."""
+    forward-backward derivative) minus the weighted gold scores. With ``axis_name`` the rows
+    are this device's block (``shard_map``, :mod:`jaxclassic._cores`): the data term is summed
+    over the devices (``sample_weight`` is the whole, replicated)."""
     weight = jnp.where(packed.seq >= 0, sample_weight[jnp.clip(packed.seq, 0, None)], 0.0)
     emission, transition, start, end = theta
     unary = jax.vmap(lambda x: unary_fn(emission, x))(packed.X)  # (R, P, L)
     log_z, _ = log_partition_sum(unary, transition, start, end, weight, packed.reset, packed.last,
                                  packed.seq >= 0)
     data = log_z - _gold_score(theta, unary, packed, weight)
+    if axis_name is not None:
+        data = jax.lax.psum(data, axis_name)
     penalty = sum(jnp.sum(jnp.square(w)) for w in theta)
     return (data + c2 * penalty) / jnp.sum(sample_weight)

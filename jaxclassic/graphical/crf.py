@@ -90,7 +90,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import _jit
+from jaxclassic import _cores, _jit
 from jaxclassic import _precision
 from jaxclassic._solver import minimize_optax
 from jaxclassic.graphical import _crf_packing
@@ -459,9 +459,10 @@ def _objective(theta, X, y, lengths, c2, sample_weight):
     return (data + c2 * penalty) / jnp.sum(sample_weight)
 
 
-@partial(_jit.jit, static_argnames=("n_features", "n_labels", "max_iter", "memory_size"))
-def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory_size):
-    """``data`` is ``(X, y, lengths)`` (padded sequences) or a :class:`_crf_packing.Packed`."""
+@partial(_jit.jit, static_argnames=("n_features", "n_labels", "max_iter", "memory_size", "axis_name"))
+def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory_size, axis_name=None):
+    """``data`` is ``(X, y, lengths)`` (padded sequences) or a :class:`_crf_packing.Packed`
+    (with ``axis_name``: this device's block of its rows, :mod:`jaxclassic._cores`)."""
     dtype = sample_weight.dtype
     theta = (
         jnp.zeros((n_features, n_labels), dtype),
@@ -472,7 +473,7 @@ def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory
     c2 = jnp.asarray(c2, dtype)
     if isinstance(data, _crf_packing.Packed):
         fun = partial(_crf_packing.packed_objective, packed=data, c2=c2, sample_weight=sample_weight,
-                      unary_fn=_unary)
+                      unary_fn=_unary, axis_name=axis_name)
     else:
         X, y, lengths = data
         fun = partial(_objective, X=X, y=y, lengths=lengths, c2=c2, sample_weight=sample_weight)
@@ -483,6 +484,12 @@ def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory
                             max_iter=max_iter, tol=tol)
     emission, transition, start, end = unravel(result.carry[0])
     return CRFParams(emission, transition, start, end, result.n_iter, result.converged)
+
+
+#: the fewest tokens (sum of the lengths) at which a fit splits its packed rows over the CPU's
+#: cores as devices (:mod:`jaxclassic._cores`, opt-in); CoNLL-2000's 700 sentences (16,880
+#: tokens) are split
+SPLIT_MIN_TOKENS = 4096
 
 
 def fit_crf(
@@ -562,14 +569,19 @@ def fit_crf(
     X, y, lengths, n_labels, n_features = _check_sequences(X, y, lengths, n_labels, n_features)
     dtype = X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else default_float_dtype()
     sample_weight = check_sample_weight(sample_weight, X.shape[0], dtype=dtype)
+    statics = dict(n_features=n_features, n_labels=n_labels, max_iter=max_iter, memory_size=memory_size)
     if any(is_traced(a) for a in (X, y, lengths)):
-        data = (X, y, lengths)
-    else:  # several sequences a row: a third of the padded form's work on CoNLL-2000
-        data = _crf_packing.pack(np.asarray(X), np.asarray(y), np.asarray(lengths))
-    return _fit(
-        data, c2, sample_weight, tol,
-        n_features=n_features, n_labels=n_labels, max_iter=max_iter, memory_size=memory_size,
-    )
+        return _fit((X, y, lengths), c2, sample_weight, tol, **statics)
+    # several sequences a row: a third of the padded form's work on CoNLL-2000
+    lengths = np.asarray(lengths)
+    mesh = _cores.row_mesh(int(lengths.sum()), X, y, sample_weight, min_rows=SPLIT_MIN_TOKENS)
+    if mesh is None:
+        return _fit(_crf_packing.pack(np.asarray(X), np.asarray(y), lengths), c2, sample_weight, tol, **statics)
+    # the CPU's cores as devices (opt-in, jaxclassic._cores): each device holds a block of the
+    # packed rows (padding rows up to a multiple of the devices) and the objective and its
+    # gradient are summed over the devices; the L-BFGS steps are the same on every device
+    data = _crf_packing.pack(np.asarray(X), np.asarray(y), lengths, row_multiple=8 * mesh.devices.size)
+    return _cores.run_split(_fit, mesh, (data, c2, sample_weight, tol), {0: 0}, statics, check_vma=True)
 
 
 def _check_sequences(X, y, lengths, n_labels, n_features):
