@@ -18,7 +18,7 @@ from typing import Any, Callable
 import jax
 
 __all__ = ["Result", "time_jax", "time_host", "machine_info", "matmul_rate", "memory_bandwidth",
-           "peak_rss_mb", "cpu_use", "last_cpu_use"]
+           "peak_rss_mb", "cpu_use", "last_cpu_use", "fresh_process", "on_cores"]
 
 
 @dataclass
@@ -144,6 +144,36 @@ def fresh_process(code: str, *args) -> str:
     out = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
                          text=True, check=True, cwd=Path(__file__).resolve().parents[1])
     return out.stdout.strip().splitlines()[-1]
+
+
+_ON_CORES = """
+import importlib, json, sys
+import jaxclassic.distributed as jd
+jd.use_cpu_cores()
+import jax
+spec = json.loads(sys.argv[1])
+case = getattr(importlib.import_module("benchmarks." + spec["module"]), spec["function"])
+with jax.enable_x64(spec["x64"]):
+    rows = case(*spec["args"], **spec["kwargs"])
+print(json.dumps([r.as_dict() for r in rows], default=str))
+"""
+
+
+def on_cores(module: str, function: str, *args, x64: bool = False, **kwargs) -> list[Result]:
+    """``benchmarks.<module>.<function>(*args, **kwargs, label=", CPU cores as devices")`` in a
+    fresh process whose CPU cores are JAX devices (``jaxclassic.distributed.use_cpu_cores()``,
+    the opt-in of issue 26; ``x64``: under ``jax.enable_x64``), its rows returned; no rows on a
+    one-core host. ``function`` returns a list of :class:`Result`."""
+    import json
+
+    if (os.cpu_count() or 1) < 2:
+        return []
+    spec = dict(module=module, function=function, args=list(args), x64=x64,
+                kwargs=dict(kwargs, label=", CPU cores as devices"))
+    rows = json.loads(fresh_process(_ON_CORES, json.dumps(spec)))
+    for r in rows:
+        r.pop("ratio", None)
+    return [Result(**r) for r in rows]
 
 
 def matmul_rate(n: int = 2000, dtype="float32") -> float:

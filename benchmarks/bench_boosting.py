@@ -32,10 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import json
-import os
-
-from benchmarks._harness import Result, fresh_process, last_cpu_use, time_host, time_jax
+from benchmarks._harness import Result, last_cpu_use, on_cores, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -94,33 +91,18 @@ def _case(n, rounds, depth, quick, only_xgboost=False, label=""):
     return rows
 
 
-_ON_CORES = """
-import json, sys
-import jaxclassic.distributed as jd
-jd.use_cpu_cores()
-from benchmarks.bench_boosting import _case
-rows = _case(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1", only_xgboost=True,
-             label=", CPU cores as devices")
-print(json.dumps([r.as_dict() for r in rows], default=str))
-"""
-
-
 def _case_on_cores(n, rounds, depth, quick):
     """:func:`_case` against xgboost in a fresh process whose CPU cores are JAX devices
     (``jaxclassic.distributed.use_cpu_cores()``: the opt-in of issue 26)."""
-    rows = json.loads(fresh_process(_ON_CORES, n, rounds, depth, int(quick)))
-    for r in rows:
-        r.pop("ratio", None)
-    return [Result(**r) for r in rows]
+    return on_cores("bench_boosting", "_case", n, rounds, depth, quick, only_xgboost=True)
 
 
 def run(quick: bool) -> list[Result]:
-    many = (os.cpu_count() or 1) > 1
     if quick:
-        return _case(4_000, 10, 3, quick=True) + (_case_on_cores(50_000, 10, 3, quick=True) if many else [])
+        return _case(4_000, 10, 3, quick=True) + _case_on_cores(50_000, 10, 3, quick=True)
     rows = []
     for n in (200_000, 1_000_000):
-        rows += _case(n, 100, 6, quick=False) + (_case_on_cores(n, 100, 6, quick=False) if many else [])
+        rows += _case(n, 100, 6, quick=False) + _case_on_cores(n, 100, 6, quick=False)
     return rows
 
 

@@ -25,13 +25,12 @@ core the cases run again in a fresh process whose cores are JAX devices
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 
 import numpy as np
 
-from benchmarks._harness import Result, fresh_process, last_cpu_use, time_host, time_jax
+from benchmarks._harness import Result, last_cpu_use, on_cores, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -41,24 +40,7 @@ def run(quick: bool) -> list[Result]:
 
     with jax.enable_x64(True):
         rows = _run(quick)
-    if (os.cpu_count() or 1) > 1:  # again in a fresh process whose cores are JAX devices
-        on_cores = json.loads(fresh_process(_ON_CORES, int(quick)))
-        for r in on_cores:
-            r.pop("ratio", None)
-        rows += [Result(**r) for r in on_cores]
-    return rows
-
-
-_ON_CORES = """
-import json, sys
-import jaxclassic.distributed as jd
-jd.use_cpu_cores()
-import jax
-from benchmarks.bench_crf import _run
-with jax.enable_x64(True):
-    rows = _run(sys.argv[1] == "1", label=", CPU cores as devices")
-print(json.dumps([r.as_dict() for r in rows], default=str))
-"""
+    return rows + on_cores("bench_crf", "_run", quick, x64=True)  # the CPU's cores as devices too
 
 
 def _labels(chunks, code, T):

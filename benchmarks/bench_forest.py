@@ -28,10 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import json
-import os
-
-from benchmarks._harness import Result, fresh_process, last_cpu_use, time_host, time_jax
+from benchmarks._harness import Result, last_cpu_use, on_cores, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -78,20 +75,5 @@ def _case(quick: bool, label: str = "") -> list[Result]:
                    ref_cpu=sk_cpu)]
 
 
-_ON_CORES = """
-import json, sys
-import jaxclassic.distributed as jd
-jd.use_cpu_cores()
-from benchmarks.bench_forest import _case
-rows = _case(sys.argv[1] == "1", label=", CPU cores as devices")
-print(json.dumps([r.as_dict() for r in rows], default=str))
-"""
-
-
 def run(quick: bool) -> list[Result]:
-    rows = _case(quick)
-    if (os.cpu_count() or 1) > 1:  # the same case with the CPU's cores as devices (issue 26's opt-in)
-        for r in json.loads(fresh_process(_ON_CORES, int(quick))):
-            r.pop("ratio", None)
-            rows.append(Result(**r))
-    return rows
+    return _case(quick) + on_cores("bench_forest", "_case", quick)  # the CPU's cores as devices too

@@ -18,12 +18,9 @@ Run: ``python -m benchmarks.run --only hist_scaling`` (``--quick``: 2 small case
 
 from __future__ import annotations
 
-import json
-import os
-
 import numpy as np
 
-from benchmarks._harness import Result, fresh_process, time_host, time_jax
+from benchmarks._harness import Result, on_cores, time_host, time_jax
 
 __all__ = ["run"]
 
@@ -90,24 +87,8 @@ def _cases(quick: bool, label: str = "") -> list[Result]:
     return results
 
 
-_ON_CORES = """
-import json, sys
-import jaxclassic.distributed as jd
-jd.use_cpu_cores()
-from benchmarks.bench_hist_scaling import _cases
-rows = _cases(sys.argv[1] == "1", label=", CPU cores as devices")
-print(json.dumps([r.as_dict() for r in rows], default=str))
-"""
-
-
 def run(quick: bool) -> list[Result]:
-    rows = _cases(quick)
-    if (os.cpu_count() or 1) > 1:
-        on_cores = json.loads(fresh_process(_ON_CORES, int(quick)))
-        for r in on_cores:
-            r.pop("ratio", None)
-        rows += [Result(**r) for r in on_cores]
-    return rows
+    return _cases(quick) + on_cores("bench_hist_scaling", "_cases", quick)  # the CPU's cores as devices too
 
 
 if __name__ == "__main__":
