@@ -446,7 +446,9 @@ def fit_random_forest(
             warnings.warn(
                 f"{int(np.sum(np.asarray(truncated)))} of {n_estimators} trees reached their node budget "
                 f"(max_nodes={max_nodes}) or level width (max_width={widths[-1]}); nodes that could split were "
-                "left as leaves (pass max_depth, or max_nodes / max_width)", TreeTruncatedWarning, stacklevel=2)
+                "left as leaves (a smaller max_depth gives trees that fit; fit_random_forest also takes max_nodes / "
+                "max_width, whose level histograms take 4 x max_width x features x (bins + 1) x (statistics + 1) "
+                "values)", TreeTruncatedWarning, stacklevel=2)
         trees = _first(trees, n_estimators)
     else:
         if chunk_size is None:

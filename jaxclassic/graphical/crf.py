@@ -81,6 +81,7 @@ N. Okazaki (2007). CRFsuite: a fast implementation of conditional random fields.
 
 from __future__ import annotations
 
+import warnings
 from functools import partial
 from typing import NamedTuple
 
@@ -93,6 +94,7 @@ import optax
 from jaxclassic import _cores, _jit
 from jaxclassic import _precision
 from jaxclassic._solver import minimize_optax
+from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.graphical import _crf_packing
 from jaxclassic.validation import (
     check_int,
@@ -576,12 +578,17 @@ def fit_crf(
     lengths = np.asarray(lengths)
     mesh = _cores.row_mesh(int(lengths.sum()), X, y, sample_weight, min_rows=SPLIT_MIN_TOKENS)
     if mesh is None:
-        return _fit(_crf_packing.pack(np.asarray(X), np.asarray(y), lengths), c2, sample_weight, tol, **statics)
-    # the CPU's cores as devices (opt-in, jaxclassic._cores): each device holds a block of the
-    # packed rows (padding rows up to a multiple of the devices) and the objective and its
-    # gradient are summed over the devices; the L-BFGS steps are the same on every device
-    data = _crf_packing.pack(np.asarray(X), np.asarray(y), lengths, row_multiple=8 * mesh.devices.size)
-    return _cores.run_split(_fit, mesh, (data, c2, sample_weight, tol), {0: 0}, statics, check_vma=True)
+        params = _fit(_crf_packing.pack(np.asarray(X), np.asarray(y), lengths), c2, sample_weight, tol, **statics)
+    else:
+        # the CPU's cores as devices (opt-in, jaxclassic._cores): each device holds a block of
+        # the packed rows (padding rows up to a multiple of the devices) and the objective and
+        # its gradient are summed over the devices; the L-BFGS steps are the same on each
+        data = _crf_packing.pack(np.asarray(X), np.asarray(y), lengths, row_multiple=8 * mesh.devices.size)
+        params = _cores.run_split(_fit, mesh, (data, c2, sample_weight, tol), {0: 0}, statics, check_vma=True)
+    if not is_traced(params.converged) and not bool(params.converged):  # (traced under a vmap of the weights)
+        warnings.warn(f"fit_crf did not converge in max_iter={max_iter} iterations (gradient norm above "
+                      f"tol={tol}); raise max_iter or tol", ConvergenceWarning, stacklevel=2)
+    return params
 
 
 def _check_sequences(X, y, lengths, n_labels, n_features):

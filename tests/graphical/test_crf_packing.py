@@ -3,6 +3,8 @@
 forward pass for log Z, and autodiff of the padded log-space objective (crf._objective) for
 the gradient, in every argument (weights, transitions, start, end, sample weights)."""
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -152,3 +154,16 @@ def test_float32_moderate_weights_stay_on_the_scaled_path():
     np.testing.assert_allclose(float(v), float(v64), rtol=1e-6)
     for a, b in zip(g, g64):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=0, atol=2e-6 * np.abs(np.asarray(b)).max())
+
+
+def test_fit_warns_when_it_stops_before_converging():
+    # a fit that stops at max_iter says so (ConvergenceWarning), as the package's other
+    # iterative fits do; one that converges is silent
+    from jaxclassic.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match=r"fit_crf did not converge in max_iter=2 iterations"):
+        params = crf.fit_crf(X_, Y_, lengths=LENGTHS_, c2=0.3, sample_weight=WEIGHT_, max_iter=2)
+    assert not bool(params.converged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert bool(crf.fit_crf(X_, Y_, lengths=LENGTHS_, c2=0.3, sample_weight=WEIGHT_, max_iter=500).converged)
