@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.full  # a child process of its own: 35 s from a cold start
 
 _CHILD = r"""
 import json

@@ -161,9 +161,11 @@ def test_fit_warns_when_it_stops_before_converging():
     # iterative fits do; one that converges is silent
     from jaxclassic.exceptions import ConvergenceWarning
 
-    with pytest.warns(ConvergenceWarning, match=r"fit_crf did not converge in max_iter=2 iterations"):
-        params = crf.fit_crf(X_, Y_, lengths=LENGTHS_, c2=0.3, sample_weight=WEIGHT_, max_iter=2)
-    assert not bool(params.converged)
+    # (tol is traced: both fits are one program)
+    with pytest.warns(ConvergenceWarning, match=r"fit_crf did not converge in max_iter=60 iterations"):
+        params = crf.fit_crf(X_, Y_, lengths=LENGTHS_, c2=0.3, sample_weight=WEIGHT_, max_iter=60, tol=0.0)
+    assert not bool(params.converged) and int(params.n_iter) == 60
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        assert bool(crf.fit_crf(X_, Y_, lengths=LENGTHS_, c2=0.3, sample_weight=WEIGHT_, max_iter=500).converged)
+        assert bool(crf.fit_crf(X_, Y_, lengths=LENGTHS_, c2=0.3, sample_weight=WEIGHT_, max_iter=60,
+                                tol=1e-4).converged)
