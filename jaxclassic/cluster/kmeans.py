@@ -299,6 +299,13 @@ def _make_tiles(Xc, sw, tile):
     return _Tiles(Xt, swp.reshape(n_tiles, tile), jnp.sum(Xt * Xt, axis=2))
 
 
+def _nearest(x, centres, c_norm):
+    """A tile's Gram-form distances less :math:`\lVert x\rVert^2` (``c_norm``: the squared norms
+    of the centres, inf for inactive ones) and its labels: the one rule of every Lloyd pass."""
+    partial_dist = c_norm[None, :] - 2.0 * _precision.matmul(x, centres.T)
+    return partial_dist, jnp.argmin(partial_dist, axis=1).astype(jnp.int32)
+
+
 def _assign_and_sum(tiles: _Tiles, centres, active, with_nearest: bool = True):
     r"""One pass over the row tiles: labels, squared distance to the nearest active centre, and
     the weighted sums and weights of every cluster (segment sums accumulated tile by tile).
@@ -313,8 +320,7 @@ def _assign_and_sum(tiles: _Tiles, centres, active, with_nearest: bool = True):
     def body(carry, block):
         sums, weights = carry
         x, w, x_norm = block
-        partial_dist = c_norm[None, :] - 2.0 * _precision.matmul(x, centres.T)
-        labels = jnp.argmin(partial_dist, axis=1).astype(jnp.int32)
+        partial_dist, labels = _nearest(x, centres, c_norm)
         sums = sums + jax.ops.segment_sum(w[:, None] * x, labels, num_segments=n_clusters)
         weights = weights + jax.ops.segment_sum(w, labels, num_segments=n_clusters)
         if not with_nearest:
@@ -389,7 +395,7 @@ def _final_pass(tiles: _Tiles, centres, active):
 
     def body(total, block):
         x, w, _ = block
-        labels = jnp.argmin(c_norm[None, :] - 2.0 * _precision.matmul(x, centres.T), axis=1).astype(jnp.int32)
+        labels = _nearest(x, centres, c_norm)[1]
         return total + jnp.sum(w * jnp.sum(jnp.square(x - centres[labels]), axis=1)), labels
 
     inertia, labels = jax.lax.scan(body, jnp.zeros((), centres.dtype), tuple(tiles))
