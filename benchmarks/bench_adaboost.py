@@ -29,7 +29,7 @@ def run(quick: bool) -> list[Result]:
     from jaxclassic.datasets import make_classification
 
     n, d, n_estimators = (4_000, 8, 20) if quick else (100_000, 20, 200)
-    X, y = make_classification(jax.random.key(0), n, d, n_informative=d // 2, flip_y=0.05)
+    X, y = make_classification(n, d, n_informative=d // 2, flip_y=0.05, key=jax.random.key(0))
     X, y = np.asarray(X, np.float32), np.asarray(y)
     n_train = int(0.8 * n)
     Xtr, ytr, Xte, yte = X[:n_train], y[:n_train], X[n_train:], y[n_train:]

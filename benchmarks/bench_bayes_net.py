@@ -84,7 +84,7 @@ def run(quick: bool) -> list[Result]:
         target, ev = names[chosen[0]], chosen[1:]
         queries.append((target, {names[e]: int(rng.integers(cards[names[e]])) for e in ev}))
     # evidence of positive probability: draw it from the network itself
-    X = np.asarray(G.sample(net, max(n_rows, n_batch), jax.random.key(0)))
+    X = np.asarray(G.sample(net, max(n_rows, n_batch), key=jax.random.key(0)))
     queries = [(t, {k: int(X[i, names.index(k)]) for k in ev}) for i, (t, ev) in enumerate(queries)]
     results = []
 

@@ -13,7 +13,7 @@ Quality: the final inertia of each side (the same partition: relative difference
 
 Agglomerative. Ward on 10,000 x 16 standard normal rows (quick: 500), float64 on both sides
 (SciPy computes in float64), and average linkage on 5,000 x 16 (quick: 300), the
-distance-matrix path. Ours is :func:`jaxclassic.cluster.agglomerative` (the generic
+distance-matrix path. Ours is :func:`jaxclassic.cluster.fit_agglomerative` (the generic
 nearest-neighbour-list algorithm, one ``fori_loop`` on the device), SciPy's ``linkage``
 (nearest-neighbour chain). Agreement: the largest relative difference of the merge heights and
 whether every merge row is SciPy's.
@@ -86,7 +86,7 @@ def _agglomerative_rows(quick: bool) -> list[Result]:
     for method, n in cases:
         X = np.random.default_rng(0).normal(size=(n, 16))
         with jax.enable_x64(True):
-            Z, compile_s, ours_s = time_jax(lambda: cluster.agglomerative(X, linkage=method),
+            Z, compile_s, ours_s = time_jax(lambda: cluster.fit_agglomerative(X, linkage=method).linkage_matrix,
                                             repeats=3 if quick else 1)
             Z = np.asarray(Z)
         R, ref_s = time_host(lambda: linkage(X, method), repeats=3 if quick else 1)

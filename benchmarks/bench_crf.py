@@ -58,7 +58,7 @@ def _run(quick: bool, label: str = "") -> list[Result]:
     from jaxclassic.graphical import crf
     from jaxclassic.graphical._crf_features import chunking_features, index_features
 
-    pos, chunks = load_conll2000_chunking()
+    pos, chunks = load_conll2000_chunking(return_X_y=True)
     n_train, n_test, max_iter = (50, 20, 20) if quick else (700, 200, 100)
     feats = [chunking_features(p) for p in pos]
     train_f, train_c = feats[:n_train], chunks[:n_train]

@@ -53,7 +53,7 @@ def _run(quick, jax, H, fit_hmm, hmm):
     B = rng.dirichlet(np.ones(M), K)
     params = hmm.categorical_hmm(pi, A, B)
     keys = jax.random.split(jax.random.key(0), S)
-    X = np.asarray(jax.vmap(lambda k: hmm.sample(params, T, k)[0])(keys)).reshape(-1)
+    X = np.asarray(jax.vmap(lambda k: hmm.sample(params, T, key=k)[0])(keys)).reshape(-1)
     lengths = [T] * S
     case = f"{S} seq x {T} steps, K={K}, M={M}, float64"
 

@@ -44,7 +44,7 @@ def _ridge_case(quick: bool) -> Result:
     X, y = make_regression(n_samples=n, n_features=d, n_informative=min(10, d // 2), noise=50.0,
                            effective_rank=min(20, d), random_state=0)
     alphas = np.logspace(-2, 4, g)
-    weights = kfold_weights(n, k, jax.random.key(0))
+    weights = kfold_weights(n, k, key=jax.random.key(0))
     folds = fold_indices(weights)
     Xj, yj = jnp.asarray(X), jnp.asarray(y)
     scorer = neg_mse_scorer(predict)
@@ -80,7 +80,7 @@ def _logistic_case(quick: bool) -> Result:
     X, y = make_classification(n_samples=n, n_features=d, n_informative=min(10, d // 2),
                                n_redundant=min(10, d // 4), flip_y=0.03, random_state=0)
     l2 = np.logspace(-3, 4, g)
-    weights = kfold_weights(n, k, jax.random.key(0))
+    weights = kfold_weights(n, k, key=jax.random.key(0))
     folds = fold_indices(weights)
     Xj, yj = jnp.asarray(X), jnp.asarray(y.astype(np.int32))
     scorer = log_loss_scorer(predict_proba)

@@ -77,7 +77,7 @@ def _problem(kind: str, quick: bool):
     dtype = jnp.float64 if jax.config.read("jax_enable_x64") else jnp.float32
     X = jnp.asarray(X, dtype)
     y = y.astype(dtype) if kind == "ridge" else y
-    return X, y, kfold_weights(n, k, jax.random.key(0)), fit, score, name, grid, (n, d, k)
+    return X, y, kfold_weights(n, k, key=jax.random.key(0)), fit, score, name, grid, (n, d, k)
 
 
 def _gradient_case(kind: str, quick: bool) -> Result:
@@ -183,7 +183,7 @@ def _svm_case() -> Result:
     X, y = X[rows], y[rows].astype(np.int32)
     dtype = jnp.float64 if jax.config.read("jax_enable_x64") else jnp.float32
     X = jnp.asarray((X - X.mean(0)) / X.std(0), dtype)
-    folds = kfold_weights(300, 5, jax.random.key(0))
+    folds = kfold_weights(300, 5, key=jax.random.key(0))
     tol = 1e-8 if dtype == jnp.float64 else 1e-4
 
     def fit(X, y, *, C, gamma, sample_weight=None):

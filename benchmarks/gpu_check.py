@@ -77,12 +77,12 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], tuple], Callable, float]]
     n_auc = 20_000 if quick else 10_000_000
 
     def reg():
-        X, y = make_regression(jax.random.key(0), n_ols, d_ols, n_informative=d_ols // 2, noise=1.0)
+        X, y = make_regression(n_ols, d_ols, n_informative=d_ols // 2, noise=1.0, key=jax.random.key(0))
         return X, y
 
     def clf(n, d):
         def make():
-            X, y = make_classification(jax.random.key(1), n, d, n_informative=d // 2, flip_y=0.05)
+            X, y = make_classification(n, d, n_informative=d // 2, flip_y=0.05, key=jax.random.key(1))
             return X, y
         return make
 
@@ -99,7 +99,7 @@ def cases(quick: bool) -> list[tuple[str, Callable[[], tuple], Callable, float]]
         return jax.vmap(lambda a: linear.fit_ridge(X, y, alpha=a).coef)(alphas)
 
     def logistic_grid(X, y):
-        folds = kfold_weights(X.shape[0], 10, jax.random.key(3))
+        folds = kfold_weights(X.shape[0], 10, key=jax.random.key(3))
         res = grid_search(linear.fit_logistic, log_loss_scorer(linear.predict_proba), X, y,
                           {"l2": l2s}, folds, refit=False)
         return res.mean_scores
@@ -154,7 +154,7 @@ def tree_cases(quick: bool):
 
     def cart_inputs():
         from jaxclassic.datasets import make_classification
-        X, y = make_classification(jax.random.key(4), n_cart, 28, n_informative=14, flip_y=0.05)
+        X, y = make_classification(n_cart, 28, n_informative=14, flip_y=0.05, key=jax.random.key(4))
         return X, y
 
     def cart_fit(X, y):
@@ -173,7 +173,7 @@ def tree_cases(quick: bool):
 
     def boost_inputs():
         from jaxclassic.datasets import make_classification
-        X, y = make_classification(jax.random.key(5), n_boost, 28, n_informative=14, flip_y=0.05)
+        X, y = make_classification(n_boost, 28, n_informative=14, flip_y=0.05, key=jax.random.key(5))
         return X, y
 
     def boost_fit(X, y):
@@ -234,18 +234,18 @@ def family_cases(quick: bool):
     n_rows = 1_000 if q else 10_000  # rows of the predictions compared
 
     def clf(n, d, key=11):
-        return lambda: make_classification(jax.random.key(key), n, d, n_informative=max(2, d // 2),
-                                           flip_y=0.05)
+        return lambda: make_classification(n, d, n_informative=max(2, d // 2), flip_y=0.05,
+                                           key=jax.random.key(key))
 
     def blobs(n, d, k, key):
-        return lambda: (make_blobs(jax.random.key(key), n, k, d)[0],)
+        return lambda: (make_blobs(n, k, d, key=jax.random.key(key))[0],)
 
     def knn_inputs():
         k1, k2 = jax.random.split(jax.random.key(12))
         return (jax.random.normal(k1, (n_idx, d_knn)), jax.random.normal(k2, (n_query, d_knn)))
 
     def gp_inputs():
-        X, y = make_regression(jax.random.key(13), n_gp + n_rows, d_gp, noise=1.0)
+        X, y = make_regression(n_gp + n_rows, d_gp, noise=1.0, key=jax.random.key(13))
         y = (y - y.mean()) / y.std()
         return X[:n_gp], y[:n_gp], X[n_gp:]
 
@@ -255,7 +255,7 @@ def family_cases(quick: bool):
         return (jax.random.normal(k2, (n_seq * t_seq, 4)) + 3.0 * states[:, None].astype(jnp.float32),)
 
     def lasso_inputs():
-        return make_regression(jax.random.key(15), n_lasso, d_lasso, n_informative=d_lasso // 10, noise=1.0)
+        return make_regression(n_lasso, d_lasso, n_informative=d_lasso // 10, noise=1.0, key=jax.random.key(15))
 
     def svc(X, y):
         params = svm.fit_kernel_svm(X, y, C=1.0, kernel="rbf", gamma=1.0 / X.shape[1])
@@ -333,8 +333,8 @@ def large_cases(quick: bool):
     n_rows = 1_000 if q else 10_000
 
     def clf(n, d, key):
-        return lambda: make_classification(jax.random.key(key), n, d, n_informative=max(2, d // 2),
-                                           flip_y=0.05)
+        return lambda: make_classification(n, d, n_informative=max(2, d // 2), flip_y=0.05,
+                                           key=jax.random.key(key))
 
     def gbdt(X, y):
         params = ensemble.fit_xgboost(X, y, loss="log_loss", n_estimators=rounds, max_depth=depth,
@@ -362,7 +362,7 @@ def large_cases(quick: bool):
         return time.perf_counter() - t0
 
     def kmeans_inputs():
-        return (make_blobs(jax.random.key(19), n_km, k_km, d_km)[0],)
+        return (make_blobs(n_km, k_km, d_km, key=jax.random.key(19))[0],)
 
     def kmeans(X):
         return fit_kmeans(X, k_km, key=jax.random.key(16), max_iter=50).cluster_centers

@@ -65,7 +65,7 @@ def _folds(n, k):
 
     from jaxclassic.model_selection import kfold_weights
 
-    return kfold_weights(n, k, jax.random.key(0))
+    return kfold_weights(n, k, key=jax.random.key(0))
 
 
 def run_path(name, size):

@@ -10,6 +10,7 @@ test can find every old spelling (:data:`RENAMES` records each one when it is de
 * :func:`key_made_keyword` — a decorator for functions whose random ``key`` used to be the
   first positional argument (now keyword-only, default ``None``): a call whose first
   positional argument is a PRNG key still works, moves the key and warns;
+  :func:`key_moved` the same for a key that was at another position;
 * :func:`warn` — the warning itself, for the cases the decorators do not cover (old field
   names on a result, an old return type).
 
@@ -25,7 +26,7 @@ import warnings
 import numpy as np
 
 __all__ = ["REMOVED_IN", "RENAMES", "warn", "renamed_function", "renamed_arguments",
-           "key_made_keyword", "is_prng_key"]
+           "key_made_keyword", "key_moved", "is_prng_key"]
 
 #: the version in which the old spellings go away: they work through 0.2.x (this is 0.1.0; the
 #: renames ship in 0.2.0, and one minor version later they are gone)
@@ -100,25 +101,39 @@ def is_prng_key(value) -> bool:
     return np.dtype(dtype) == np.uint32 and shape is not None and tuple(shape)[-1:] == (2,)
 
 
+def key_moved(position: int):
+    """Decorator: ``key`` moved from positional argument ``position`` (0-based) to keyword-only.
+
+    A call whose argument at ``position`` is a PRNG key still works: the key is passed as
+    ``key=`` and a ``DeprecationWarning`` names the new call ``f(..., key=key)``.
+    """
+    def decorate(func):
+        where = f"{func.__module__}.{func.__qualname__}"
+        if inspect.signature(func).parameters["key"].kind is not inspect.Parameter.KEYWORD_ONLY:
+            raise TypeError(f"{where}: key must be keyword-only")
+        RENAMES.append((where, "positional key", "key="))
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if len(args) > position and is_prng_key(args[position]):
+                if "key" in kwargs:
+                    raise TypeError(f"{func.__name__}() got a key both positionally and as key=")
+                first = position == 0
+                warn(f"{func.__name__}(key, ...) with the key first" if first
+                     else f"{func.__name__}(...) with a positional key",
+                     f"{func.__name__}(..., key=key)")
+                kwargs["key"] = args[position]
+                args = args[:position] + args[position + 1:]
+            return func(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
 def key_made_keyword(func):
     """Decorator for a function whose ``key`` moved from first positional to keyword-only.
 
     ``f(key, a, b)`` (the old order) still works when its first argument is a PRNG key: the key
     is passed as ``key=`` and a ``DeprecationWarning`` names the new call ``f(a, b, key=key)``.
+    The same as ``key_moved(0)``.
     """
-    where = f"{func.__module__}.{func.__qualname__}"
-    RENAMES.append((where, "positional key", "key="))
-    if inspect.signature(func).parameters["key"].kind is not inspect.Parameter.KEYWORD_ONLY:
-        raise TypeError(f"{where}: key must be keyword-only")
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if args and is_prng_key(args[0]):
-            if "key" in kwargs:
-                raise TypeError(f"{func.__name__}() got a key both positionally and as key=")
-            warn(f"{func.__name__}(key, ...) with the key first",
-                 f"{func.__name__}(..., key=key)")
-            kwargs["key"] = args[0]
-            args = args[1:]
-        return func(*args, **kwargs)
-    return wrapper
+    return key_moved(0)(func)

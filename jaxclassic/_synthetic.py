@@ -1,9 +1,12 @@
 """Keyed synthetic data generators in pure JAX (re-exported by :mod:`jaxclassic.datasets`).
 
-Every generator takes an explicit ``jax.random`` key, returns jax arrays and gives the same
-result for the same key. Sizes and ``dtype`` are static; continuous settings (``class_sep``,
-``flip_y``, ``noise``, ``bias``, ``cluster_std``) may be traced, so the public functions work
-inside ``jax.jit`` and ``jax.vmap`` (e.g. one data set per key).
+Every generator takes a keyword-only ``jax.random`` key (``key=None``: the fixed default
+``jax.random.key(0)``, so a call without a key is deterministic), returns jax arrays and gives
+the same result for the same key. (Before 0.2.0 the key was the first, required positional
+argument; that call still works until 0.3.0 and warns.) Sizes and ``dtype`` are static;
+continuous settings (``class_sep``, ``flip_y``, ``noise``, ``bias``, ``cluster_std``) may be
+traced, so the public functions work inside ``jax.jit`` and ``jax.vmap`` (e.g. one data set
+per key).
 """
 
 from __future__ import annotations
@@ -17,9 +20,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic._deprecation import key_made_keyword
 from jaxclassic.validation import check_int, check_key, check_scalar, default_float_dtype, is_traced
 
 __all__ = ["make_classification", "make_regression", "make_blobs"]
+
+
+def _resolve_key(key):
+    """``key``, or the documented default ``jax.random.key(0)`` for ``None``."""
+    return jax.random.key(0) if key is None else check_key(key)
+
 
 def _resolve_dtype(dtype):
     dtype = default_float_dtype() if dtype is None else jnp.dtype(dtype)
@@ -77,8 +87,8 @@ def _make_classification(
     return X[order], y[order].astype(jnp.int32)
 
 
+@key_made_keyword
 def make_classification(
-    key,
     n_samples: int = 100,
     n_features: int = 20,
     *,
@@ -89,6 +99,7 @@ def make_classification(
     class_sep=1.0,
     flip_y=0.0,
     dtype=None,
+    key=None,
 ):
     """Random classification problem: Gaussian clusters on hypercube vertices (Guyon, 2003).
 
@@ -105,7 +116,6 @@ def make_classification(
 
     Parameters
     ----------
-    key : jax.random key
     n_samples, n_features : int
     n_informative : int
         Needs ``2 ** n_informative >= n_classes * n_clusters_per_class``.
@@ -119,6 +129,8 @@ def make_classification(
     flip_y : float in [0, 1]
     dtype : float dtype, optional
         Default float32, or float64 when ``jax_enable_x64`` is on.
+    key : jax.random key, optional
+        Keyword-only. Default ``None``: ``jax.random.key(0)``. Same key, same data.
 
     Returns
     -------
@@ -127,7 +139,7 @@ def make_classification(
 
     Example
     -------
-    >>> X, y = make_classification(jax.random.key(0), 200, 5, n_informative=3)
+    >>> X, y = make_classification(200, 5, n_informative=3, key=jax.random.key(0))
     >>> X.shape, y.shape
     ((200, 5), (200,))
 
@@ -135,7 +147,7 @@ def make_classification(
     ----------
     I. Guyon (2003). Design of experiments for the NIPS 2003 variable selection benchmark.
     """
-    key = check_key(key)
+    key = _resolve_key(key)
     n_samples = check_int(n_samples, "n_samples", low=1)
     n_features = check_int(n_features, "n_features", low=1)
     n_informative = check_int(n_informative, "n_informative", low=1)
@@ -176,8 +188,8 @@ def _make_regression(key, noise, bias, *, n_samples, n_features, n_informative, 
     return X, y, coef
 
 
+@key_made_keyword
 def make_regression(
-    key,
     n_samples: int = 100,
     n_features: int = 100,
     *,
@@ -186,6 +198,7 @@ def make_regression(
     bias=0.0,
     return_coef: bool = False,
     dtype=None,
+    key=None,
 ):
     """Random linear regression problem with Gaussian design and sparse coefficients.
 
@@ -195,7 +208,6 @@ def make_regression(
 
     Parameters
     ----------
-    key : jax.random key
     n_samples, n_features : int
     n_informative : int, optional
         Default ``min(10, n_features)`` (scikit-learn's 10); must be ``<= n_features``.
@@ -206,6 +218,8 @@ def make_regression(
     return_coef : bool
         Also return the true coefficients.
     dtype : float dtype, optional
+    key : jax.random key, optional
+        Keyword-only. Default ``None``: ``jax.random.key(0)``. Same key, same data.
 
     Returns
     -------
@@ -215,11 +229,12 @@ def make_regression(
 
     Example
     -------
-    >>> X, y, coef = make_regression(jax.random.key(0), 50, 4, n_informative=2, return_coef=True)
+    >>> X, y, coef = make_regression(50, 4, n_informative=2, return_coef=True,
+    ...                              key=jax.random.key(0))
     >>> int((coef != 0).sum())
     2
     """
-    key = check_key(key)
+    key = _resolve_key(key)
     n_samples = check_int(n_samples, "n_samples", low=1)
     n_features = check_int(n_features, "n_features", low=1)
     if n_informative is None:
@@ -244,8 +259,8 @@ def _make_blobs(key, centers, cluster_std, *, n_samples):
     return centers[y] + cluster_std[y][:, None] * z, y.astype(jnp.int32)
 
 
+@key_made_keyword
 def make_blobs(
-    key,
     n_samples: int = 100,
     centers: Any = 3,
     n_features: int = 2,
@@ -254,6 +269,7 @@ def make_blobs(
     center_box: tuple[float, float] = (-10.0, 10.0),
     return_centers: bool = False,
     dtype=None,
+    key=None,
 ):
     """Isotropic Gaussian blobs for clustering: ``x = mu_y + sigma_y z``, ``z ~ N(0, I)``.
 
@@ -262,7 +278,6 @@ def make_blobs(
 
     Parameters
     ----------
-    key : jax.random key
     n_samples : int
     centers : int or array-like (K, n_features)
         Number of blobs (centres drawn uniformly in ``center_box``), or the centres
@@ -274,6 +289,8 @@ def make_blobs(
     center_box : (low, high)
     return_centers : bool
     dtype : float dtype, optional
+    key : jax.random key, optional
+        Keyword-only. Default ``None``: ``jax.random.key(0)``. Same key, same data.
 
     Returns
     -------
@@ -283,11 +300,11 @@ def make_blobs(
 
     Example
     -------
-    >>> X, y = make_blobs(jax.random.key(0), 90, centers=3, n_features=2)
+    >>> X, y = make_blobs(90, centers=3, n_features=2, key=jax.random.key(0))
     >>> X.shape
     (90, 2)
     """
-    key = check_key(key)
+    key = _resolve_key(key)
     n_samples = check_int(n_samples, "n_samples", low=1)
     dtype = _resolve_dtype(dtype)
     if isinstance(centers, (numbers.Integral, np.integer)) and not isinstance(centers, bool):

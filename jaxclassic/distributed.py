@@ -68,6 +68,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic.validation import check_array, check_int, check_sample_weight, default_float_dtype
 
 __all__ = ["make_mesh", "shard_rows", "initialize", "kneighbors", "use_cpu_cores"]
@@ -335,7 +336,8 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                                local_device_ids=local_device_ids, **kwargs)
 
 
-def kneighbors(X_train: Any, X_query: Any, k: int, *, mesh: Mesh | None = None,
+@renamed_arguments(k="n_neighbors")
+def kneighbors(X_train: Any, X_query: Any, n_neighbors: int, *, mesh: Mesh | None = None,
                metric: str = "euclidean", p: float = 2, sample_weight: Any = None):
     r"""Exact k nearest neighbours in a row-sharded index: a search per device, then a top-k merge.
 
@@ -355,11 +357,11 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, mesh: Mesh | None = None,
     Parameters
     ----------
     X_train : (m, d) float array
-        The index, sharded by rows over ``mesh`` (:func:`shard_rows`); ``m / D >= k``.
+        The index, sharded by rows over ``mesh`` (:func:`shard_rows`); ``m / D >= n_neighbors``.
     X_query : (n, d) float array
         Query rows (replicated on every device).
-    k : int (static)
-        Neighbours per query.
+    n_neighbors : int (static)
+        Neighbours per query, :math:`k` (was ``k``, deprecated until jaxclassic 0.3.0).
     mesh : jax.sharding.Mesh, optional
         The one-axis mesh of ``X_train``; default :func:`make_mesh`.
     metric, p
@@ -370,13 +372,13 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, mesh: Mesh | None = None,
 
     Returns
     -------
-    distances : (n, k) float array, ascending along axis 1, replicated.
-    indices : (n, k) int32 array of global rows of ``X_train``, replicated.
+    distances : (n, n_neighbors) float array, ascending along axis 1, replicated.
+    indices : (n, n_neighbors) int32 array of global rows of ``X_train``, replicated.
 
     Raises
     ------
     ValueError
-        ``k < 1`` or more than the rows a device holds; ``X_train`` not 2-d or of a length
+        ``n_neighbors < 1`` or more than the rows a device holds; ``X_train`` not 2-d or of a length
         not divisible by the devices; the checks of :func:`jaxclassic.neighbors.kneighbors`.
     TypeError
         ``mesh`` not a ``jax.sharding.Mesh``.
@@ -406,7 +408,7 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, mesh: Mesh | None = None,
     if m % mesh.size:
         raise ValueError(f"X_train must have a multiple of the {mesh.size} devices' rows (use "
                          f"shard_rows), got {m}")
-    k = check_int(k, "k", low=1, high=m // mesh.size)
+    k = check_int(n_neighbors, "n_neighbors", low=1, high=m // mesh.size)
     metric, p = check_metric(metric, p)
     if sample_weight is None:
         sample_weight = jnp.ones((m,), jnp.result_type(X_train))

@@ -69,6 +69,32 @@ def _qualified_name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _upgrade(cls, fields: dict, expected) -> dict:
+    """A file written before a params type was renamed or grew a field (issue 27), as that type.
+
+    A type lists its renamed fields in ``_renamed_fields`` (old name -> new name); a field
+    missing from the file takes the type's default (``_field_defaults`` of a NamedTuple, a
+    dataclass field's default) or, where the type defines it, ``_upgrade_fields(fields)``.
+    A file whose fields still differ is refused by the caller, naming both lists.
+    """
+    for old, new in getattr(cls, "_renamed_fields", {}).items():
+        if old in fields and new not in fields:
+            fields[new] = fields.pop(old)
+    missing = [name for name in expected if name not in fields]
+    if missing:
+        upgrade = getattr(cls, "_upgrade_fields", None)
+        if upgrade is not None:
+            fields = upgrade(dict(fields))
+        defaults = getattr(cls, "_field_defaults", None)
+        if defaults is None and dataclasses.is_dataclass(cls):
+            defaults = {f.name: f.default for f in dataclasses.fields(cls)
+                        if f.default is not dataclasses.MISSING}
+        for name in missing:
+            if name not in fields and defaults and name in defaults:
+                fields[name] = defaults[name]
+    return fields
+
+
 def _is_namedtuple_type(cls) -> bool:
     return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
 
@@ -244,6 +270,7 @@ class _Decoder:
                                  "this jaxclassic (written by another version?)")
             fields = {k: self.decode(v) for k, v in node["v"].items()}
             expected = (cls._fields if t == "nt" else tuple(f.name for f in dataclasses.fields(cls)))
+            fields = _upgrade(cls, fields, expected)
             if set(fields) != set(expected):
                 raise ValueError(f"{self.path}: {kind} has fields {sorted(expected)} in this "
                                  f"jaxclassic, the file has {sorted(fields)}")

@@ -76,6 +76,12 @@ class OneVsRestParams(NamedTuple):
 
     estimators: Any
 
+    @property
+    def n_classes(self) -> int:
+        """The number of classes, a Python int: the leading axis of the stacked fits."""
+        return int(jax.tree_util.tree_leaves(self.estimators)[0].shape[0])
+
+
 
 class OneVsOneParams(NamedTuple):
     """One binary fit per class pair, stacked on a leading ``(n_pairs,)`` axis.
@@ -90,6 +96,13 @@ class OneVsOneParams(NamedTuple):
 
     estimators: Any
     pairs: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes ``C``, a Python int: ``C (C - 1) / 2`` pairs (static shape)."""
+        n_pairs = int(self.pairs.shape[-2])
+        return int(round((1 + (1 + 8 * n_pairs) ** 0.5) / 2))
+
 
 
 # --------------------------------------------------------------------------- scores

@@ -38,7 +38,8 @@ from jaxclassic import linear
 from jaxclassic.datasets import load_hitters
 from jaxclassic.model_selection import grid_search, kfold_weights, neg_mse_scorer
 
-X, y, names = load_hitters()
+hitters = load_hitters()
+X, y, names = hitters.data, hitters.target, hitters.feature_names
 if SMALL:
     X, names = X[:, :8], names[:8]
 n, p = X.shape
@@ -141,7 +142,7 @@ from sklearn.model_selection import GridSearchCV
 from jaxclassic.model_selection import fold_indices
 
 K = 5 if SMALL else 10
-folds = kfold_weights(n, K, jax.random.key(0))
+folds = kfold_weights(n, K, key=jax.random.key(0))
 alphas_cv = np.logspace(-2, 4, 13 if SMALL else 40)
 cv = grid_search(linear.fit_ridge, neg_mse_scorer(linear.predict), jnp.asarray(Z), jnp.asarray(y),
                  {"alpha": jnp.asarray(alphas_cv)}, folds)

@@ -37,7 +37,8 @@ from jaxclassic import discriminant, linear, metrics
 from jaxclassic.datasets import load_default, load_rdataset
 from jaxclassic.model_selection import choose_threshold
 
-X, y, names = load_default()
+default = load_default()
+X, y, names = default.data, default.target, default.feature_names
 X[:, 2] /= 1000.0  # income in thousands of dollars
 if SMALL:
     X, y = X[:2000], y[:2000]
@@ -56,13 +57,12 @@ print(X.shape, names, f"{y.mean():.1%} defaulted")
 import statsmodels.api as sm
 
 fit = linear.fit_logistic(jnp.asarray(X), jnp.asarray(y), tol=1e-10)
-inf = linear.logistic_inference(fit, jnp.asarray(X), jnp.asarray(y))
+inf = linear.logistic_inference(fit, jnp.asarray(X), jnp.asarray(y), feature_names=names)
 sm_fit = sm.Logit(y, sm.add_constant(X)).fit(disp=0)
-ours = np.r_[float(fit.intercept), np.asarray(fit.coef)]
-ours_se = np.r_[float(inf.std_err[-1]), np.asarray(inf.std_err[:-1])]  # ours: (w..., b)
-pd.DataFrame({"jaxclassic coef": ours, "statsmodels coef": sm_fit.params,
-              "jaxclassic s.e.": ours_se, "statsmodels s.e.": sm_fit.bse},
-             index=["intercept"] + names).round(5)
+print(inf.summary())  # intercept first, as statsmodels orders it
+pd.DataFrame({"jaxclassic coef": np.asarray(inf.estimates), "statsmodels coef": sm_fit.params,
+              "jaxclassic s.e.": np.asarray(inf.std_errors), "statsmodels s.e.": sm_fit.bse},
+             index=list(inf.names)).round(5)
 
 # %% [markdown]
 # ## ROC curve and the chosen threshold
@@ -112,7 +112,7 @@ print(f"test AUC: jaxclassic {float(metrics.roc_auc(jnp.asarray(y[test]), jnp.as
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from sklearn.naive_bayes import GaussianNB
 
-Xs, ys, _ = load_rdataset("ISLR", "Smarket", "Direction", features=["Lag1", "Lag2", "Year"])
+Xs, ys = load_rdataset("ISLR", "Smarket", "Direction", features=["Lag1", "Lag2", "Year"], return_X_y=True)
 train = Xs[:, 2] < 2005
 Xtr, Xte, ytr, yte = Xs[train, :2], Xs[~train, :2], ys[train], ys[~train]
 rows = {}

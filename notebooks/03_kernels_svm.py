@@ -50,7 +50,7 @@ from jaxclassic.datasets import load_breast_cancer, load_iris
 # Iris setosa vs versicolor on the two sepal measurements, linear kernel:
 
 # %%
-X, y, _ = load_iris()
+X, y = load_iris(return_X_y=True)
 keep = y < 2
 X2, y2 = X[keep][:, :2], y[keep]
 lin = svm.fit_kernel_svm(jnp.asarray(X2), jnp.asarray(y2), kernel="linear", C=10.0)
@@ -80,7 +80,7 @@ pd.DataFrame({"support vectors": [len(sv), len(sk_lin.support_)],
 # %%
 from sklearn.model_selection import train_test_split
 
-Xb, yb, _ = load_breast_cancer()
+Xb, yb = load_breast_cancer(return_X_y=True)
 Xtr, Xte, ytr, yte = train_test_split(Xb, yb, test_size=0.3, stratify=yb, random_state=0)
 mean, sd = Xtr.mean(0), Xtr.std(0)
 Xtr, Xte = (Xtr - mean) / sd, (Xte - mean) / sd

@@ -38,7 +38,8 @@ from sklearn.tree import DecisionTreeClassifier
 from jaxclassic import tree
 from jaxclassic.datasets import load_carseats, load_iris, load_play_tennis
 
-X, sales, names = load_carseats()
+carseats = load_carseats()
+X, sales, names = carseats.data, carseats.target, carseats.feature_names
 y = (sales > 8).astype(np.int32)  # ISLR's "High"
 rng = np.random.default_rng(1)
 train = rng.random(len(y)) < 0.5
@@ -100,7 +101,7 @@ from sklearn.model_selection import GridSearchCV
 from jaxclassic.model_selection import fold_indices, kfold_weights
 
 K = 5 if SMALL else 10
-folds = np.asarray(kfold_weights(len(ytr), K, jax.random.key(0)))
+folds = np.asarray(kfold_weights(len(ytr), K, key=jax.random.key(0)))
 cands = np.sqrt(alphas[:-1] * alphas[1:])[:: 3 if SMALL else 1]
 cv_acc = np.zeros((K, len(cands)))
 for k, w in enumerate(folds):
@@ -137,7 +138,8 @@ print(tree.export_text(pruned, feature_names=names, class_names=["low", "high"],
 # %%
 from jaxclassic.information import entropy
 
-Xp, yp, pnames, cats = load_play_tennis(return_categories=True)
+tennis = load_play_tennis()
+Xp, yp, pnames, cats = tennis.data, tennis.target, tennis.feature_names, tennis.categories
 n_categories = [int(v) for v in Xp.max(axis=0) + 1]
 id3 = tree.fit_id3(Xp, yp, n_categories=n_categories, n_classes=2)
 
@@ -164,7 +166,8 @@ print(tree.export_text(id3, feature_names=pnames, class_names=["no", "yes"], cat
 # %%
 from sklearn.model_selection import train_test_split
 
-Xi, yi, inames = load_iris()
+iris = load_iris()
+Xi, yi, inames = iris.data, iris.target, iris.feature_names
 Xi_tr, Xi_te, yi_tr, yi_te = train_test_split(Xi, yi, test_size=0.3, stratify=yi, random_state=0)
 c45 = tree.fit_c45(Xi_tr, yi_tr, n_classes=3)
 sk_ent = DecisionTreeClassifier(criterion="entropy", random_state=0).fit(Xi_tr, yi_tr)

@@ -43,7 +43,7 @@ from jaxclassic.datasets import load_breast_cancer, load_diabetes
 
 N = 20 if SMALL else 200
 DEPTH = 4 if SMALL else 8  # depth of the bagged trees (limited: one compile per depth)
-X, y, names = load_breast_cancer()
+X, y = load_breast_cancer(return_X_y=True)
 Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.4, stratify=y, random_state=0)
 
 # %% [markdown]
@@ -130,7 +130,7 @@ print("bound holds at every round:", bool(np.all(train_err <= bound + 1e-12)),
 # %%
 import xgboost as xgb
 
-Xd, yd, _ = load_diabetes()
+Xd, yd = load_diabetes(return_X_y=True)
 yd = (yd - yd.mean()) / yd.std()
 Xd_tr, Xd_te, yd_tr, yd_te = train_test_split(Xd, yd, test_size=0.3, random_state=0)
 

@@ -38,7 +38,7 @@ from sklearn.cluster import KMeans
 from jaxclassic import cluster, plot
 from jaxclassic.datasets import load_digits
 
-X, y, _ = load_digits()
+X, y = load_digits(return_X_y=True)
 X = X.astype(np.float32)
 print(X.shape)
 
@@ -133,7 +133,7 @@ Z_in = ((arrests - arrests.mean()) / arrests.std()).to_numpy(float)
 fig, axes = plt.subplots(1, 4, figsize=(12, 3.5))
 diff = {}
 for ax, method in zip(axes, ("single", "complete", "average", "ward")):
-    Z = np.asarray(cluster.agglomerative(Z_in, linkage=method), dtype=float)
+    Z = np.asarray(cluster.fit_agglomerative(Z_in, linkage=method).linkage_matrix, dtype=float)
     ref = hierarchy.linkage(Z_in, method=method)
     diff[method] = np.abs(Z[:, 2] - ref[:, 2]).max()
     plot.dendrogram(Z, ax=ax, color_threshold=float(Z[-4, 2]) + 1e-9, leaf_rotation=90)

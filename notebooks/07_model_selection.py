@@ -44,9 +44,9 @@ from jaxclassic.model_selection import (bias_variance_decomposition, fold_indice
                                         kfold_weights, learning_curve, log_loss_scorer,
                                         neg_mse_scorer, stratified_kfold_weights, tune_hyperparameters)
 
-Xb, yb, _ = load_breast_cancer()
+Xb, yb = load_breast_cancer(return_X_y=True)
 Xb = (Xb - Xb.mean(0)) / Xb.std(0)
-Xd, yd, _ = load_diabetes()
+Xd, yd = load_diabetes(return_X_y=True)
 K = 5 if SMALL else 10
 SK_TOL = 1e-4 if SMALL else 1e-8  # scikit-learn's logistic fits: tight at full size
 
@@ -58,7 +58,7 @@ SK_TOL = 1e-4 if SMALL else 1e-8  # scikit-learn's logistic fits: tight at full 
 # $G \times K$ fits are one `vmap` over (grid point, fold).
 
 # %%
-folds = stratified_kfold_weights(yb, K, jax.random.key(0))
+folds = stratified_kfold_weights(yb, K, key=jax.random.key(0))
 l2 = np.logspace(-2, 3, 8 if SMALL else 30)
 cv = grid_search(linear.fit_logistic, log_loss_scorer(linear.predict_proba), jnp.asarray(Xb),
                  jnp.asarray(yb), {"l2": jnp.asarray(l2)}, folds)
@@ -98,8 +98,8 @@ def sample_dataset(key):
 
 
 alphas = np.logspace(-4, 0, 6 if SMALL else 20)
-bv = [bias_variance_decomposition(linear.fit_ridge, linear.predict, sample_dataset, jax.random.key(1),
-                                  100 if SMALL else 1000, Xd_j, f_j, sigma2, hyperparameters={"alpha": a})
+bv = [bias_variance_decomposition(linear.fit_ridge, linear.predict, sample_dataset, 100 if SMALL else 1000,
+                                  Xd_j, f_j, sigma2, key=jax.random.key(1), hyperparameters={"alpha": a})
       for a in alphas]
 fig, ax = plt.subplots(figsize=(6, 3.2))
 plot.bias_variance(alphas, bv, ax=ax, xlabel="ridge α", log_scale=True)
@@ -137,7 +137,7 @@ fig.tight_layout()
 # beside scikit-learn's best point on a fine grid.
 
 # %%
-folds_d = kfold_weights(len(yd), K, jax.random.key(0))
+folds_d = kfold_weights(len(yd), K, key=jax.random.key(0))
 tuned = tune_hyperparameters(linear.fit_ridge, neg_mse_scorer(linear.predict), jnp.asarray(Xd), jnp.asarray(yd),
                              folds_d, {"alpha": 1.0}, n_steps=5 if SMALL else 15)
 grid = np.logspace(-4, 1, 30 if SMALL else 200)

@@ -50,7 +50,8 @@ from jaxclassic.datasets import load_play_tennis
 # humid, windy day.
 
 # %%
-X, y, attrs, cats = load_play_tennis(return_categories=True)
+tennis = load_play_tennis()
+X, y, attrs, cats = tennis.data, tennis.target, tennis.feature_names, tennis.categories
 data = np.column_stack([y, X]).astype(np.int32)
 names = ["play"] + list(attrs)
 cards = [int(c) for c in data.max(axis=0) + 1]
@@ -98,7 +99,7 @@ from hmmlearn import hmm as H
 from jaxclassic.datasets import load_smarket
 from jaxclassic.graphical import hmm
 
-Xs, _, _ = load_smarket()
+Xs = load_smarket().data
 returns = np.asarray(Xs[:, :1], dtype=np.float64)  # Lag1: the previous day's return, %
 start = dict(startprob=[0.5, 0.5], transmat=[[0.95, 0.05], [0.05, 0.95]])
 init = hmm.gaussian_hmm(**start, means=[[0.0], [0.0]], covars=[[0.5], [3.0]])
@@ -146,7 +147,7 @@ from jaxclassic.datasets import load_conll2000_chunking
 from jaxclassic.graphical import crf
 from jaxclassic.graphical._crf_features import chunking_features, index_features
 
-pos, chunks = load_conll2000_chunking()
+pos, chunks = load_conll2000_chunking(return_X_y=True)
 feats = [chunking_features(p) for p in pos]
 n_train = 30 if SMALL else 300
 train_f, train_c, test_f, test_c = feats[:n_train], chunks[:n_train], feats[-200:], chunks[-200:]

@@ -76,7 +76,7 @@ def cases(X, y, yb, y3, w):
     Xq = X[:16] + 0.25  # query rows (replicated) for the neighbour search
 
     def knn(X, y, w):
-        params = neighbors.fit_knn(X, y, k=5, n_classes=3, sample_weight=w)
+        params = neighbors.fit_knn(X, y, n_neighbors=5, n_classes=3, sample_weight=w)
         return neighbors.predict_proba(params, Xq)
 
     # 1e-9: float64 sums re-associated across 4 devices differ by ~1e-15 relative; iterative
@@ -122,7 +122,7 @@ def hmm_case(key):
     weight = rng.uniform(0.5, 2.0, size=S)
 
     def fit(Xp, mask, weight):
-        return hmm_fit._fit(Xp, mask, weight, key, None, 1e-10, 1e-6, n_states=2, emission="categorical",
+        return hmm_fit._fit(Xp, mask, weight, key, None, 1e-10, 1e-6, n_components=2, emission="categorical",
                             covariance_type="diag", max_iter=50, n_init=1, update="ste", n_symbols=3)
     return fit, Xp, mask, weight
 
@@ -161,7 +161,7 @@ def main():
         Xq = X[:16] + 0.25
         ref = neighbors.kneighbors(X, Xq, 5, sample_weight=w)
         Xs, _, ws = shard_rows(X, None, w, mesh=mesh)
-        lowered = jax.jit(partial(kneighbors, k=5, mesh=mesh)).lower(Xs, Xq, sample_weight=ws).compile()
+        lowered = jax.jit(partial(kneighbors, n_neighbors=5, mesh=mesh)).lower(Xs, Xq, sample_weight=ws).compile()
         out = lowered(Xs, Xq, sample_weight=ws)
         diff = _max_rel_diff(out, ref)
         n_reduce, n_gather = _collectives(lowered)

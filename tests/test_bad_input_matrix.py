@@ -148,13 +148,13 @@ DOCUMENTED_RESULTS: dict[tuple[str, str], tuple[Any, str]] = {
     **{(f, "one_sample"): ("fits", "one row: a minimum-norm / prior-dominated fit, as scikit-learn")
        for f in ("fit_ols", "fit_ridge", "fit_lasso", "fit_bayesian_ridge", "fit_sgd_regressor",
                  "fit_kernel_svr", "fit_kde", "fit_gp", "fit_cart", "fit_id3", "fit_c45",
-                 "fit_gradient_boosting", "fit_xgboost", "fit_bagging", "fit_voting_regressor",
+                 "fit_gradient_boosting", "fit_xgboost", "fit_bagging",
                  "fit_bayes_net", "fit_crf", "streaming.fit_ols", "streaming.fit_ridge")},
-    ("fit_knn", "one_sample"): (("raises", ValueError, r"\bk must be <="), "k=3 neighbours of 1 row"),
-    ("fit_stacking", "one_sample"): (("raises", ValueError, r"\bn_folds\b"), "3 folds of 1 row"),
+    ("fit_knn", "one_sample"): (("raises", ValueError, r"\bn_neighbors must be <="), "3 neighbours of 1 row"),
+    ("fit_stacking", "one_sample"): (("raises", ValueError, r"\bn_splits\b"), "3 folds of 1 row"),
     ("fit_kmeans", "one_sample"): (("raises", ValueError, r"\bn_clusters\b"), "2 clusters of 1 row"),
     ("fit_gmm", "one_sample"): (("raises", ValueError, r"\bn_components\b"), "2 components of 1 row"),
-    ("fit_hmm", "one_sample"): (("raises", ValueError, r"\bn_states\b"), "2 Gaussian states of 1 row"),
+    ("fit_hmm", "one_sample"): (("raises", ValueError, r"\bn_components\b"), "2 Gaussian states of 1 row"),
     **{(f"streaming.fit_{f}", "one_sample"): (("raises", ValueError, rf"\b{n}\b"), "2 seeds of 1 row")
        for f, n in (("kmeans", "n_clusters"), ("gmm", "n_components"))},
     # the streaming naive Bayes / LDA read the labels in the pass that sums the moments: the
@@ -243,7 +243,7 @@ NAN_SENTINELS = {
 #: programs take 10-25 s each on the shared 2-core machine). The others' are the full tier's.
 COMPUTE_SUBSET = ("fit_ridge", "fit_sgd_regressor", "fit_perceptron", "fit_kernel_svr",
                   "fit_gaussian_nb", "fit_mixed_nb", "fit_qda", "fit_knn", "fit_kde", "fit_gp",
-                  "fit_id3", "fit_c45", "fit_voting_regressor", "fit_bayes_net")
+                  "fit_id3", "fit_c45", "fit_bayes_net")
 
 
 def documented(fit: str, case: str):

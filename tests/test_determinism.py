@@ -29,7 +29,7 @@ DETERMINISTIC = (
     "fit_knn", "fit_kde",  # neighbors
     "fit_gp",  # gaussian_process
     "fit_id3", "fit_c45",  # tree
-    "fit_voting_regressor",  # ensemble (voting)
+    "fit_voting",  # ensemble (voting)
     "fit_bayes_net",  # graphical
 )
 

@@ -179,11 +179,22 @@ def test_initialize_rejects_unknown_cpu_collectives():
         distributed.initialize("localhost:1", 1, 0, cpu_collectives="nccl")
 
 
-def test_kneighbors_rejects_k_above_the_rows_of_a_device():
+def test_kneighbors_rejects_n_neighbors_above_the_rows_of_a_device():
     mesh = distributed.make_mesh(1)
     Xs, _, ws = distributed.shard_rows(np.ones((3, 2)), mesh=mesh)
-    with pytest.raises(ValueError, match="k must be <= 3, got 4"):
+    with pytest.raises(ValueError, match="n_neighbors must be <= 3, got 4"):
         distributed.kneighbors(Xs, np.ones((1, 2)), 4, mesh=mesh, sample_weight=ws)
+
+
+def test_kneighbors_k_is_a_deprecated_spelling_of_n_neighbors():
+    mesh = distributed.make_mesh(1)
+    X = np.arange(12.0).reshape(6, 2)
+    Xs, _, ws = distributed.shard_rows(X, mesh=mesh)
+    new = distributed.kneighbors(Xs, X[:2] + 0.1, n_neighbors=2, mesh=mesh, sample_weight=ws)
+    with pytest.warns(DeprecationWarning, match="n_neighbors"):
+        old = distributed.kneighbors(Xs, X[:2] + 0.1, k=2, mesh=mesh, sample_weight=ws)
+    np.testing.assert_array_equal(old[1], new[1])
+    np.testing.assert_array_equal(old[0], new[0])
 
 
 def test_kneighbors_rejects_a_non_mesh():

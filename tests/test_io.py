@@ -92,8 +92,8 @@ def _builders():
             pred_mixed),
         "discriminant.lda_qda.LDAParams": (lambda: discriminant.fit_lda(X, Y_3), pred),
         "discriminant.lda_qda.QDAParams": (lambda: discriminant.fit_qda(X, Y_3, reg_param=0.1), pred),
-        "neighbors.knn.KNNClassifierParams": (lambda: neighbors.fit_knn(X, Y_3, k=3), pred),
-        "neighbors.knn.KNNRegressorParams": (lambda: neighbors.fit_knn(X, Y_REG, k=3, task="regression"), pred),
+        "neighbors.knn.KNNClassifierParams": (lambda: neighbors.fit_knn(X, Y_3, n_neighbors=3), pred),
+        "neighbors.knn.KNNRegressorParams": (lambda: neighbors.fit_knn(X, Y_REG, n_neighbors=3, task="regression"), pred),
         "neighbors.kde.KDEParams": (lambda: neighbors.fit_kde(X, bandwidth=0.5), neighbors.score_samples),
         **{f"gaussian_process.regression.{name}Params": (
             (lambda k=kernel: gaussian_process.fit_gp(X, Y_REG, kernel=k, noise=0.1)), pred)
@@ -128,12 +128,14 @@ def _builders():
             pred),
         "ensemble.voting.ClassificationVoting": (
             lambda: ensemble.fit_voting([gnb, stump], X, Y_BIN, voting="soft"), pred),
-        "ensemble.voting.RegressionVoting": (lambda: ensemble.fit_voting_regressor([ridge, ridge], X, Y_REG), pred),
+        "ensemble.voting.RegressionVoting": (lambda: ensemble.fit_voting([ridge, ridge], X, Y_REG, task="regression"), pred),
         "ensemble.stacking.ClassificationStacking": (
-            lambda: ensemble.fit_stacking([gnb], gnb, X, Y_BIN, n_folds=2, key=KEY), pred),
+            lambda: ensemble.fit_stacking([gnb], gnb, X, Y_BIN, n_splits=2, key=KEY), pred),
         "ensemble.stacking.RegressionStacking": (
-            lambda: ensemble.fit_stacking([ridge], ridge, X, Y_REG, n_folds=2, task="regression", key=KEY), pred),
+            lambda: ensemble.fit_stacking([ridge], ridge, X, Y_REG, n_splits=2, task="regression", key=KEY), pred),
         "cluster.kmeans.KMeansParams": (lambda: cluster.fit_kmeans(X, 2, key=KEY, max_iter=5), cluster.predict),
+        "cluster.hierarchical.AgglomerativeParams": (
+            lambda: cluster.fit_agglomerative(X, n_clusters=2), lambda params, _: params.labels),
         **{f"cluster.gmm.{name}GMMParams": (
             (lambda c=cov: cluster.fit_gmm(X, 2, init=resp, covariance_type=c, max_iter=3)), cluster.predict_proba)
            for name, cov in (("Full", "full"), ("Tied", "tied"), ("Diag", "diag"), ("Spherical", "spherical"))},
@@ -581,3 +583,39 @@ def test_export_xgboost_predicts_bitwise_in_xgboost(loss, n_classes, tmp_path):
 def test_export_xgboost_refuses_other_params():
     with pytest.raises(TypeError, match="params must be XGBoostParams \\(from fit_xgboost\\), got LinearParams"):
         io.export_xgboost(_linear().fit_ols(X, Y_REG))
+
+
+def _find_node(node, kind_suffix):
+    """The first NamedTuple/dataclass node of a saved header whose kind ends with kind_suffix."""
+    if isinstance(node, dict):
+        if str(node.get("kind", "")).endswith(kind_suffix) and "v" in node:
+            return node
+        for value in node.values():
+            found = _find_node(value, kind_suffix)
+            if found is not None:
+                return found
+    elif isinstance(node, list):
+        for value in node:
+            found = _find_node(value, kind_suffix)
+            if found is not None:
+                return found
+    return None
+
+
+@pytest.mark.parametrize("name, edit", [
+    # 0.1 named the neighbour count ``k`` (issue 27: ``n_neighbors``)
+    ("neighbors.knn.KNNClassifierParams",
+     lambda tree: _find_node(tree, "KNNConfig")["v"].__setitem__(
+         "k", _find_node(tree, "KNNConfig")["v"].pop("n_neighbors"))),
+    # 0.1's XGBoost params had no ``converged`` (issue 27)
+    ("ensemble.xgboost.XGBoostParams",
+     lambda tree: _find_node(tree, "XGBoostParams")["v"].pop("converged")),
+])
+def test_files_written_by_0_1_load_as_the_renamed_types(name, edit, tmp_path):
+    """A file from before issue 27's renames (its header edited back to the 0.1 field names)
+    loads as today's type, bitwise equal to the file written today."""
+    params = _BUILDERS[f"jaxclassic.{name}"][0]()
+    saved, old = tmp_path / "new.jc", tmp_path / "old.jc"
+    io.save(saved, params)
+    _rewrite_header(saved, old, lambda h: edit(h["tree"]))
+    assert_identical(params, io.load(old))

@@ -51,7 +51,7 @@ CASES = {
     "fit_kmeans X": ("fit_kmeans", lambda a: cluster.fit_kmeans(a, 2, key=KEY).cluster_centers, X),
     "fit_kmeans sample_weight": ("fit_kmeans",
                                  lambda a: cluster.fit_kmeans(X, 2, key=KEY, sample_weight=a).cluster_centers, W),
-    "agglomerative X": ("agglomerative", lambda a: cluster.agglomerative(a), X),
+    "fit_agglomerative X": ("fit_agglomerative", lambda a: cluster.fit_agglomerative(a).linkage_matrix, X),
     "fit_perceptron X": ("fit_perceptron", lambda a: linear.fit_perceptron(a, Y_CLS).coef, X),
 }
 

@@ -363,7 +363,7 @@ def test_learning_curve_draws_fold_means_and_bands(ax):
     from tests.model_selection._fits import N_FOLDS, N_SAMPLES, neg_mse, regression_data, ridge_fit
 
     X, y = regression_data(0)
-    folds = kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(0))
+    folds = kfold_weights(N_SAMPLES, N_FOLDS, key=jax.random.key(0))
     fractions = np.array([0.25, 0.5, 0.75, 1.0])
     result = learning_curve(ridge_fit, neg_mse, X, y, folds, fractions, hyperparameters={"alpha": 1.0})
     sizes, train, val = sk_learning_curve(Ridge(alpha=1.0), X, y, cv=fold_indices(folds),
@@ -537,10 +537,10 @@ def test_dendrogram_of_agglomerative_left_orientation(ax):
     # our linkage matrix is SciPy's layout: the same drawing as SciPy's on SciPy's matrix
     from scipy.cluster import hierarchy
 
-    from jaxclassic.cluster import agglomerative
+    from jaxclassic.cluster import fit_agglomerative
 
     X = np.array([[0.0], [1.0], [5.0], [7.0]])
-    plot.dendrogram(agglomerative(X, linkage="single"), orientation="left", ax=ax)
+    plot.dendrogram(fit_agglomerative(X, linkage="single").linkage_matrix, orientation="left", ax=ax)
     ref = hierarchy.dendrogram(hierarchy.linkage(X, method="single"), no_plot=True)
     drawn = sorted(tuple(seg[:, ::-1].ravel()) for seg in ax.collections[0].get_segments())
     expected = sorted(tuple(np.column_stack([i, d]).ravel()) for i, d in zip(ref["icoord"], ref["dcoord"]))
@@ -636,7 +636,9 @@ def test_tree_of_id3_is_quinlans_play_tennis_tree(ax):
     from jaxclassic.datasets import load_play_tennis
     from jaxclassic.tree import export_text, fit_id3
 
-    X, y, names, target, cats = load_play_tennis(return_target_names=True, return_categories=True)
+    tennis = load_play_tennis()
+    X, y, names, target, cats = (tennis.data, tennis.target, tennis.feature_names,
+                                 tennis.target_names, tennis.categories)
     params = fit_id3(X, y)
     plot.tree(params, feature_names=names, class_names=target, category_names=cats, ax=ax)
     n_nodes = int(params.n_nodes)

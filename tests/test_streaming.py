@@ -325,16 +325,17 @@ def test_zero_weight_rows_of_huge_values_have_no_influence():
 
 
 @pytest.mark.parametrize("fit", [streaming.fit_kmeans, streaming.fit_gmm])
-def test_kmeans_plus_plus_without_key_raises_before_reading_the_data(fit):
-    # the key used to be checked after a whole pass over the data (the mean pass)
+def test_kmeans_plus_plus_with_a_bad_key_raises_before_reading_the_data(fit):
+    # the key used to be checked after a whole pass over the data (the mean pass); key=None is
+    # jax.random.key(0) (issue 27), an int is refused
     calls = []
 
     def source():
         calls.append(1)
         return [XB]
 
-    with pytest.raises(ValueError, match="key must be a jax.random key"):
-        fit(source, 3, chunk_rows=CHUNK)
+    with pytest.raises(TypeError, match="key must be a jax.random key, got int 0"):
+        fit(source, 3, key=0, chunk_rows=CHUNK)
     assert calls == []
 
 
@@ -364,7 +365,7 @@ def test_cross_validation_by_fold_weights_equals_cross_validate_of_the_in_memory
         neg_mse_scorer,
     )
 
-    folds = np.asarray(kfold_weights(N, 3, jax.random.key(0)))
+    folds = np.asarray(kfold_weights(N, 3, key=jax.random.key(0)))
     cases = [
         (streaming.fit_ridge, linear.fit_ridge, Y, {"alpha": 2.0}, neg_mse_scorer(linear.predict)),
         (streaming.fit_gaussian_nb, discriminant.fit_gaussian_nb, C3, {"n_classes": 3},

@@ -51,7 +51,7 @@ def test_id3_loo_equals_the_estimator(rows):
     from jaxclassic.datasets import load_play_tennis
     from jaxclassic.estimators.tree import ID3Classifier
 
-    X, y, _ = load_play_tennis()
+    X, y = load_play_tennis(return_X_y=True)
     pred = [ID3Classifier().fit(np.delete(X, i, 0), np.delete(y, i)).predict(X[i:i + 1])[0]
             for i in range(len(y))]
     assert rows[3].ours == pytest.approx(np.mean(np.asarray(pred) == y), abs=1e-12)

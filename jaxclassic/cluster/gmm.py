@@ -98,6 +98,7 @@ from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.cluster import _api
 from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.cluster import _gmm_em as _em
+from jaxclassic._deprecation import key_moved
 from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.validation import (
     as_operand,
@@ -109,6 +110,7 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    key_from_seed,
 )
 
 __all__ = [
@@ -260,8 +262,9 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
     X : (n, d) array
     n_components : int
         :math:`K`, between 1 and the number of rows of positive weight (static).
-    key : jax.random key
-        Randomness of the initialisation (not needed when ``init`` is an array).
+    key : jax.random key, optional
+        Randomness of the initialisation (unused when ``init`` is an array). ``None``
+        (default): ``jax.random.key(0)``, so calls without a key are deterministic.
     covariance_type : {"full", "tied", "diag", "spherical"}
         Static.
     max_iter : int
@@ -325,7 +328,7 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
     init_resp = None
     if isinstance(init, str):
         init = check_choice(init, "init", INITS)
-        key = check_key(key)
+        key = key_from_seed(0) if key is None else check_key(key)
     else:
         init_resp = check_array(init, "init", dtype=X.dtype)
         if init_resp.shape != (n, n_components):
@@ -566,7 +569,8 @@ def _sample(params, key, n_samples):
     return params.means[labels] + offset, labels.astype(jnp.int32)
 
 
-def sample(params, n_samples, key):
+@key_moved(2)
+def sample(params, n_samples=1, *, key=None):
     """Draw ``n_samples`` rows from the mixture: ``(X (n, d), labels (n,))``.
 
     :math:`z \\sim \\operatorname{Categorical}(\\pi)`, :math:`x = \\mu_z + L_z\\varepsilon`,
@@ -577,8 +581,10 @@ def sample(params, n_samples, key):
     ----------
     params : GMMParams
     n_samples : int
-        At least 1 (static).
-    key : jax.random key
+        At least 1 (static); 1 by default, as scikit-learn's ``GaussianMixture.sample``.
+    key : jax.random key, optional
+        ``None`` (default): ``jax.random.key(0)``. The old order ``sample(params, n_samples,
+        key)`` still works, with a ``DeprecationWarning``, until jaxclassic 0.3.0.
 
     Returns
     -------
@@ -591,7 +597,7 @@ def sample(params, n_samples, key):
     >>> from jaxclassic.cluster import fit_gmm, sample
     >>> X = np.random.default_rng(0).normal(size=(40, 2))
     >>> params = fit_gmm(X, 2, key=jax.random.key(0), init="random")
-    >>> Xs, labels = sample(params, 5, jax.random.key(1))
+    >>> Xs, labels = sample(params, 5, key=jax.random.key(1))
     >>> Xs.shape, labels.shape
     ((5, 2), (5,))
 
@@ -601,5 +607,5 @@ def sample(params, n_samples, key):
     """
     _check_params(params)
     n_samples = check_int(n_samples, "n_samples", low=1)
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     return _sample(_as_jax(params), key, n_samples)

@@ -64,12 +64,14 @@ Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., 
 from __future__ import annotations
 
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from jaxclassic import _jit
 from jaxclassic import _tiling
+from jaxclassic._deprecation import warn
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import check_array, check_choice, check_int, check_scalar, is_traced
 
@@ -78,13 +80,47 @@ _NO_DERIVATIVE = (
     "the merge order is a discrete choice, piecewise constant in the data"
 )
 
-__all__ = ["LINKAGES", "MAX_MATRIX_SAMPLES", "agglomerative", "cut_tree", "maxdists"]
+__all__ = ["LINKAGES", "MAX_MATRIX_SAMPLES", "AgglomerativeParams", "fit_agglomerative", "cut_tree",
+           "maxdists"]
 
 LINKAGES = ("single", "complete", "average", "weighted", "centroid", "median", "ward")
 #: linkages computed from the cluster means (or median points): O(n d) memory, euclidean only
 MEAN_LINKAGES = ("centroid", "median", "ward")
 #: the most rows the distance-matrix linkages accept (the n x n matrix: 3.2 GB in float64)
 MAX_MATRIX_SAMPLES = 20_000
+
+
+class AgglomerativeParams(NamedTuple):
+    """A fitted agglomerative clustering (:func:`fit_agglomerative`): the whole tree and its cut.
+
+    Attributes
+    ----------
+    linkage_matrix : (n_samples - 1, 4) array
+        SciPy's linkage matrix :math:`Z` (module docstring): ``[id_1, id_2, height, size]`` per
+        merge; :func:`cut_tree` cuts it anew, ``jaxclassic.plot.dendrogram`` draws it.
+    labels : (n_samples,) int32 array
+        The flat clusters of the cut, numbered by their first row.
+    n_clusters : int32 scalar
+        Clusters of the cut (``n_clusters``, or the count a ``distance_threshold`` leaves).
+
+    ``children`` (``(n_samples - 1, 2)`` int32) and ``distances`` (``(n_samples - 1,)``, the
+    merge heights) are read-only views of ``linkage_matrix``, named as scikit-learn's
+    ``children_`` and ``distances_``.
+    """
+
+    linkage_matrix: jax.Array
+    labels: jax.Array
+    n_clusters: jax.Array
+
+    @property
+    def children(self) -> jax.Array:
+        """``(n_samples - 1, 2)`` int32: the two clusters each merge joins (SciPy's ids)."""
+        return self.linkage_matrix[:, :2].astype(jnp.int32)
+
+    @property
+    def distances(self) -> jax.Array:
+        """``(n_samples - 1,)``: the height of each merge."""
+        return self.linkage_matrix[:, 2]
 
 
 # --------------------------------------------------------------------------- the two backends
@@ -218,48 +254,11 @@ def _linkage(X, p, *, linkage, metric):
     return jax.lax.fori_loop(0, n - 1, step, carry)[-1]
 
 
-def agglomerative(X, *, linkage="single", metric="euclidean", p=2.0) -> jax.Array:
-    r"""Agglomerative clustering of the rows of ``X``: SciPy's linkage matrix (module docstring).
-
-    Parameters
-    ----------
-    X : (n_samples, n_features) array
-        At least 2 rows, finite.
-    linkage : {"single", "complete", "average", "weighted", "centroid", "median", "ward"}
-        The cluster distance (SciPy's ``method``; SciPy's default ``"single"``).
-    metric : str
-        A metric of :func:`jaxclassic._tiling.pairwise_distances` (``"euclidean"``,
-        ``"manhattan"`` = SciPy's ``"cityblock"``, ``"cosine"``, ``"chebyshev"``,
-        ``"minkowski"``, ``"sqeuclidean"``); ``"euclidean"`` only for centroid, median, ward.
-    p : float
-        Minkowski order.
-
-    Returns
-    -------
-    (n_samples - 1, 4) array of the dtype of ``X``
-        ``[id_1, id_2, height, size]`` per merge, ``id_1 < id_2``; cluster ``n + i`` is formed
-        by row ``i``.
-
-    Raises
-    ------
-    ValueError
-        Fewer than 2 rows, an unknown linkage or metric, a non-euclidean metric with a
-        centroid / median / ward linkage, or more than :data:`MAX_MATRIX_SAMPLES` rows for a
-        distance-matrix linkage.
-
-    Examples
-    --------
-    >>> import jax.numpy as jnp
-    >>> X = jnp.array([[0.0], [1.0], [5.0], [7.0]])
-    >>> agglomerative(X, linkage="single").tolist()
-    [[0.0, 1.0, 1.0, 2.0], [2.0, 3.0, 2.0, 2.0], [4.0, 5.0, 4.0, 4.0]]
-
-    References
-    ----------
-    Müllner (2011), arXiv:1109.2378; Lance & Williams (1967); ESL §14.3.12.
-    """
+def _linkage_matrix(X, linkage, metric, p, name, n_clusters=None):
+    """The checked linkage matrix of ``X`` (the work of :func:`fit_agglomerative`); every
+    check, ``n_clusters <= n_samples`` included, before anything compiles."""
     if is_traced(X):  # jax.grad / jax.jvp through this fit raise a TypeError naming it (issue 14)
-        X = nondifferentiable("agglomerative", X, reason=_NO_DERIVATIVE)
+        X = nondifferentiable(name, X, reason=_NO_DERIVATIVE)
     X = check_array(X, "X", min_samples=2)
     linkage = check_choice(linkage, "linkage", LINKAGES)
     metric = check_choice(metric, "metric", _tiling.METRICS)
@@ -275,11 +274,109 @@ def agglomerative(X, *, linkage="single", metric="euclidean", p=2.0) -> jax.Arra
             f"{X.dtype.itemsize} bytes); X has {n} rows, more than MAX_MATRIX_SAMPLES="
             f"{MAX_MATRIX_SAMPLES}. Use linkage='ward', 'centroid' or 'median' (O(n d) memory), "
             "or raise jaxclassic.cluster.hierarchical.MAX_MATRIX_SAMPLES knowingly")
+    if n_clusters is not None and not is_traced(n_clusters) and n_clusters > n:
+        raise ValueError(f"n_clusters must be <= n_samples={n}, got n_clusters={n_clusters}")
     return _linkage(X, jnp.asarray(p, X.dtype), linkage=linkage, metric=metric)
+
+
+def fit_agglomerative(X, *, n_clusters=2, linkage="ward", metric="euclidean",
+                      distance_threshold=None, p=2.0) -> AgglomerativeParams:
+    r"""Agglomerative clustering of the rows of ``X``: SciPy's linkage matrix (module docstring)
+    and its flat cut, as scikit-learn's ``AgglomerativeClustering``.
+
+    The tree merges the two closest clusters :math:`a, b` (smallest linkage distance
+    :math:`d(a, b)`, by the Lance--Williams updates of the module docstring) until one is
+    left. The cut undoes the last ``n_clusters - 1`` merges (scikit-learn's rule: exactly
+    ``n_clusters`` clusters, even where merge heights tie at the cut); with
+    ``distance_threshold=t`` it keeps the merges of height below :math:`t`, i.e.
+    ``n_clusters = #{merges of height >= t} + 1``. The defaults are those of
+    :class:`jaxclassic.estimators.AgglomerativeClustering` (``n_clusters=2``, ``ward``).
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) array
+        At least 2 rows, finite.
+    n_clusters : int or None
+        Clusters of the cut, ``1 <= n_clusters <= n_samples``; ``None`` with
+        ``distance_threshold`` (exactly one of the two is ``None``).
+    linkage : {"ward", "single", "complete", "average", "weighted", "centroid", "median"}
+        The cluster distance (SciPy's ``method``).
+    metric : str
+        A metric of :func:`jaxclassic._tiling.pairwise_distances` (``"euclidean"``,
+        ``"manhattan"`` = SciPy's ``"cityblock"``, ``"cosine"``, ``"chebyshev"``,
+        ``"minkowski"``, ``"sqeuclidean"``); ``"euclidean"`` only for centroid, median, ward.
+    distance_threshold : float or None
+        ``>= 0``: cut at this height instead of at ``n_clusters`` (then ``n_clusters=None``).
+    p : float
+        Minkowski order.
+
+    Returns
+    -------
+    AgglomerativeParams
+        ``linkage_matrix`` (``(n_samples - 1, 4)``, ``[id_1, id_2, height, size]`` per merge,
+        ``id_1 < id_2``; cluster ``n + i`` is formed by row ``i``), ``labels``, ``n_clusters``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 rows, an unknown linkage or metric, a non-euclidean metric with a
+        centroid / median / ward linkage, more than :data:`MAX_MATRIX_SAMPLES` rows for a
+        distance-matrix linkage, not exactly one of ``n_clusters`` and ``distance_threshold``,
+        ``n_clusters`` above the number of rows, a negative ``distance_threshold``.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> X = jnp.array([[0.0], [1.0], [5.0], [7.0]])
+    >>> fit = fit_agglomerative(X, linkage="single")
+    >>> fit.linkage_matrix.tolist()
+    [[0.0, 1.0, 1.0, 2.0], [2.0, 3.0, 2.0, 2.0], [4.0, 5.0, 4.0, 4.0]]
+    >>> fit.labels.tolist(), int(fit.n_clusters)
+    ([0, 0, 1, 1], 2)
+
+    References
+    ----------
+    Müllner (2011), arXiv:1109.2378; Lance & Williams (1967); ESL §14.3.12.
+    """
+    if (n_clusters is None) == (distance_threshold is None):
+        raise ValueError("exactly one of n_clusters and distance_threshold must be None, got "
+                         + ("both None" if n_clusters is None else
+                            f"n_clusters={n_clusters!r} and distance_threshold={distance_threshold!r}"))
+    if n_clusters is not None and not is_traced(n_clusters):
+        n_clusters = check_int(n_clusters, "n_clusters", low=1)
+    if distance_threshold is not None:
+        check_scalar(distance_threshold, "distance_threshold", low=0.0)
+    Z = _linkage_matrix(X, linkage, metric, p, "fit_agglomerative", n_clusters)
+    if distance_threshold is None:
+        count = jnp.asarray(n_clusters, jnp.int32)
+    else:
+        count = _count_above(Z, jnp.asarray(distance_threshold, Z.dtype))
+    labels = _cut(Z, count, jnp.asarray(0, Z.dtype), by_count=True, by_merge=True)
+    return AgglomerativeParams(Z, labels, count)
+
+
+@_jit.jit
+def _count_above(Z, threshold):
+    """Clusters left by keeping the merges below ``threshold`` (scikit-learn's rule)."""
+    return (jnp.sum(Z[:, 2] >= threshold) + 1).astype(jnp.int32)
+
+
+def agglomerative(X, *, linkage="single", metric="euclidean", p=2.0) -> jax.Array:
+    """Deprecated: :func:`fit_agglomerative` (removed in jaxclassic 0.3.0).
+
+    SciPy's linkage matrix of ``X``, ``fit_agglomerative(X, linkage=linkage, metric=metric,
+    p=p).linkage_matrix``, with this function's old default ``linkage="single"`` (SciPy's;
+    ``fit_agglomerative`` defaults to ``"ward"``, as ``AgglomerativeClustering``).
+    """
+    warn("jaxclassic.cluster.agglomerative", "jaxclassic.cluster.fit_agglomerative (whose "
+         "default linkage is 'ward'; read .linkage_matrix)")
+    return _linkage_matrix(X, linkage, metric, p, "agglomerative")
 
 
 # --------------------------------------------------------------------------- flat cuts
 def _check_linkage_matrix(Z):
+    if isinstance(Z, AgglomerativeParams):
+        Z = Z.linkage_matrix
     Z = check_array(Z, "Z")
     if Z.shape[1] != 4:
         raise ValueError(f"Z must have 4 columns (a linkage matrix), got shape {tuple(Z.shape)}")
@@ -322,8 +419,9 @@ def cut_tree(Z, *, n_clusters=None, distance=None, rule="height") -> jax.Array:
 
     Parameters
     ----------
-    Z : (n - 1, 4) array
-        A linkage matrix (:func:`agglomerative` or SciPy's).
+    Z : (n - 1, 4) array or AgglomerativeParams
+        A linkage matrix (:func:`fit_agglomerative`'s ``linkage_matrix``, or SciPy's), or the
+        params of :func:`fit_agglomerative`.
     n_clusters : int, optional
         ``1 <= n_clusters <= n``.
     distance : float, optional
@@ -339,10 +437,10 @@ def cut_tree(Z, *, n_clusters=None, distance=None, rule="height") -> jax.Array:
     Examples
     --------
     >>> import jax.numpy as jnp
-    >>> Z = agglomerative(jnp.array([[0.0], [1.0], [5.0], [7.0]]), linkage="single")
+    >>> Z = fit_agglomerative(jnp.array([[0.0], [1.0], [5.0], [7.0]]), linkage="single").linkage_matrix
     >>> cut_tree(Z, n_clusters=2).tolist(), cut_tree(Z, distance=1.5).tolist()
     ([0, 0, 1, 1], [0, 0, 1, 2])
-    >>> Z = agglomerative(jnp.array([[0.0], [1.0], [2.0], [3.0]]), linkage="single")  # tied heights
+    >>> Z = fit_agglomerative(jnp.array([[0.0], [1.0], [2.0], [3.0]]), linkage="single").linkage_matrix  # ties
     >>> cut_tree(Z, n_clusters=2).tolist(), cut_tree(Z, n_clusters=2, rule="merge").tolist()
     ([0, 0, 0, 0], [0, 0, 0, 1])
 

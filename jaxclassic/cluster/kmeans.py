@@ -132,6 +132,7 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    key_from_seed,
     on_host,
     to_device,
 )
@@ -300,7 +301,7 @@ def _make_tiles(Xc, sw, tile):
 
 
 def _nearest(x, centres, c_norm):
-    """A tile's Gram-form distances less :math:`\lVert x\rVert^2` (``c_norm``: the squared norms
+    r"""A tile's Gram-form distances less :math:`\lVert x\rVert^2` (``c_norm``: the squared norms
     of the centres, inf for inactive ones) and its labels: the one rule of every Lloyd pass."""
     partial_dist = c_norm[None, :] - 2.0 * _precision.matmul(x, centres.T)
     return partial_dist, jnp.argmin(partial_dist, axis=1).astype(jnp.int32)
@@ -388,7 +389,7 @@ def _lloyd(tiles, centres, active, tol, *, max_iter, batched):
 
 
 def _final_pass(tiles: _Tiles, centres, active):
-    """The final labels (as :func:`_assign_and_sum` gives them) and the exact inertia
+    r"""The final labels (as :func:`_assign_and_sum` gives them) and the exact inertia
     :math:`\sum_i s_i \lVert x_i - c_{l_i}\rVert^2` (differences, not the Gram form), in one
     pass over the tiles (each tile's differences formed in cache, never the whole array)."""
     c_norm = jnp.where(active, jnp.sum(centres * centres, axis=1), jnp.inf)
@@ -546,7 +547,7 @@ def _check_inputs(X, n_clusters, key, sample_weight):
     if n_clusters > n_positive:
         raise ValueError(f"n_clusters={n_clusters} must be <= n_samples={n_positive} "
                          "(the number of rows of positive weight)")
-    return X, n_clusters, check_key(key), sw
+    return X, n_clusters, key_from_seed(0) if key is None else check_key(key), sw
 
 
 def _check_init(init, n_clusters, n_features, dtype):
@@ -561,7 +562,7 @@ def _check_init(init, n_clusters, n_features, dtype):
 
 
 # --------------------------------------------------------------------------- public API
-def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, tol=1e-4,
+def fit_kmeans(X, n_clusters, *, key=None, init="k-means++", n_init=1, max_iter=300, tol=1e-4,
                sample_weight=None, n_local_trials=None) -> KMeansParams:
     r"""Fit k-means by Lloyd's algorithm (module docstring): minimise
     :math:`\sum_i s_i\lVert x_i - c_{l_i}\rVert^2`.
@@ -574,14 +575,19 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
         ``1 <= n_clusters <=`` the number of rows of positive weight; the program is compiled
         for :func:`cluster_capacity` slots, so every ``k`` of a bucket shares it (module
         docstring).
-    key : jax.random key
+    key : jax.random key, optional
         Seeds the initialisation: one run uses ``key``; with ``n_init > 1`` restart ``r`` uses
-        ``jax.random.split(key, n_init)[r]``.
+        ``jax.random.split(key, n_init)[r]``. ``None`` (default): ``jax.random.key(0)``, so
+        calls without a key are deterministic.
     init : {"k-means++", "random"} or (n_clusters, n_features) array
         Seeding: k-means++ (:func:`kmeans_plusplus`), ``k`` distinct rows drawn by weight, or
         the given centres (then one run: ``n_init > 1`` warns and runs once, as scikit-learn).
     n_init : int
         Restarts (static), vmapped; the lowest inertia is kept.
+        ``n_init``'s default differs from the estimator's: :class:`jaxclassic.estimators.KMeans`
+        takes scikit-learn's ``"auto"`` (1 run for k-means++ or an array, 10 for ``"random"``);
+        the functional fit runs exactly the restarts it is given, 1 unless told (the same as
+        ``"auto"`` for the default k-means++ seeding).
     max_iter : int
         Bound on Lloyd iterations (static).
     tol : float
@@ -639,7 +645,7 @@ def fit_kmeans(X, n_clusters, *, key, init="k-means++", n_init=1, max_iter=300, 
     return params
 
 
-def kmeans_plusplus(X, n_clusters, *, key, sample_weight=None, n_local_trials=None):
+def kmeans_plusplus(X, n_clusters, *, key=None, sample_weight=None, n_local_trials=None):
     r"""k-means++ seeding: the first centre drawn with probability :math:`s_i / \sum s`, each
     next one with probability :math:`s_i D(x_i)^2 / \sum_j s_j D(x_j)^2`.
 
@@ -652,7 +658,8 @@ def kmeans_plusplus(X, n_clusters, *, key, sample_weight=None, n_local_trials=No
     X : (n_samples, n_features) array
     n_clusters : int
         Centres to draw (static), at most the number of rows of positive weight.
-    key : jax.random key
+    key : jax.random key, optional
+        ``None`` (default): ``jax.random.key(0)``.
     sample_weight : (n_samples,) array, optional
         Rows of weight 0 are never drawn.
     n_local_trials : None, "auto" or int
@@ -689,7 +696,7 @@ def _plusplus_indices(X, sw, key, *, n_clusters, n_local_trials):
     return _plusplus(Xc, sw, key, n_clusters, n_clusters=n_clusters, n_local_trials=n_local_trials)[1]
 
 
-def kmeans_elbow(X, n_clusters=range(1, 11), *, key, init="k-means++", n_init=1, max_iter=300,
+def kmeans_elbow(X, n_clusters=range(1, 11), *, key=None, init="k-means++", n_init=1, max_iter=300,
                  tol=1e-4, sample_weight=None, n_local_trials=None) -> KMeansElbow:
     r"""Inertia of k-means for every ``k`` in ``n_clusters``, in one compiled call (the elbow plot).
 

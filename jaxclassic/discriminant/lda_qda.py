@@ -108,6 +108,12 @@ class LDAParams(NamedTuple):
     priors: jax.Array
     class_count: jax.Array
 
+    @property
+    def n_classes(self) -> int:
+        """The number of classes ``C``, a Python int read from the shape of ``class_count`` (not a pytree leaf)."""
+        return int(self.class_count.shape[-1])
+
+
 
 class QDAParams(NamedTuple):
     """Fitted quadratic discriminant analysis.
@@ -135,6 +141,12 @@ class QDAParams(NamedTuple):
     feature_scale: jax.Array
     priors: jax.Array
     class_count: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes ``C``, a Python int read from the shape of ``class_count`` (not a pytree leaf)."""
+        return int(self.class_count.shape[-1])
+
 
 
 # --------------------------------------------------------------------------- jitted cores

@@ -87,6 +87,12 @@ class GaussianNBParams(NamedTuple):
     class_count: jax.Array
     epsilon: jax.Array
 
+    @property
+    def n_classes(self) -> int:
+        """The number of classes ``C``, a Python int read from the shape of ``class_count`` (not a pytree leaf)."""
+        return int(self.class_count.shape[-1])
+
+
 
 class CategoricalNBParams(NamedTuple):
     """Fitted categorical naive Bayes.
@@ -112,6 +118,12 @@ class CategoricalNBParams(NamedTuple):
     n_categories: jax.Array
     alpha: jax.Array
 
+    @property
+    def n_classes(self) -> int:
+        """The number of classes ``C``, a Python int read from the shape of ``class_count`` (not a pytree leaf)."""
+        return int(self.class_count.shape[-1])
+
+
 
 class MixedNBParams(NamedTuple):
     """Fitted naive Bayes over continuous (Gaussian) and categorical features together.
@@ -130,6 +142,12 @@ class MixedNBParams(NamedTuple):
     continuous_features: jax.Array
     categorical_features: jax.Array
     class_log_prior: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes ``C``, a Python int read from the shape of ``class_log_prior`` (not a pytree leaf)."""
+        return int(self.class_log_prior.shape[-1])
+
 
 
 # --------------------------------------------------------------------------- statistics

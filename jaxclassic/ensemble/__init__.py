@@ -33,9 +33,50 @@ from jaxclassic.ensemble.voting import ClassificationVoting
 from jaxclassic.ensemble.voting import RegressionVoting
 from jaxclassic.ensemble.voting import VotingParams
 from jaxclassic.ensemble.voting import fit_voting
-from jaxclassic.ensemble.voting import fit_voting_regressor
 from jaxclassic.ensemble.stacking import ClassificationStacking
 from jaxclassic.ensemble.stacking import RegressionStacking
 from jaxclassic.ensemble.stacking import StackingParams
 from jaxclassic.ensemble.stacking import fit_stacking
 from jaxclassic.ensemble.stacking import meta_features
+
+__all__ = [
+    "decision_function",
+    "feature_importances",
+    "predict",
+    "predict_proba",
+    "XGBoostClassifierParams",
+    "XGBoostParams",
+    "fit_xgboost",
+    "BaggingParams",
+    "ClassificationBagging",
+    "RegressionBagging",
+    "bootstrap_counts",
+    "fit_bagging",
+    "oob_decision_function",
+    "oob_predict",
+    "oob_score",
+    "ClassificationForest",
+    "ForestParams",
+    "RegressionForest",
+    "fit_random_forest",
+    "GradientBoostingClassifierParams",
+    "GradientBoostingParams",
+    "fit_gradient_boosting",
+    "AdaBoostParams",
+    "fit_adaboost",
+    "staged_decision_function",
+    "staged_predict",
+    "training_error_bound",
+    "ClassificationVoting",
+    "RegressionVoting",
+    "VotingParams",
+    "fit_voting",
+    "ClassificationStacking",
+    "RegressionStacking",
+    "StackingParams",
+    "fit_stacking",
+    "meta_features",
+]
+
+# deprecated (issue 27): importable for one minor version, not listed in __all__
+from jaxclassic.ensemble.voting import fit_voting_regressor  # noqa: E402,F401

@@ -271,6 +271,9 @@ def fit_adaboost(
     Returns
     -------
     AdaBoostParams
+        ``n_classes`` is a property. Classification only, so no ``task=``: SAMME reweights
+        misclassified rows, and AdaBoost for regression (AdaBoost.R2, Drucker 1997) is a
+        different algorithm, not implemented.
 
     Examples
     --------

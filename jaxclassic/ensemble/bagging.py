@@ -54,6 +54,7 @@ import numpy as np
 
 from jaxclassic import _dispatch
 from jaxclassic import _jit
+from jaxclassic._deprecation import key_made_keyword
 from jaxclassic._dispatch import Dispatcher
 from jaxclassic.ensemble._api import decision_function, predict, predict_proba
 from jaxclassic.metrics import accuracy, r2_score
@@ -66,6 +67,7 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    key_from_seed,
 )
 
 __all__ = [
@@ -113,7 +115,15 @@ class BaggingParams(NamedTuple):
 
 
 class ClassificationBagging(BaggingParams):
-    """Bagged classifiers: scores are mean probabilities or vote fractions."""
+    """Bagged classifiers: scores are mean probabilities or vote fractions.
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is ``C``, the length of
+    ``classes`` (a static shape: a Python int).
+    """
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.shape[-1])
 
 
 class RegressionBagging(BaggingParams):
@@ -305,7 +315,8 @@ def _counts(key, positive, max_samples, n_estimators):
     return jax.vmap(one)(jnp.arange(n_estimators, dtype=jnp.int32))
 
 
-def bootstrap_counts(key, sample_weight, n_estimators: int, max_samples: float = 1.0) -> jax.Array:
+@key_made_keyword
+def bootstrap_counts(sample_weight, n_estimators: int, max_samples: float = 1.0, *, key=None) -> jax.Array:
     r"""Bootstrap count weights ``(n_estimators, n)`` int32 over the rows of positive weight.
 
     Row ``e`` is :math:`\mathrm{Multinomial}(m; 1/n_+, \dots, 1/n_+)` over the :math:`n_+`
@@ -314,16 +325,37 @@ def bootstrap_counts(key, sample_weight, n_estimators: int, max_samples: float =
     ``fold_in(fold_in(key, e), i)``, so the counts of the positive rows do not depend on
     zero-weight rows anywhere, and row ``e`` does not depend on ``n_estimators``.
 
+    Parameters
+    ----------
+    sample_weight : (n,) array-like
+        Training weights; rows of weight 0 are never drawn.
+    n_estimators : int >= 1
+        Number of bootstrap samples (rows of the result).
+    max_samples : float in (0, 1]
+        Share of the positive-weight rows drawn per sample.
+    key : jax.random key, optional (keyword-only)
+        None: the fixed key ``jax.random.key(0)`` (same key, same counts). The old call
+        ``bootstrap_counts(key, sample_weight, n_estimators)`` still works for one minor
+        version, with a ``DeprecationWarning``.
+
+    Returns
+    -------
+    (n_estimators, n) int32
+
     Examples
     --------
     >>> import jax, jax.numpy as jnp
-    >>> c = bootstrap_counts(jax.random.key(0), jnp.array([1.0, 0.0, 1.0, 1.0]), 3)
+    >>> c = bootstrap_counts(jnp.array([1.0, 0.0, 1.0, 1.0]), 3, key=jax.random.key(0))
     >>> c.sum(axis=1).tolist(), c[:, 1].tolist()
     ([3, 3, 3], [0, 0, 0])
+
+    References
+    ----------
+    Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 6; Breiman 1996 (bagging).
     """
     n_estimators = check_n_estimators(n_estimators)
     max_samples = check_max_samples(max_samples)
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     sample_weight = jnp.asarray(sample_weight)
     return _counts(key, sample_weight > 0, max_samples, n_estimators)
 
@@ -335,7 +367,7 @@ def fit_bagging(
     y,
     *,
     n_estimators: int = 10,
-    key,
+    key=None,
     sample_weight=None,
     max_samples: float = 1.0,
     voting: str = "mean",
@@ -360,8 +392,9 @@ def fit_bagging(
     y : (n_samples,) array-like
         Class codes ``0..C-1`` or real targets; must be finite.
     n_estimators : int >= 1 (static)
-    key : jax.random key
-        Bootstrap draws (members' own randomness: pass it in ``fit_kwargs``).
+    key : jax.random key, optional (keyword-only)
+        Bootstrap draws (members' own randomness: pass it in ``fit_kwargs``). None: the
+        fixed key ``jax.random.key(0)``, so a call is deterministic (same key, same bag).
     sample_weight : (n_samples,) array-like, optional
         Rows of weight 0 are never drawn and have no influence.
     max_samples : float in (0, 1]
@@ -379,6 +412,9 @@ def fit_bagging(
     Returns
     -------
     ClassificationBagging or RegressionBagging
+        One function for both tasks, as the algorithm is the same: the task is the members'
+        (``fit_kwargs["task"]``, else read from ``y`` and the members' params), so there is
+        no ``task=`` of the bag's own.
 
     Examples
     --------
@@ -401,7 +437,7 @@ def fit_bagging(
     task = fit_kwargs.get("task")
     if task not in ("classification", "regression"):
         task = None
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     if chunk_size is not None:
         chunk_size = check_int(chunk_size, "chunk_size", low=1)
     Xc = check_array(X, "X", allow_nan=True) if not is_traced(X) else X

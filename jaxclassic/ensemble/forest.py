@@ -154,7 +154,7 @@ from jaxclassic.tree import _sorted
 from jaxclassic.tree.cart import _fit_binned as _tree_fit_binned
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (check_array, check_bool, check_choice, check_int, check_key,
-                                   check_sample_weight, is_traced)
+                                   check_sample_weight, is_traced, key_from_seed)
 
 #: why jax.grad through this fit raises (issue 14, :func:`jaxclassic._implicit.nondifferentiable`)
 _NO_DERIVATIVE = (
@@ -196,7 +196,15 @@ class ForestParams(NamedTuple):
 
 
 class ClassificationForest(ForestParams):
-    """A random-forest classifier: probabilities are the trees' mean class fractions."""
+    """A random-forest classifier: probabilities are the trees' mean class fractions.
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is the class axis of the trees'
+    ``value`` (a static shape: a Python int).
+    """
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.trees.value.shape[-1])
 
 
 class RegressionForest(ForestParams):
@@ -298,7 +306,7 @@ def fit_random_forest(
     max_samples: float | None = None,
     n_bins: int = 255,
     sample_weight=None,
-    key,
+    key=None,
     n_classes: int | None = None,
     chunk_size: int | None = None,
     max_nodes: int | None = None,
@@ -336,7 +344,9 @@ def fit_random_forest(
     n_bins : int in 2..256 (static)
     sample_weight : (n_samples,) array-like, optional
         Rows of weight 0 have no influence (binning, draws, trees).
-    key : jax.random key
+    key : jax.random key, optional (keyword-only)
+        The bootstrap draws and every tree's feature draws (:func:`forest_keys`). None: the
+        fixed key ``jax.random.key(0)``, so a call is deterministic (same key, same forest).
     n_classes : int, optional (static)
     chunk_size : int, optional
         Trees per ``vmap`` batch. Default: on a CPU one tree after another (``lax.scan``),
@@ -349,6 +359,21 @@ def fit_random_forest(
     Returns
     -------
     ClassificationForest or RegressionForest
+        One function for both tasks (``task=``), as the algorithm is shared: only the trees'
+        criterion and leaf values differ. ``n_classes``: a property of the classifier.
+
+    Notes
+    -----
+    ``criterion``'s default differs from the estimator's: one function serves both tasks, so
+    None picks the task's criterion, ``"gini"`` (``RandomForestClassifier``'s default) or
+    ``"squared_error"`` (``RandomForestRegressor``'s).
+
+    ``max_features``'s default differs from the estimator's: ``"default"`` is ``"sqrt"`` for
+    classification (``RandomForestClassifier``'s default) and ``"p/3"`` for regression
+    (Breiman's recommendation, ESL §15.3), where ``RandomForestRegressor`` keeps
+    scikit-learn's ``1.0`` (every feature: bagged trees). Pass ``max_features=1.0`` for
+    scikit-learn's regression forest; the functional default is kept so existing calls do not
+    change.
 
     Examples
     --------
@@ -371,7 +396,7 @@ def fit_random_forest(
     n_estimators = check_n_estimators(n_estimators)
     bootstrap = check_bool(bootstrap, "bootstrap")
     max_samples = 1.0 if max_samples is None else check_max_samples(max_samples)
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     n_bins = check_int(n_bins, "n_bins", low=2, high=256)
     if max_depth is not None:
         max_depth = check_int(max_depth, "max_depth", low=1)

@@ -164,7 +164,17 @@ class GradientBoostingParams(NamedTuple):
 
 class GradientBoostingClassifierParams(GradientBoostingParams):
     """A fitted gradient-boosting classifier on the log-loss: binomial (``K = 1``, the score is
-    the log-odds) or multinomial (``K`` classes, probabilities ``softmax(F)``)."""
+    the log-odds) or multinomial (``K`` classes, probabilities ``softmax(F)``).
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is the number of classes: 2 for
+    the binomial model, ``K`` for the multinomial one (from the static shape of ``init``: a
+    Python int).
+    """
+
+    @property
+    def n_classes(self) -> int:
+        k = int(self.init.shape[-1])
+        return 2 if k == 1 else k
 
 
 def _weighted_median_per_node(values, weight, node, n_nodes):
@@ -365,13 +375,26 @@ def fit_gradient_boosting(
         round), ``K > 2`` the multinomial one (``K`` trees per round).
     sample_weight : array-like (n_samples,), optional
         Rows of weight 0 have no influence.
-    key : jax.random key, optional
-        Needed for ``subsample < 1``.
+    key : jax.random key, optional (keyword-only)
+        The row draws of ``subsample < 1`` (unused otherwise). None: the fixed key
+        ``jax.random.key(0)``, so a call is deterministic (same key, same model).
 
     Returns
     -------
     GradientBoostingParams or GradientBoostingClassifierParams (``log_loss``)
-        Trees stacked ``(n_estimators, K)``; ``K = 1`` except for the multinomial.
+        Trees stacked ``(n_estimators, K)``; ``K = 1`` except for the multinomial. One
+        function for both tasks, as the algorithm is shared: the task follows from ``loss``
+        (``"log_loss"`` classifies, the others regress), so there is no separate ``task=``.
+        A fixed number of rounds (no early stopping in the functional fit; the estimators'
+        ``n_iter_no_change`` refits), hence no ``n_iter`` / ``converged``.
+
+    Notes
+    -----
+    ``loss``'s default differs from the estimator's: the functional fit names the losses of
+    :mod:`jaxclassic.losses` (``"squared"`` is ``GradientBoostingRegressor``'s
+    ``"squared_error"``, ``"absolute"`` its ``"absolute_error"``), and one function serves both
+    tasks, so its default is the regression loss (``GradientBoostingClassifier``'s default
+    ``"log_loss"`` is ``loss="log_loss"`` here).
 
     Examples
     --------
@@ -424,7 +447,7 @@ def fit_gradient_boosting(
     check_scalar(min_weight_fraction_leaf, "min_weight_fraction_leaf", low=0.0, high=0.5)
     check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
     use_subsample = is_traced(subsample) or float(subsample) < 1.0
-    key = check_key(key) if use_subsample else (key_from_seed(0) if key is None else key)
+    key = key_from_seed(0) if key is None else check_key(key)
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
     ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
     if init is None:

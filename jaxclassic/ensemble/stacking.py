@@ -24,7 +24,7 @@ Shapes stay static (DESIGN.md, "weights, not slices"): each base fit is **one** 
 over the :math:`K` fold weight vectors :math:`t_k \odot s`, and the out-of-fold feature of
 row :math:`i` is read from fold :math:`k(i)`'s predictions. Folds are either given as a
 ``(K, n)`` 0/1 training-weight matrix (``model_selection.kfold_weights`` /
-``stratified_kfold_weights`` make them) or made here: ``n_folds`` consecutive blocks of the
+``stratified_kfold_weights`` make them) or made here: ``n_splits`` consecutive blocks of the
 **positive-weight** rows (the first ``n_+ mod K`` one row longer, as scikit-learn's
 ``KFold``), shuffled first when a ``key`` is given. Rows of weight 0 are held out of no
 default fold (their meta-features are 0); they have no influence on any base or meta fit,
@@ -51,6 +51,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _dispatch
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic.ensemble._api import decision_function, predict, predict_proba
 from jaxclassic.ensemble.voting import check_data, check_fits, check_proba_columns
 from jaxclassic.validation import (
@@ -124,7 +125,15 @@ class StackingParams(NamedTuple):
 
 
 class ClassificationStacking(StackingParams):
-    """Stacked classifiers: ``predict`` / ``predict_proba`` / ``decision_function`` of the meta-model."""
+    """Stacked classifiers: ``predict`` / ``predict_proba`` / ``decision_function`` of the meta-model.
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is ``C``, the length of
+    ``classes`` (a static shape: a Python int).
+    """
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.shape[-1])
 
 
 class RegressionStacking(StackingParams):
@@ -196,15 +205,15 @@ def check_folds(folds, n_samples: int, sample_weight) -> jax.Array:
     return jnp.asarray(f)
 
 
-def default_folds(sample_weight, n_folds: int, key=None) -> jax.Array:
-    """``(n_folds, n)`` 0/1 training weights: consecutive blocks of the positive-weight rows
+def default_folds(sample_weight, n_splits: int, *, key=None) -> jax.Array:
+    """``(n_splits, n)`` 0/1 training weights: consecutive blocks of the positive-weight rows
     (``KFold``'s sizes), shuffled with ``key``; rows of weight 0 are held out of no fold."""
     positive = np.asarray(sample_weight) > 0
     n_pos = int(positive.sum())
-    n_folds = check_int(n_folds, "n_folds", low=2, high=n_pos)
-    sizes = np.full(n_folds, n_pos // n_folds)
-    sizes[: n_pos % n_folds] += 1
-    fold_of_rank = np.repeat(np.arange(n_folds), sizes)
+    n_splits = check_int(n_splits, "n_splits", low=2, high=n_pos)
+    sizes = np.full(n_splits, n_pos // n_splits)
+    sizes[: n_pos % n_splits] += 1
+    fold_of_rank = np.repeat(np.arange(n_splits), sizes)
     if key is not None:
         perm = np.asarray(jax.random.permutation(check_key(key), n_pos))
         shuffled = np.empty(n_pos, np.int64)
@@ -212,7 +221,7 @@ def default_folds(sample_weight, n_folds: int, key=None) -> jax.Array:
         fold_of_rank = shuffled
     fold_of_row = np.full(positive.shape[0], -1)
     fold_of_row[positive] = fold_of_rank
-    folds = fold_of_row[None, :] != np.arange(n_folds)[:, None]
+    folds = fold_of_row[None, :] != np.arange(n_splits)[:, None]
     return jnp.asarray(folds, jnp.asarray(sample_weight).dtype)
 
 
@@ -236,6 +245,7 @@ def _resolve_method(stack_method: str, params, index: int, classification: bool)
 
 
 # --------------------------------------------------------------------------- fit
+@renamed_arguments(n_folds="n_splits")
 def fit_stacking(
     base_fits: Sequence[Callable],
     meta_fit: Callable,
@@ -243,7 +253,7 @@ def fit_stacking(
     y,
     *,
     folds=None,
-    n_folds: int = 5,
+    n_splits: int = 5,
     stack_method: str = "auto",
     passthrough: bool = False,
     task: str = "classification",
@@ -268,22 +278,27 @@ def fit_stacking(
     folds : (K, n_samples) 0/1 array, optional
         Training weights of each fold (e.g. ``model_selection.kfold_weights(n, K)``); every
         row of positive weight is held out (0) of exactly one fold.
-    n_folds : int >= 2
+    n_splits : int >= 2
         Number of default folds when ``folds`` is None (consecutive blocks of the
-        positive-weight rows; shuffled with ``key``).
+        positive-weight rows, scikit-learn's ``KFold(n_splits)``; shuffled with ``key``).
+        ``n_folds=`` (its old name) still works for one minor version, with a
+        ``DeprecationWarning``.
     stack_method : {"auto", "predict_proba", "decision_function", "predict"}
         Which output of every base model feeds the meta-model (classification; regression
         always uses ``predict``).
     passthrough : bool
         Append the raw features to the meta-features.
     task : {"classification", "regression"}
+        One function for both tasks, as the algorithm is shared (regression stacks
+        ``predict``; scikit-learn's ``StackingRegressor``).
     n_classes : int, optional
         Number of classes (default ``max(y) + 1``).
     sample_weight : (n_samples,) array-like, optional
         Passed (times the fold weights) to every base fit and to the meta fit; rows of weight
         0 have no influence.
-    key : jax.random key, optional
-        Shuffles the default folds (ignored when ``folds`` is given).
+    key : jax.random key, optional (keyword-only)
+        Shuffles the default folds (ignored when ``folds`` is given). None: no shuffling, the
+        folds are consecutive blocks (deterministic: same data, same folds).
 
     Returns
     -------
@@ -297,7 +312,7 @@ def fit_stacking(
     >>> from jaxclassic import discriminant, linear
     >>> X = np.arange(24.0).reshape(12, 2) % 7; y = (X[:, 0] + X[:, 1] > 6).astype(int)
     >>> params = fit_stacking([discriminant.fit_lda, functools.partial(linear.fit_logistic, l2=1.0)],
-    ...                       functools.partial(linear.fit_logistic, l2=1.0), X, y, n_folds=3)
+    ...                       functools.partial(linear.fit_logistic, l2=1.0), X, y, n_splits=3)
     >>> params.oob_features.shape, predict(params, X).shape
     ((12, 2), (12,))
 
@@ -321,7 +336,7 @@ def fit_stacking(
     if folds is None:
         if is_traced(sw):
             raise ValueError("folds must be given when sample_weight is traced (default folds are made on the host)")
-        folds = default_folds(sw, n_folds, key)
+        folds = default_folds(sw, n_splits, key=key)
     else:
         folds = check_folds(folds, n_samples, sw)
     folds = folds.astype(dtype)

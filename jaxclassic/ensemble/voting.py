@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _deprecation
 from jaxclassic import _dispatch
 from jaxclassic.ensemble._api import predict, predict_proba
 from jaxclassic.validation import (
@@ -55,7 +56,6 @@ __all__ = [
     "ClassificationVoting",
     "RegressionVoting",
     "fit_voting",
-    "fit_voting_regressor",
 ]
 
 
@@ -81,7 +81,15 @@ class VotingParams(NamedTuple):
 
 
 class ClassificationVoting(VotingParams):
-    """Voting classifier: hard (weighted votes) or soft (weighted mean probabilities)."""
+    """Voting classifier: hard (weighted votes) or soft (weighted mean probabilities).
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is ``C``, the length of
+    ``classes`` (a static shape: a Python int).
+    """
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.shape[-1])
 
 
 class RegressionVoting(VotingParams):
@@ -182,6 +190,10 @@ def fit_voting(
     sample_weight : (n_samples,) array-like, optional
         Passed to every fit; rows of weight 0 have no influence.
     task : {"classification", "regression"}
+        One function for both tasks, as the algorithm is shared: ``"regression"`` is
+        scikit-learn's ``VotingRegressor`` (the weighted mean of the members' predictions;
+        ``voting`` and ``n_classes`` are ignored), and replaces the deprecated
+        ``fit_voting_regressor``.
 
     Returns
     -------
@@ -224,9 +236,19 @@ def fit_voting(
 
 
 def fit_voting_regressor(fits: Sequence[Callable], X, y, *, weights=None, sample_weight=None) -> RegressionVoting:
-    """:func:`fit_voting` with ``task="regression"``: the weighted mean of the members'
-    predictions (scikit-learn's ``VotingRegressor``)."""
+    """Deprecated: :func:`fit_voting` with ``task="regression"`` (removed in jaxclassic 0.3.0).
+
+    Warns with a ``DeprecationWarning`` naming the new call, then returns
+    ``fit_voting(fits, X, y, weights=weights, sample_weight=sample_weight, task="regression")``.
+    """
+    _deprecation.warn("jaxclassic.ensemble.fit_voting_regressor",
+                      'jaxclassic.ensemble.fit_voting(..., task="regression")')
     return fit_voting(fits, X, y, weights=weights, sample_weight=sample_weight, task="regression")
+
+
+fit_voting_regressor.__deprecated_alias_of__ = fit_voting
+_deprecation.RENAMES.append(("jaxclassic.ensemble", "fit_voting_regressor",
+                             'jaxclassic.ensemble.fit_voting(task="regression")'))
 
 
 # --------------------------------------------------------------------------- predict

@@ -168,6 +168,11 @@ class XGBoostParams(NamedTuple):
         Last round used by predictions (``n_iter - 1`` without early stopping).
     n_iter : () int32
         Rounds run.
+    converged : () bool
+        Whether the fit ended by its own stopping rule: True when early stopping triggered,
+        and always True without early stopping (a fixed number of rounds is the whole
+        algorithm); False when ``early_stopping_rounds`` was given but all ``n_estimators``
+        rounds ran without it triggering.
     bin_edges : (F, max_bin + 1) float
         Per feature, for each of xgboost's cut points :math:`c`, the largest value of the
         fit's dtype that xgboost sends left (:math:`\\mathrm{float32}(x) < c`); ``+inf``
@@ -182,11 +187,34 @@ class XGBoostParams(NamedTuple):
     eval_loss: jax.Array
     best_iteration: jax.Array
     n_iter: jax.Array
+    converged: jax.Array
     bin_edges: jax.Array
+
+    @classmethod
+    def _upgrade_fields(cls, fields: dict) -> dict:
+        """A file written by jaxclassic 0.1 (no ``converged``): whether early stopping was asked
+        for was not recorded, so ``converged`` is True when it stopped early or had no
+        evaluation set, and False when it evaluated every round (read by
+        :func:`jaxclassic.io.load`)."""
+        if "converged" not in fields:
+            rounds = np.shape(fields["train_loss"])[0]
+            stopped = np.asarray(fields["n_iter"]) < rounds
+            no_eval = np.all(np.isnan(np.asarray(fields["eval_loss"])))
+            fields["converged"] = jnp.asarray(bool(stopped or no_eval))
+        return fields
 
 
 class XGBoostClassifierParams(XGBoostParams):
-    """A fitted XGBoost classifier (``log_loss``: ``K = 1``, sigmoid; ``softmax``: ``K`` classes)."""
+    """A fitted XGBoost classifier (``log_loss``: ``K = 1``, sigmoid; ``softmax``: ``K`` classes).
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is the number of classes: 2 for
+    ``log_loss``, ``K`` for ``softmax`` (from the static shape of ``base_score``: a Python int).
+    """
+
+    @property
+    def n_classes(self) -> int:
+        k = int(self.base_score.shape[-1])
+        return 2 if k == 1 else k
 
 
 @dataclass(frozen=True)
@@ -401,10 +429,12 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
     if patience is None:
         n_iter = jnp.asarray(n_rounds, jnp.int32)
         best = n_iter - 1
+        converged = jnp.asarray(True)
     else:
         n_iter = es.n_iter
         best = jnp.maximum(es.best_iter, 0).astype(jnp.int32)
-    return (trees, base.astype(dtype), gain, train_loss, eval_loss, best, n_iter), clamped
+        converged = jnp.asarray(es.stop, bool)
+    return (trees, base.astype(dtype), gain, train_loss, eval_loss, best, n_iter, converged), clamped
 
 
 # --------------------------------------------------------------------------- checks
@@ -509,12 +539,21 @@ def fit_xgboost(
         fit equals xgboost's on the rows of positive weight). Traced (``jit`` / ``vmap``, e.g.
         over cross-validation fold weights): the same sketch runs on the host through
         :func:`jax.pure_callback`, once per weight vector, so a vmapped fit equals the loop.
-    key : jax.random key, optional
-        Needed for ``subsample < 1`` or ``colsample_bytree < 1``.
+    key : jax.random key, optional (keyword-only)
+        The draws of ``subsample < 1`` and ``colsample_bytree < 1`` (unused otherwise). None:
+        the fixed key ``jax.random.key(0)``, so a call is deterministic (same key, same model).
 
     Returns
     -------
     XGBoostParams or XGBoostClassifierParams
+        One function for both tasks, as the algorithm is shared: the task follows from
+        ``loss`` (``"log_loss"`` / ``"softmax"`` classify, the others regress), so there is
+        no separate ``task=``. ``n_iter`` is the number of rounds run and ``converged``
+        whether the fit ended by its own stopping rule: True when early stopping triggered
+        (the eval loss did not improve for ``early_stopping_rounds`` rounds), or with no
+        early stopping (a fixed number of rounds is the whole algorithm); False when
+        ``early_stopping_rounds`` was given and all ``n_estimators`` rounds ran without it
+        triggering (more rounds might still help).
 
     Examples
     --------
@@ -553,10 +592,7 @@ def fit_xgboost(
     y, n_outputs = _check_targets(y, loss_name, n_samples, sw, n_classes, dtype)
     n_colsample = max(1, math.floor(float(colsample_bytree) * n_features)) if not is_traced(colsample_bytree) else n_features
     use_subsample = is_traced(subsample) or float(subsample) < 1.0
-    if use_subsample or n_colsample < n_features:
-        key = check_key(key)
-    elif key is None:
-        key = key_from_seed(0)
+    key = key_from_seed(0) if key is None else check_key(key)
     # xgboost's own cut points (its weighted quantile sketch), as "x <= edge" bounds in our
     # dtype (_xgb_cuts.cut_edges: with missing values, two more bins hold xgboost's splits of
     # the missing values from all the others); a missing value anywhere needs the engine's
@@ -604,11 +640,11 @@ def fit_xgboost(
         out, clamped = _program(*args, **statics)
     else:  # the CPU's cores as devices (opt-in): each builds the histograms of its rows
         out, clamped = _cores.run_split(_program, mesh, args, {0: 1, 1: 0, 2: 0}, statics)
-    trees, base, gain, train_loss, eval_loss, best, n_iter = out
+    trees, base, gain, train_loss, eval_loss, best, n_iter, converged = out
     trees, gain, train_loss, eval_loss = B.first_rounds((trees, gain, train_loss, eval_loss), n_estimators)
     B.warn_if_clamped(clamped)
     cls = XGBoostClassifierParams if loss_name in ("log_loss", "softmax") else XGBoostParams
-    return cls(trees, base, gain, train_loss, eval_loss, best, n_iter, bin_edges=edges)
+    return cls(trees, base, gain, train_loss, eval_loss, best, n_iter, converged, bin_edges=edges)
 
 
 # --------------------------------------------------------------------------- prediction

@@ -188,7 +188,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
 
 
 class AgglomerativeClustering(ClusterMixin, BaseEstimator):
-    """Agglomerative clustering (:func:`jaxclassic.cluster.agglomerative`, :func:`~jaxclassic.cluster.cut_tree`).
+    """Agglomerative clustering (:func:`jaxclassic.cluster.fit_agglomerative`).
 
     Parameters
     ----------
@@ -263,20 +263,20 @@ class AgglomerativeClustering(ClusterMixin, BaseEstimator):
             raise ValueError(f"Cannot extract more clusters than samples: {self.n_clusters} clusters "
                              f"were given for a tree with {n} leaves.")
         (Xj,) = to_core(X.astype(dtype, copy=False))
-        Z = _hc.agglomerative(Xj, linkage=self.linkage, metric=self._METRICS[self.metric])
-        heights = np.asarray(Z[:, 2])
-        if self.distance_threshold is not None:
-            self.n_clusters_ = int(np.count_nonzero(heights >= self.distance_threshold)) + 1
-        else:
-            self.n_clusters_ = int(self.n_clusters)
-        self.linkage_matrix_ = np.asarray(Z)
+        # the cut by merge order, as scikit-learn: exactly n_clusters_ clusters even with tied
+        # heights; a distance_threshold leaves #{merges of height >= threshold} + 1 clusters
+        fit = _hc.fit_agglomerative(Xj, n_clusters=self.n_clusters, linkage=self.linkage,
+                                    metric=self._METRICS[self.metric],
+                                    distance_threshold=self.distance_threshold)
+        self.n_clusters_ = int(fit.n_clusters)
+        self.linkage_matrix_ = np.asarray(fit.linkage_matrix)
+        heights = self.linkage_matrix_[:, 2]
         self.children_ = self.linkage_matrix_[:, :2].astype(np.intp)
         self.n_leaves_ = n
         self.n_connected_components_ = 1
         if self.compute_distances or self.distance_threshold is not None:
             self.distances_ = heights
-        # by merge order, as scikit-learn: exactly n_clusters_ clusters even with tied heights
-        self.labels_ = np.asarray(_hc.cut_tree(Z, n_clusters=self.n_clusters_, rule="merge")).astype(np.intp)
+        self.labels_ = np.asarray(fit.labels).astype(np.intp)
         return self
 
     def fit_predict(self, X, y=None):

@@ -195,7 +195,7 @@ class _BaseHMM(BaseEstimator):
             raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
         enter_dtype(fitted_dtype(self))
         key = _key(self.random_state if random_state is None else random_state)
-        X, states = _hmm.sample(self.params_, int(n_samples), key)
+        X, states = _hmm.sample(self.params_, int(n_samples), key=key)
         X = np.asarray(X)
         return (X[:, None].astype(np.int64) if X.ndim == 1 else X), np.asarray(states).astype(np.int64)
 

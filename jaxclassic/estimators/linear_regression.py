@@ -48,7 +48,7 @@ from jaxclassic.linear.bayesian import fit_bayesian_ridge, predict_dist_bayesian
 from jaxclassic.linear.lasso import fit_lasso
 from jaxclassic.linear.ols import fit_ols
 from jaxclassic.linear.ridge import fit_ridge
-from jaxclassic.linear.sgd import fit_sgd_regressor
+from jaxclassic.linear.sgd import TAIL_EPOCHS, TAIL_FRACTION, fit_sgd_regressor
 from jaxclassic.exceptions import ConvergenceWarning
 from jaxclassic.validation import check_bool, check_int, check_scalar, key_from_seed
 
@@ -56,8 +56,9 @@ __all__ = ["LinearRegression", "Ridge", "BayesianRidge", "SGDRegressor"]
 
 #: SGDRegressor warns when, over its last ``SGD_TAIL_EPOCHS`` epochs (without early stopping),
 #: the training objective still fell by more than ``SGD_TAIL_FRACTION`` of its whole decrease
-SGD_TAIL_EPOCHS = 5
-SGD_TAIL_FRACTION = 1e-3
+#: (the rule of ``SGDRegressorParams.converged``, one definition in jaxclassic.linear.sgd)
+SGD_TAIL_EPOCHS = TAIL_EPOCHS
+SGD_TAIL_FRACTION = TAIL_FRACTION
 #: LinearRegression(positive=True): stopping test on the relative squared projected gradient,
 #: and the sweep limit, of its coordinate descent
 POSITIVE_TOL = 1e-14

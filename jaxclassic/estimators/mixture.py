@@ -197,6 +197,6 @@ class GaussianMixture(DensityMixin, BaseEstimator):
             raise ValueError(f"Invalid value for 'n_samples': {n_samples!r}. The sampling requires "
                              "at least one sample.")
         enter_dtype(fitted_dtype(self))
-        X, labels = _gmm.sample(self.params_, int(n_samples), _key(self.random_state))
+        X, labels = _gmm.sample(self.params_, int(n_samples), key=_key(self.random_state))
         order = np.argsort(np.asarray(labels), kind="stable")
         return np.asarray(X)[order], np.asarray(labels).astype(np.int64)[order]

@@ -73,7 +73,7 @@ class _KNeighborsBase(BaseEstimator):
         X, y, sw, n = prepare_fit(self, X, y, classifier=classifier)
         k = _check_n_neighbors(self.n_neighbors, n)
         params = _nb.fit_knn(
-            X, y, k=k, weights=self.weights, metric=self.metric, p=self.p,
+            X, y, n_neighbors=k, weights=self.weights, metric=self.metric, p=self.p,
             task="classification" if classifier else "regression",
             n_classes=len(self.classes_) if classifier else None, sample_weight=sw)
         self.params_ = to_host(params)
@@ -241,4 +241,4 @@ class KernelDensity(BaseEstimator):
         check_is_fitted(self)
         enter_dtype(fitted_dtype(self))
         seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
-        return np.asarray(_nb.sample(self.params_, jax.random.key(seed), n_samples))
+        return np.asarray(_nb.sample(self.params_, n_samples, key=jax.random.key(seed)))

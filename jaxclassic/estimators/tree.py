@@ -380,7 +380,8 @@ class ID3Classifier(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, names = load_play_tennis()
+    >>> tennis = load_play_tennis()
+    >>> X, y, names = tennis.data, tennis.target, tennis.feature_names
     >>> tree = ID3Classifier().fit(X, y)
     >>> names[int(tree.params_.feature[0])], tree.get_depth(), tree.get_n_leaves()
     ('outlook', 2, 5)
@@ -533,7 +534,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, names = load_play_tennis()
+    >>> tennis = load_play_tennis()
+    >>> X, y, names = tennis.data, tennis.target, tennis.feature_names
     >>> tree = C45Classifier(categorical_features=[0, 1, 2, 3]).fit(X, y)
     >>> names[int(tree.params_.feature[0])], tree.get_n_leaves()
     ('outlook', 5)

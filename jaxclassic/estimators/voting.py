@@ -147,7 +147,7 @@ class VotingClassifier(ClassifierMixin, _BaseMembers):
 
 class VotingRegressor(RegressorMixin, _BaseMembers):
     """Weighted mean of regressors' predictions (the rule of
-    :func:`jaxclassic.ensemble.fit_voting_regressor`; scikit-learn's ``VotingRegressor``).
+    :func:`jaxclassic.ensemble.fit_voting` with ``task="regression"``; scikit-learn's ``VotingRegressor``).
 
     Parameters
     ----------

@@ -242,8 +242,9 @@ def optimize_hyperparameters(X, y, *, kernel="rbf", init: GPKernel | None = None
         scikit-learn's ``(1e-5, 1e5)`` for all, noise fixed when ``init.noise == 0``.
     n_restarts : int >= 0
         Further starts drawn log-uniformly within the bounds (static).
-    key : jax.random key
-        Required when ``n_restarts > 0``.
+    key : jax.random key, optional
+        Draws the further starts when ``n_restarts > 0`` (default ``jax.random.key(0)``:
+        same call, same result); unused otherwise.
     alpha, normalize_y, sample_weight
         As :func:`~jaxclassic.gaussian_process.fit_gp`.
     max_iter : int
@@ -281,10 +282,8 @@ def optimize_hyperparameters(X, y, *, kernel="rbf", init: GPKernel | None = None
     check_scalar(tol, "tol", low=0.0)
     normalize_y = check_bool(normalize_y, "normalize_y")
     batch_restarts = check_bool(batch_restarts, "batch_restarts")
-    if n_restarts:
-        key = check_key(key)
-    else:
-        key = key_from_seed(0)  # unused
+    # None: the fixed default key jax.random.key(0), so a call is deterministic
+    key = key_from_seed(0) if key is None else check_key(key)
     parsed = _parse_bounds(bounds, init)
     layout, low, high = _layout(init, parsed)
     init = GPKernel(*(as_operand(v, X.dtype) for v in init))

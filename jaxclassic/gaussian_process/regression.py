@@ -112,6 +112,10 @@ from jaxclassic.validation import (
 __all__ = [
     "NumericalJitterWarning",
     "GPParams",
+    "RBFParams",
+    "Matern12Params",
+    "Matern32Params",
+    "Matern52Params",
     "fit_gp",
     "predict_gp",
     "log_marginal_likelihood",

@@ -34,11 +34,16 @@ __all__ += ["joint_log_prob", "query", "d_separated", "markov_blanket", "sample"
 # hidden Markov models (the sampler stays module-level: jaxclassic.graphical.hmm.sample)
 from jaxclassic.graphical import hmm  # noqa: E402
 from jaxclassic.graphical.hmm import CategoricalHMMParams, GaussianHMMParams  # noqa: E402
+from jaxclassic.graphical.hmm import FullGaussianHMMParams, TiedGaussianHMMParams  # noqa: E402
+from jaxclassic.graphical.hmm import DiagGaussianHMMParams, SphericalGaussianHMMParams  # noqa: E402
+from jaxclassic.graphical.hmm import Posterior  # noqa: E402
 from jaxclassic.graphical.hmm import categorical_hmm, gaussian_hmm  # noqa: E402
 from jaxclassic.graphical.hmm import forward, backward, posterior, viterbi  # noqa: E402
 from jaxclassic.graphical.hmm_fit import fit_hmm  # noqa: E402
 
 __all__ += ["hmm", "CategoricalHMMParams", "GaussianHMMParams", "categorical_hmm", "gaussian_hmm"]
+__all__ += ["FullGaussianHMMParams", "TiedGaussianHMMParams", "DiagGaussianHMMParams"]
+__all__ += ["SphericalGaussianHMMParams", "Posterior"]
 __all__ += ["forward", "backward", "posterior", "viterbi", "fit_hmm"]
 
 # linear-chain CRFs (the CRF's Viterbi stays module-level: jaxclassic.graphical.crf.viterbi)

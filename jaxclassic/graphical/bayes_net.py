@@ -59,6 +59,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import key_moved
 from jaxclassic.graphical._dag import Structure, d_separated, make_structure, markov_blanket
 from jaxclassic.graphical._elimination import query
 from jaxclassic.validation import (
@@ -68,6 +69,7 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     default_float_dtype,
+    key_from_seed,
     is_traced,
 )
 
@@ -388,7 +390,8 @@ def _sample(cpts, key, structure, n_samples):
     return jax.vmap(one)(jax.random.split(key, n_samples))
 
 
-def sample(net: BayesNet, n_samples: int, key) -> jax.Array:
+@key_moved(2)
+def sample(net: BayesNet, n_samples: int, *, key=None) -> jax.Array:
     r"""Draw complete assignments by ancestral (forward) sampling.
 
     Each sample visits the variables in a topological order and draws
@@ -399,7 +402,10 @@ def sample(net: BayesNet, n_samples: int, key) -> jax.Array:
     ----------
     net : BayesNet
     n_samples : int >= 1 (static)
-    key : jax.random key
+    key : jax.random key, optional
+        ``None`` (default): ``jax.random.key(0)``, so calls without a key are deterministic.
+        The old order ``sample(net, n_samples, key)`` still works, with a
+        ``DeprecationWarning``, until jaxclassic 0.3.0.
 
     Returns
     -------
@@ -409,7 +415,7 @@ def sample(net: BayesNet, n_samples: int, key) -> jax.Array:
     -------
     >>> s = make_structure({"rain": [], "wet": ["rain"]}, [2, 2])
     >>> net = make_bayes_net(s, {"rain": [0.8, 0.2], "wet": [[0.9, 0.1], [0.2, 0.8]]})
-    >>> sample(net, 5, jax.random.key(0)).shape
+    >>> sample(net, 5, key=jax.random.key(0)).shape
     (5, 2)
 
     References
@@ -418,5 +424,5 @@ def sample(net: BayesNet, n_samples: int, key) -> jax.Array:
     networks by probabilistic logic sampling.
     """
     n_samples = check_int(n_samples, "n_samples", low=1)
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     return _sample(tuple(net.cpts), key, net.structure, n_samples)

@@ -131,6 +131,8 @@ class CRFParams(NamedTuple):
         L-BFGS iterations run.
     converged : bool scalar
         Whether the gradient norm of :math:`J/\\sum_i s_i` reached ``tol``.
+
+    ``n_classes`` (read-only) is the number of labels, as every classifier's params say it.
     """
 
     emission: jax.Array
@@ -139,6 +141,11 @@ class CRFParams(NamedTuple):
     end: jax.Array
     n_iter: jax.Array
     converged: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        """The number of labels (``n_labels``; a Python int, from the static shape of ``start``)."""
+        return self.start.shape[-1]
 
 
 # ----------------------------------------------------------------------------- potentials

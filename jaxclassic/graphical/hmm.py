@@ -60,11 +60,17 @@ from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.cluster import _gmm_covariance as _cov
-from jaxclassic.validation import check_array, check_choice, check_int, check_key, is_traced
+from jaxclassic._deprecation import key_moved
+from jaxclassic.validation import (check_array, check_choice, check_int, check_key, is_traced,
+                                   key_from_seed)
 
 __all__ = [
     "CategoricalHMMParams",
     "GaussianHMMParams",
+    "FullGaussianHMMParams",
+    "TiedGaussianHMMParams",
+    "DiagGaussianHMMParams",
+    "SphericalGaussianHMMParams",
     "Posterior",
     "categorical_hmm",
     "gaussian_hmm",
@@ -898,7 +904,8 @@ def _sample(params, key, n_steps):
     return params.means[states] + noise, states
 
 
-def sample(params, n_steps, key):
+@key_moved(2)
+def sample(params, n_steps, *, key=None):
     """Draw one sequence of ``n_steps`` states and observations.
 
     :math:`z_0 \\sim \\pi`, :math:`z_t \\sim A_{z_{t-1}}`, :math:`x_t \\sim b_{z_t}` (Gaussian:
@@ -909,7 +916,10 @@ def sample(params, n_steps, key):
     params : CategoricalHMMParams or GaussianHMMParams
     n_steps : int
         ``T >= 1`` (static).
-    key : jax.random key
+    key : jax.random key, optional
+        ``None`` (default): ``jax.random.key(0)``, so calls without a key are deterministic.
+        The old order ``sample(params, n_steps, key)`` still works, with a
+        ``DeprecationWarning``, until jaxclassic 0.3.0.
 
     Returns
     -------
@@ -919,7 +929,7 @@ def sample(params, n_steps, key):
     Examples
     --------
     >>> p = categorical_hmm([1.0, 0.0], [[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]])
-    >>> X, z = sample(p, 4, jax.random.key(0))
+    >>> X, z = sample(p, 4, key=jax.random.key(0))
     >>> z.tolist(), X.tolist()
     ([0, 1, 0, 1], [0, 1, 0, 1])
 
@@ -929,5 +939,5 @@ def sample(params, n_steps, key):
     """
     _check_params(params)
     n_steps = check_int(n_steps, "n_steps", low=1)
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     return _sample(params, key, n_steps)

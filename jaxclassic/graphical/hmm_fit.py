@@ -55,6 +55,7 @@ import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic import _precision
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic._solver import iterate
 from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.cluster.kmeans import _plusplus_indices
@@ -68,6 +69,7 @@ from jaxclassic.validation import (
     check_key,
     check_scalar,
     default_float_dtype,
+    key_from_seed,
 )
 
 __all__ = ["fit_hmm"]
@@ -165,11 +167,11 @@ def _run_em(init, Xp, mask, weight, tol, reg_covar, *, max_iter, update, n_symbo
         converged=res.converged, n_iter=res.n_iter, log_likelihood=ll, log_likelihoods=history)
 
 
-def _initial(key, Xp, mask, weight, reg_covar, *, n_states, emission, covariance_type,
+def _initial(key, Xp, mask, weight, reg_covar, *, n_components, emission, covariance_type,
              n_symbols):
     """Random start (module docstring)."""
     dtype = weight.dtype
-    K = n_states
+    K = n_components
     k_pi, k_a, k_e = jax.random.split(key, 3)
     uniform = jnp.full((K,), 1.0 / K, dtype=dtype)
     startprob = 0.5 * uniform + 0.5 * jax.random.dirichlet(k_pi, jnp.ones((K,), dtype), dtype=dtype)
@@ -194,9 +196,9 @@ def _initial(key, Xp, mask, weight, reg_covar, *, n_states, emission, covariance
     return _hmm.GAUSSIAN_TYPES[covariance_type](startprob, transmat, means, covars, prec_chol)
 
 
-@partial(_jit.jit, static_argnames=("n_states", "emission", "covariance_type", "max_iter", "n_init",
-                                   "update", "n_symbols"))
-def _fit(Xp, mask, weight, key, init, tol, reg_covar, *, n_states, emission, covariance_type,
+@partial(_jit.jit, static_argnames=("n_components", "emission", "covariance_type", "max_iter",
+                                   "n_init", "update", "n_symbols"))
+def _fit(Xp, mask, weight, key, init, tol, reg_covar, *, n_components, emission, covariance_type,
          max_iter, n_init, update, n_symbols):
     run = partial(_run_em, Xp=Xp, mask=mask, weight=weight, tol=tol, reg_covar=reg_covar,
                   max_iter=max_iter, update=update, n_symbols=n_symbols)
@@ -204,8 +206,9 @@ def _fit(Xp, mask, weight, key, init, tol, reg_covar, *, n_states, emission, cov
         return run(init)
 
     def single(k):
-        return run(_initial(k, Xp, mask, weight, reg_covar, n_states=n_states, emission=emission,
-                            covariance_type=covariance_type, n_symbols=n_symbols))
+        return run(_initial(k, Xp, mask, weight, reg_covar, n_components=n_components,
+                            emission=emission, covariance_type=covariance_type,
+                            n_symbols=n_symbols))
 
     if n_init == 1:
         return single(key)
@@ -235,7 +238,7 @@ def _check_X(X, emission, n_symbols):
     return X, None
 
 
-def _check_init(init, emission, covariance_type, n_states, n_symbols, d, dtype):
+def _check_init(init, emission, covariance_type, n_components, n_symbols, d, dtype):
     if emission == "categorical":
         if not isinstance(init, _hmm.CategoricalHMMParams):
             raise TypeError(f"init must be a CategoricalHMMParams (categorical_hmm) for "
@@ -253,14 +256,17 @@ def _check_init(init, emission, covariance_type, n_states, n_symbols, d, dtype):
                                  covariance_type)
         if init.means.shape[1] != d:
             raise ValueError(f"init.means has {init.means.shape[1]} features, X has {d}")
-    if init.startprob.shape[0] != n_states:
-        raise ValueError(f"init has {init.startprob.shape[0]} states, but n_states={n_states}")
+    if init.startprob.shape[0] != n_components:
+        raise ValueError(f"init has {init.startprob.shape[0]} states, but "
+                         f"n_components={n_components}")
     return jax.tree.map(lambda a: jnp.asarray(a, dtype), init)
 
 
-def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
+@renamed_arguments(n_states="n_components")
+def fit_hmm(X, lengths, n_components, *, emission="categorical", n_symbols=None,
             covariance_type="diag", n_init=1, max_iter=100, tol=1e-2, reg_covar=1e-6, init=None,
-            update=None, sample_weight=None, key=None):
+            update=None, sample_weight=None,
+            key=None) -> _hmm.CategoricalHMMParams | _hmm.GaussianHMMParams:
     r"""Fit a hidden Markov model by Baum--Welch (EM) on one or many sequences.
 
     Maximises :math:`\sum_s w_s\log p(x^{(s)})` by alternating forward--backward posteriors
@@ -276,8 +282,9 @@ def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
     lengths : sequence of int or None
         Lengths of the sequences (positive, summing to ``n``); ``None``: one sequence. A
         sequence of length 1 is allowed (it informs :math:`\pi` and the emissions only).
-    n_states : int
-        :math:`K \ge 1` (static).
+    n_components : int
+        :math:`K \ge 1` hidden states (static), hmmlearn's and ``GaussianHMM``'s name (was
+        ``n_states``, deprecated until jaxclassic 0.3.0).
     emission : {"categorical", "gaussian"}
     n_symbols : int, optional
         :math:`M` (categorical); default ``max(X) + 1`` (static).
@@ -286,7 +293,8 @@ def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
     n_init : int
         Restarts from ``key`` (vmapped); the largest final log-likelihood is kept (static).
     max_iter : int
-        Bound on EM iterations (static; sizes ``log_likelihoods``).
+        Bound on EM iterations (static; sizes ``log_likelihoods``). The estimators
+        (``GaussianHMM``, ``CategoricalHMM``) call it ``n_iter`` with hmmlearn's default 10.
     tol : float
         Tolerance on the change of the total log-likelihood (traced; hmmlearn's default 1e-2).
     reg_covar : float
@@ -300,8 +308,9 @@ def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
         default all.
     sample_weight : (S,) array, optional
         One non-negative weight per sequence.
-    key : jax.random key
-        Randomness of the initialisation (not needed with ``init``).
+    key : jax.random key, optional
+        Randomness of the initialisation (unused with ``init``). ``None`` (default):
+        ``jax.random.key(0)``, so calls without a key are deterministic.
 
     Returns
     -------
@@ -331,7 +340,7 @@ def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
     Baum (1972); Rabiner (1989), §III.C; Bishop (2006), §13.2.1 (module docstring).
     """
     emission = check_choice(emission, "emission", EMISSIONS)
-    n_states = check_int(n_states, "n_states", low=1)
+    n_components = check_int(n_components, "n_components", low=1)
     covariance_type = check_choice(covariance_type, "covariance_type", _hmm.COVARIANCE_TYPES)
     n_init = check_int(n_init, "n_init", low=1)
     max_iter = check_int(max_iter, "max_iter", low=0)
@@ -359,17 +368,17 @@ def fit_hmm(X, lengths, n_states, *, emission="categorical", n_symbols=None,
             raise ValueError("sample_weight must be non-negative with at least one positive value")
     if emission == "gaussian":
         n_rows = int((mask & (weight[:, None] > 0)).sum())
-        if n_states > n_rows:
-            raise ValueError(f"n_states must be <= the number of observed rows of positive weight "
-                             f"({n_rows}) for Gaussian emissions, got {n_states}")
+        if n_components > n_rows:
+            raise ValueError(f"n_components must be <= the number of observed rows of positive "
+                             f"weight ({n_rows}) for Gaussian emissions, got {n_components}")
     if init is not None:
-        init = _check_init(init, emission, covariance_type, n_states, n_symbols,
+        init = _check_init(init, emission, covariance_type, n_components, n_symbols,
                            Xp.shape[-1] if emission == "gaussian" else None, dtype)
         n_init = 1
     else:
-        key = check_key(key)
+        key = key_from_seed(0) if key is None else check_key(key)
     params = _fit(as_operand(Xp), as_operand(mask), as_operand(weight, dtype), key, init,
-                  tol, reg_covar, n_states=n_states, emission=emission,
+                  tol, reg_covar, n_components=n_components, emission=emission,
                   covariance_type=covariance_type, max_iter=max_iter, n_init=n_init,
                   update=update, n_symbols=n_symbols)
     finite = lambda a: bool(np.isfinite(np.asarray(a)).all())  # noqa: E731  (numpy: no eager program)

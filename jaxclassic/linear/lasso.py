@@ -296,7 +296,7 @@ def fit_lasso(
     X,
     y,
     *,
-    alpha,
+    alpha=1.0,
     fit_intercept: bool = True,
     max_iter: int = 1000,
     tol=1e-4,
@@ -316,8 +316,9 @@ def fit_lasso(
     ----------
     X : (n_samples, n_features) array
     y : (n_samples,) array
-    alpha : float >= 0
-        L1 penalty; traced, so ``jax.vmap`` over a grid of ``alpha`` compiles once.
+    alpha : float >= 0, default 1.0
+        L1 penalty (default ``Lasso``'s); traced, so ``jax.vmap`` over a grid of ``alpha``
+        compiles once.
     fit_intercept : bool
         Fit an unpenalised intercept (centre the data by their weighted means).
     max_iter : int

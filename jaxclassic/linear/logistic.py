@@ -109,6 +109,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxclassic import _deprecation
 from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision, losses
@@ -125,6 +126,7 @@ from jaxclassic.linear._newton import (
     warn_after_fit,
     weighted_sum,
 )
+from jaxclassic.linear.inference import InferenceResult, coefficient_names
 from jaxclassic.linear.sgd import n_batches_of, sgd_epoch
 from jaxclassic.validation import (
     as_operand,
@@ -144,7 +146,7 @@ from jaxclassic.validation import (
 
 __all__ = [
     "LogisticParams",
-    "LogisticInference",
+    "InferenceResult",
     "fit_logistic",
     "logistic_objective",
     "logistic_grad_hess",
@@ -184,26 +186,11 @@ class LogisticParams(NamedTuple):
     grad_norm_history: jax.Array
     separated: jax.Array
 
+    @property
+    def n_classes(self) -> int:
+        """2: a binary classifier (a Python int; not a pytree leaf)."""
+        return 2
 
-class LogisticInference(NamedTuple):
-    """Wald inference for a logistic fit; entries ordered ``(w_1..w_d, b)``.
-
-    Attributes
-    ----------
-    std_err : (n_features + 1,) array
-        :math:`\\sqrt{\\operatorname{diag}(H^{-1})}` at the fit.
-    z : (n_features + 1,) array
-        ``estimate / std_err``.
-    p_value : (n_features + 1,) array
-        Two-sided normal p-values.
-    covariance : (n_features + 1, n_features + 1) array
-        :math:`H^{-1}`, the inverse observed information.
-    """
-
-    std_err: jax.Array
-    z: jax.Array
-    p_value: jax.Array
-    covariance: jax.Array
 
 
 # --------------------------------------------------------------------------- objective
@@ -502,8 +489,9 @@ def fit_logistic(
         Non-negative weights; a weight-0 row has no influence (except on the minibatch
         partition of ``sgd``, whose epochs visit every row, the last batch padded and
         masked: :func:`jaxclassic.linear.sgd.sgd_epoch`).
-    key : jax.random key
-        Required for ``sgd``; unused otherwise.
+    key : jax.random key, optional
+        Shuffles the minibatches of ``sgd`` (default ``jax.random.key(0)``: same call, same
+        result); unused otherwise.
 
     Returns
     -------
@@ -544,10 +532,8 @@ def fit_logistic(
         learning_rate = 0.0
     else:
         learning_rate = check_scalar(learning_rate, "learning_rate", low=0.0, include_low=False)
-    if method == "sgd":
-        key = check_key(key)
-    else:
-        key = key_from_seed(0)  # unused
+    # None: the fixed default key jax.random.key(0), so a call is deterministic
+    key = key_from_seed(0) if key is None else check_key(key)
     # continuous hyperparameters and max_iter enter the jitted core as arrays of fixed dtype:
     # an int, a float or a numpy float64 l2 (or a new max_iter) reuse one compiled program
     as_array = lambda v: as_operand(v, X.dtype)  # noqa: E731
@@ -560,14 +546,23 @@ def fit_logistic(
 
 # --------------------------------------------------------------------------- inference
 def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=None,
-                       fit_intercept: bool = True) -> LogisticInference:
-    r"""Wald standard errors of a logistic fit from the inverse Hessian of :math:`J`.
+                       fit_intercept: bool = True, alpha: float = 0.05,
+                       feature_names=None) -> InferenceResult:
+    r"""Wald inference of a logistic fit from the inverse Hessian of :math:`J`.
 
-    For an unpenalised fit (``l2=0``) the Hessian of the summed log-likelihood is the
-    observed (= expected, canonical link) Fisher information, and
-    :math:`\sqrt{\operatorname{diag}(H^{-1})}` are the standard errors statsmodels' ``Logit``
-    reports. With ``l2 > 0`` the penalised Hessian is used (a Bayesian/Laplace reading).
-    Entries are ordered ``(w_1, ..., w_d, b)``.
+    For an unpenalised fit (``l2=0``) the Hessian :math:`H` of the summed log-likelihood is
+    the observed (= expected, canonical link) Fisher information, and
+
+    .. math::
+
+        \widehat{\mathrm{Cov}}(\hat\theta) = H^{-1}, \qquad
+        z_j = \hat\theta_j / \sqrt{(H^{-1})_{jj}}, \qquad
+        p_j = 2\,\Phi(-|z_j|), \qquad
+        \hat\theta_j \pm \Phi^{-1}(1 - \alpha/2)\,\widehat{\mathrm{se}}_j
+
+    are the standard errors, z values, p-values and intervals statsmodels' ``Logit`` reports.
+    With ``l2 > 0`` the penalised Hessian is used (a Bayesian/Laplace reading). Entries are
+    ordered ``(b, w_1, ..., w_d)``, intercept first, as statsmodels orders them.
 
     Parameters
     ----------
@@ -579,9 +574,35 @@ def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=No
     sample_weight : (n_samples,) array, optional
     fit_intercept : bool
         Must match the fit. Without an intercept the information matrix is that of ``w``
-        alone (statsmodels' ``Logit`` without a constant column); the intercept entries of
-        ``std_err``, ``z``, ``p_value`` and its row and column of ``covariance`` are NaN
-        (not estimated).
+        alone (statsmodels' ``Logit`` without a constant column) and the result has no
+        ``const`` entry.
+    alpha : float in (0, 1), default 0.05
+        ``1 - alpha`` is the confidence level of ``conf_int``.
+    feature_names : sequence of n_features str, optional
+        Names of the columns in ``names`` (default statsmodels' ``x1, x2, ...``).
+
+    Returns
+    -------
+    InferenceResult
+        ``estimates, std_errors, statistics`` (z values), ``p_values, conf_int, covariance,
+        names``, with ``statistic="z"``, ``df_resid = n - k`` (rows of positive weight minus
+        coefficients, statsmodels' ``Logit.df_resid``), ``sigma2 = 1`` (the dispersion of the
+        Bernoulli model is fixed) and ``rss`` NaN (no residual sum of squares).
+        ``summary()`` prints statsmodels' table. (Before 0.2.0 this was ``LogisticInference``
+        with ``std_err, z, p_value`` ordered intercept LAST; those names still work, in that
+        order, with a ``DeprecationWarning`` until 0.3.0.)
+
+    Example
+    -------
+    >>> import jax.numpy as jnp
+    >>> X = jnp.array([[0.0], [1.0], [2.0], [3.0], [4.0]]); y = jnp.array([0, 1, 0, 1, 1])
+    >>> inf = logistic_inference(fit_logistic(X, y), X, y)
+    >>> inf.names, inf.statistic, inf.conf_int.shape
+    (('const', 'x1'), 'z', (2, 2))
+
+    References
+    ----------
+    Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., §4.4.2.
     """
     fit_intercept = check_bool(fit_intercept, "fit_intercept")
     X = check_array(X, "X")
@@ -589,18 +610,38 @@ def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=No
     check_consistent_length(X=X, y=y)
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     l2 = check_scalar(l2, "l2", low=0.0)
+    check_scalar(alpha, "alpha", low=0.0, high=1.0, include_low=False, include_high=False)
     d = X.shape[1]
+    names = coefficient_names(d, fit_intercept, feature_names)
     _, hess = logistic_grad_hess(params.coef.astype(X.dtype), params.intercept.astype(X.dtype), X,
                                  y, l2=l2, sample_weight=sw, fit_intercept=fit_intercept)
-    cov = _linalg.inv(hess)
-    if not fit_intercept:  # the unit diagonal _hessian puts on a fixed intercept: not a variance
-        fixed = jnp.arange(d + 1) == d
-        cov = jnp.where(fixed[:, None] | fixed[None, :], jnp.nan, cov)
-    std_err = jnp.sqrt(jnp.diagonal(cov))
-    estimate = jnp.concatenate([params.coef, jnp.reshape(params.intercept, (1,))]).astype(X.dtype)
-    z = estimate / std_err
-    p_value = 2 * jax.scipy.stats.norm.sf(jnp.abs(z))
-    return LogisticInference(std_err, z, p_value, cov)
+    # statsmodels' order: the intercept (last row of the Newton system) first; without an
+    # intercept its row is the unit diagonal _hessian puts on a fixed intercept, not a variance
+    order = jnp.concatenate([jnp.array([d]), jnp.arange(d)]) if fit_intercept else jnp.arange(d)
+    hess = hess[order][:, order]
+    covariance = _linalg.inv(hess)
+    estimates = jnp.concatenate([jnp.reshape(params.intercept, (1,)), params.coef]).astype(X.dtype)
+    estimates = estimates if fit_intercept else estimates[1:]
+    std_errors = jnp.sqrt(jnp.diagonal(covariance))
+    statistics = estimates / std_errors
+    p_values = 2 * jax.scipy.stats.norm.sf(jnp.abs(statistics))
+    alpha = jnp.asarray(alpha, X.dtype)
+    quantile = jax.scipy.special.ndtri(1 - alpha / 2)
+    conf_int = jnp.stack([estimates - quantile * std_errors, estimates + quantile * std_errors],
+                         axis=1)
+    df_resid = (jnp.sum(sw > 0) - len(names)).astype(X.dtype)
+    return InferenceResult(estimates, std_errors, statistics, p_values, conf_int, covariance,
+                           names, "z", fit_intercept, alpha, df_resid, jnp.ones((), X.dtype),
+                           jnp.full((), jnp.nan, X.dtype))
+
+
+def __getattr__(name):
+    # the result type before 0.2.0 (issue 27: one inference type for every fit)
+    if name == "LogisticInference":
+        _deprecation.warn("jaxclassic.linear.logistic.LogisticInference",
+                          "jaxclassic.linear.InferenceResult")
+        return InferenceResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- predict

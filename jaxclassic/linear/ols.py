@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import warnings
 from functools import partial
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import betainc, ndtri
 
+from jaxclassic import _deprecation
 from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic._linalg import cho_solve
@@ -69,6 +69,7 @@ from jaxclassic._solver import iterate
 from jaxclassic.exceptions import RankDeficientWarning
 from jaxclassic.linear._gram import solve_normal_equations, weighted_gram
 from jaxclassic.linear._params import LinearParams
+from jaxclassic.linear.inference import InferenceResult, coefficient_names
 from jaxclassic.validation import (
     as_operand,
     check_bool,
@@ -78,7 +79,15 @@ from jaxclassic.validation import (
     is_traced,
 )
 
-__all__ = ["LinearParams", "RankDeficientWarning", "OLSInference", "fit_ols", "ols_inference"]
+__all__ = ["LinearParams", "RankDeficientWarning", "InferenceResult", "fit_ols", "ols_inference"]
+
+
+def __getattr__(name):
+    # the result type before 0.2.0 (issue 27: one inference type for every fit)
+    if name == "OLSInference":
+        _deprecation.warn("jaxclassic.linear.ols.OLSInference", "jaxclassic.linear.InferenceResult")
+        return InferenceResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _default_rcond(n_samples: int, n_features: int, dtype) -> float:
@@ -159,38 +168,6 @@ def fit_ols(X, y, *, fit_intercept: bool = True, sample_weight=None, rcond=None)
 
 
 # --------------------------------------------------------------------------- inference
-class OLSInference(NamedTuple):
-    """Classical inference for an OLS / WLS fit (:func:`ols_inference`).
-
-    Every per-coefficient array is ordered ``[intercept, coef_1, ..., coef_p]`` when the fit
-    has an intercept (statsmodels' order with ``add_constant``), ``[coef_1, ..., coef_p]``
-    otherwise; ``k`` denotes that length.
-
-    Attributes
-    ----------
-    estimates : (k,) the fitted intercept and coefficients.
-    sigma2 : () :math:`\\hat\\sigma^2 = \\mathrm{RSS}/(n - p - 1)` (statsmodels' ``scale``).
-    covariance : (k, k) :math:`\\hat\\sigma^2 (\\tilde X^\\top W\\tilde X)^{-1}`,
-        :math:`\\tilde X = [\\mathbf 1, X]`.
-    std_errors : (k,) square roots of the covariance's diagonal (statsmodels' ``bse``).
-    t_values : (k,) ``estimates / std_errors``.
-    p_values : (k,) two-sided p-values under Student's t with ``df_resid`` degrees of freedom.
-    conf_int : (k, 2) ``estimates -/+ t_{1-alpha/2, df} * std_errors``.
-    df_resid : () residual degrees of freedom :math:`n - p - 1` (:math:`n - p` without intercept).
-    rss : () weighted residual sum of squares.
-    """
-
-    estimates: jax.Array
-    sigma2: jax.Array
-    covariance: jax.Array
-    std_errors: jax.Array
-    t_values: jax.Array
-    p_values: jax.Array
-    conf_int: jax.Array
-    df_resid: jax.Array
-    rss: jax.Array
-
-
 def _t_two_sided_pvalue(t, df):
     r""":math:`P(|T| \ge |t|) = I_{df/(df+t^2)}(df/2, 1/2)` (regularised incomplete beta)."""
     return betainc(df / 2, jnp.asarray(0.5, t.dtype), df / (df + jnp.square(t)))
@@ -248,12 +225,11 @@ def _ols_inference(coef, intercept, X, y, sample_weight, alpha, *, fit_intercept
     p_values = _t_two_sided_pvalue(t_values, df_resid)
     quantile = _t_quantile(1 - alpha / 2, df_resid)
     conf_int = jnp.stack([estimates - quantile * std_errors, estimates + quantile * std_errors], axis=1)
-    return OLSInference(estimates, sigma2, covariance, std_errors, t_values, p_values, conf_int,
-                        df_resid, rss)
+    return estimates, std_errors, t_values, p_values, conf_int, covariance, df_resid, sigma2, rss
 
 
 def ols_inference(params, X, y, *, fit_intercept: bool = True, sample_weight=None,
-                  alpha: float = 0.05) -> OLSInference:
+                  alpha: float = 0.05, feature_names=None) -> InferenceResult:
     r"""Standard errors, t statistics, p-values and confidence intervals of an OLS fit.
 
     Under the linear model :math:`y = \tilde X\theta + \varepsilon`,
@@ -287,20 +263,25 @@ def ols_inference(params, X, y, *, fit_intercept: bool = True, sample_weight=Non
     sample_weight : (n_samples,) array-like, optional
     alpha : float in (0, 1), default 0.05
         ``1 - alpha`` is the confidence level of ``conf_int``.
+    feature_names : sequence of n_features str, optional
+        Names of the columns in ``names`` (default statsmodels' ``x1, x2, ...``).
 
     Returns
     -------
-    OLSInference
-        ``estimates, sigma2, covariance, std_errors, t_values, p_values, conf_int, df_resid,
-        rss`` (order ``[intercept, coef...]``).
+    InferenceResult
+        ``estimates, std_errors, statistics`` (t values), ``p_values, conf_int, covariance,
+        names`` (``const, x1, ...``), with ``statistic="t"`` and OLS's ``df_resid, sigma2,
+        rss``; order ``[intercept, coef...]``. ``summary()`` prints statsmodels' table.
+        (Before 0.2.0 this was ``OLSInference`` with ``t_values`` for ``statistics``; the old
+        name still works with a ``DeprecationWarning`` until 0.3.0.)
 
     Example
     -------
     >>> import jax.numpy as jnp
     >>> X = jnp.array([[0.0], [1.0], [2.0], [3.0]]); y = jnp.array([1.0, 2.9, 5.2, 7.0])
     >>> inf = ols_inference(fit_ols(X, y), X, y)
-    >>> inf.std_errors.shape
-    (2,)
+    >>> inf.std_errors.shape, inf.names, inf.statistic
+    ((2,), ('const', 'x1'), 't')
 
     References
     ----------
@@ -316,6 +297,7 @@ def ols_inference(params, X, y, *, fit_intercept: bool = True, sample_weight=Non
     coef = jnp.asarray(params.coef, X.dtype)
     if coef.shape != (X.shape[1],):
         raise ValueError(f"params.coef has shape {coef.shape}, but X has {X.shape[1]} features")
+    names = coefficient_names(X.shape[1], fit_intercept, feature_names)
     n_params = X.shape[1] + (1 if fit_intercept else 0)
     if not is_traced(sw):
         n_eff = int(np.sum(np.asarray(sw) > 0))
@@ -324,8 +306,12 @@ def ols_inference(params, X, y, *, fit_intercept: bool = True, sample_weight=Non
                 f"ols_inference needs more rows of positive weight than parameters "
                 f"({n_params}), got {n_eff}: the residual degrees of freedom would be <= 0"
             )
-    result = _ols_inference(coef, jnp.asarray(params.intercept, X.dtype), X, y, sw,
-                            jnp.asarray(alpha, X.dtype), fit_intercept=bool(fit_intercept))
+    alpha = jnp.asarray(alpha, X.dtype)
+    (estimates, std_errors, t_values, p_values, conf_int, covariance, df_resid, sigma2,
+     rss) = _ols_inference(coef, jnp.asarray(params.intercept, X.dtype), X, y, sw, alpha,
+                           fit_intercept=bool(fit_intercept))
+    result = InferenceResult(estimates, std_errors, t_values, p_values, conf_int, covariance,
+                             names, "t", bool(fit_intercept), alpha, df_resid, sigma2, rss)
     if not is_traced(result.covariance) and not np.all(np.isfinite(np.asarray(result.covariance))):
         warnings.warn(
             "ols_inference: the Gram matrix of X is singular (collinear or constant columns, "

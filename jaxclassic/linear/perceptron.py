@@ -93,6 +93,12 @@ class PerceptronParams(NamedTuple):
     n_iter: jax.Array
     converged: jax.Array
 
+    @property
+    def n_classes(self) -> int:
+        """2: a binary classifier (a Python int; not a pytree leaf)."""
+        return 2
+
+
 
 class KernelPerceptronParams(NamedTuple):
     """A dual (kernel) perceptron :math:`\\hat y = [\\sum_j c_j k(x_j, x) + b > 0]`.
@@ -117,6 +123,12 @@ class KernelPerceptronParams(NamedTuple):
     n_updates: jax.Array
     n_iter: jax.Array
     converged: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        """2: a binary classifier (a Python int; not a pytree leaf)."""
+        return 2
+
 
 
 def _linear_kernel(X, Z):
@@ -206,7 +218,7 @@ def fit_perceptron(
     kernel: Callable | None = None,
     sample_weight=None,
     key=None,
-):
+) -> PerceptronParams | KernelPerceptronParams:
     r"""Fit Rosenblatt's perceptron: update on :math:`t_i(w^\top x_i + b) \le 0`.
 
     .. math:: w \leftarrow w + \eta s_i t_i x_i,\quad b \leftarrow b + \eta s_i t_i,

@@ -118,7 +118,7 @@ def _fit_ridge(X, y, sample_weight, alpha, *, fit_intercept, standardize):
     return _finish(beta, scale, stats, fit_intercept), rank
 
 
-def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = False,
+def fit_ridge(X, y, *, alpha=1.0, fit_intercept: bool = True, standardize: bool = False,
               sample_weight=None) -> LinearParams:
     r"""Ridge regression in closed form, :math:`\beta = (X_c^\top W X_c + \alpha I)^{-1}X_c^\top W y_c`.
 
@@ -130,8 +130,9 @@ def fit_ridge(X, y, *, alpha, fit_intercept: bool = True, standardize: bool = Fa
     ----------
     X : (n_samples, n_features) array-like
     y : (n_samples,) array-like
-    alpha : float >= 0
-        Penalty strength (traced: ``jax.vmap`` over a grid of it). ``alpha = 0`` is OLS; when
+    alpha : float >= 0, default 1.0
+        Penalty strength (default ``Ridge``'s; traced: ``jax.vmap`` over a grid of it).
+        ``alpha = 0`` is OLS; when
         :math:`G + \alpha I` is numerically singular (``alpha = 0`` on collinear or constant
         columns) the fit falls back to the minimum-norm least-squares solution, as
         :func:`~jaxclassic.linear.fit_ols` does, with a :class:`RankDeficientWarning` (only

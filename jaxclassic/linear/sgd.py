@@ -84,6 +84,7 @@ from jaxclassic.validation import (
     check_scalar,
     check_X_y,
     is_traced,
+    key_from_seed,
 )
 
 __all__ = ["SGDRegressorParams", "fit_sgd_regressor", "sgd_objective", "sgd_epoch", "OPTIMIZERS",
@@ -115,6 +116,13 @@ class SGDRegressorParams(NamedTuple):
     validation_loss_history : (n_epochs,) or None
         The validation loss :math:`L_t` after each epoch (constant after the stop); ``None``
         without early stopping.
+    converged : bool ()
+        Whether the stopping rule was met. With early stopping: patience ran out before
+        ``n_epochs`` (scikit-learn's reading: ``n_iter_ < max_iter``). Without: the objective
+        is finite and, over the last ``TAIL_EPOCHS`` (5) epochs, fell by at most
+        ``TAIL_FRACTION`` (0.1%) of its whole decrease (the rule ``SGDRegressor`` warns on);
+        runs of at most 5 epochs count as converged when finite. ``None`` only when built by
+        hand with the old fields.
     """
 
     coef: jax.Array
@@ -124,6 +132,22 @@ class SGDRegressorParams(NamedTuple):
     best_epoch: jax.Array | None = None
     stopped: jax.Array | None = None
     validation_loss_history: jax.Array | None = None
+    converged: jax.Array | None = None
+
+
+#: ``converged`` without early stopping: over the last ``TAIL_EPOCHS`` epochs the training
+#: objective fell by at most ``TAIL_FRACTION`` of its whole decrease
+TAIL_EPOCHS = 5
+TAIL_FRACTION = 1e-3
+
+
+def _tail_converged(history):
+    """The no-early-stopping rule of ``SGDRegressorParams.converged`` on the (n_epochs,) losses."""
+    finite = jnp.all(jnp.isfinite(history))
+    if history.shape[0] <= TAIL_EPOCHS:
+        return finite
+    tail = history[-TAIL_EPOCHS - 1] - history[-1]
+    return finite & ((tail <= 0) | (tail <= TAIL_FRACTION * (history[0] - history[-1])))
 
 
 def _centre(X, y, sample_weight, fit_intercept):
@@ -232,7 +256,8 @@ def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
         (coef, _), history = jax.lax.scan(epoch, (coef0, opt.init(coef0)), epoch_keys)
         intercept = y_mean - _precision.dot(x_mean, coef)
         return SGDRegressorParams(coef, intercept, jnp.int32(n_epochs), history,
-                                  jnp.int32(n_epochs - 1), jnp.asarray(False))
+                                  jnp.int32(n_epochs - 1), jnp.asarray(False), None,
+                                  _tail_converged(history))
 
     # lazy: jaxclassic.model_selection imports jaxclassic.linear
     from jaxclassic._early_stopping import early_stopping_init, early_stopping_update
@@ -257,7 +282,7 @@ def _fit_sgd(X, y, sample_weight, key, learning_rate, l2, power_t, momentum,
     (_, es, coef), (history, val_history) = jax.lax.scan(early_epoch, carry0, epoch_keys)
     intercept = y_mean - _precision.dot(x_mean, coef)
     return SGDRegressorParams(coef, intercept, es.n_iter, history, es.best_iter, es.stop,
-                              val_history)
+                              val_history, es.stop & jnp.all(jnp.isfinite(history)))
 
 
 def _check_early_stopping(validation_weight, patience, sample_weight):
@@ -293,7 +318,7 @@ def _check_early_stopping(validation_weight, patience, sample_weight):
     return jnp.asarray(v), patience
 
 
-def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float = 0.01,
+def fit_sgd_regressor(X, y, *, key=None, optimizer: str = "sgd", learning_rate: float = 0.01,
                       batch_size: int = 32, n_epochs: int = 50, schedule: str = "invscaling",
                       power_t: float = 0.25, momentum: float = 0.9, l2: float = 0.0,
                       fit_intercept: bool = True, sample_weight=None, validation_weight=None,
@@ -323,22 +348,33 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
     X : (n_samples, n_features) array-like
         Standardised columns help SGD (the step size must suit the largest curvature).
     y : (n_samples,) array-like
-    key : jax.random key
-        Drives the shuffling; same key, same result.
+    key : jax.random key, optional
+        Drives the shuffling; same key, same result. Default ``None``: the fixed key
+        ``jax.random.key(0)`` (so a call without a key is deterministic).
     optimizer : {"sgd", "momentum", "adam"}
     learning_rate : float > 0
         :math:`\eta_0` (traced: ``vmap``-able).
+        ``learning_rate``'s default differs from the estimator's: ``SGDRegressor(learning_rate=)`` is scikit-learn's name for the schedule
+        (default ``"invscaling"``, this fit's ``schedule``), and its ``eta0=0.01`` is this
+        step, with the same default.
     batch_size : int >= 1
         Rows per step (static; capped at ``n_samples``).
     n_epochs : int >= 1
-        Passes over the data (static).
+        Passes over the data (static). ``n_epochs``'s default differs from the estimator's:
+        ``SGDRegressor(n_epochs=None)`` is the earlier spelling of its ``max_iter=50``, the
+        same 50 epochs.
     schedule : {"constant", "invscaling", "cosine"}
+        ``schedule``'s default differs from the estimator's: ``SGDRegressor(schedule=None)``
+        is the earlier spelling of its ``learning_rate="invscaling"``, the same schedule.
     power_t : float >= 0
         Exponent of ``"invscaling"``.
     momentum : float in [0, 1)
         :math:`\mu` of ``"momentum"``.
     l2 : float >= 0
         Ridge penalty :math:`l_2` in the mean-loss scaling above (traced).
+        ``l2``'s default differs from the estimator's: ``SGDRegressor(l2=None)`` is the earlier spelling of its
+        ``alpha=0.0001`` (scikit-learn's default penalty); this fit's ``0`` is plain least
+        squares, which existing callers rely on.
     fit_intercept : bool, default True
     sample_weight : (n_samples,) array-like, optional
     validation_weight : (n_samples,) array-like of floats >= 0, optional
@@ -352,7 +388,7 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
     -------
     SGDRegressorParams
         ``coef, intercept, n_iter, loss_history, best_epoch, stopped,
-        validation_loss_history``.
+        validation_loss_history, converged``.
 
     Example
     -------
@@ -368,7 +404,7 @@ def fit_sgd_regressor(X, y, *, key, optimizer: str = "sgd", learning_rate: float
     """
     X, y = check_X_y(X, y)
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     check_choice(optimizer, "optimizer", OPTIMIZERS)
     check_choice(schedule, "schedule", SCHEDULES)
     check_scalar(learning_rate, "learning_rate", low=0.0, include_low=False)

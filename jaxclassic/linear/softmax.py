@@ -159,6 +159,12 @@ class SoftmaxParams(NamedTuple):
     grad_norm_history: jax.Array
     separated: jax.Array
 
+    @property
+    def n_classes(self) -> int:
+        """The number of classes ``C``, a Python int read from the class axis of ``intercept`` (not a pytree leaf)."""
+        return int(self.intercept.shape[-1])
+
+
 
 def softmax_objective(coef, intercept, X, y, *, l2=0.0, sample_weight=None):
     r""":math:`J(W, b) = \sum_i s_i \ell(y_i, Wx_i + b) + \tfrac{\lambda}{2}\lVert W\rVert_F^2`."""
@@ -382,6 +388,9 @@ def fit_softmax(
     fit_intercept : bool
     method : {"auto", "newton", "lbfgs"}
         ``"auto"``: Newton while ``n_classes * (n_features + 1) <= 200``, else L-BFGS.
+        ``method``'s default differs from the estimator's: ``LogisticRegression(method="newton")``
+        is its binary solver, and the estimator runs this fit with ``"auto"`` for it (Newton
+        while the system is small), as ``SoftmaxRegression(method="auto")`` does.
     max_iter : int
         Iteration limit (traced: a new value does not recompile).
     tol : float, optional

@@ -43,6 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import key_moved
 from jaxclassic.model_selection.cross_validation import _check_hyperparameters, _static_kwargs
 from jaxclassic.validation import check_array, check_int, check_key, check_scalar
 
@@ -112,16 +113,17 @@ def _bias_variance_program(key, x_test, f_values, noise_var, hyperparameters, *,
     )
 
 
+@key_moved(3)
 def bias_variance_decomposition(
     fit: Callable,
     predict: Callable,
     sample_dataset: Callable,
-    key: Any,
     n_datasets: int,
     x_test: Any,
     f_true: Any,
     noise_var: Any,
     *,
+    key: Any = None,
     hyperparameters: dict | None = None,
     fit_kwargs: dict | None = None,
 ) -> BiasVarianceResult:
@@ -135,6 +137,10 @@ def bias_variance_decomposition(
     (the derivation is in the module docstring; ESL §7.3). All ``n_datasets`` fits are one
     ``vmap`` in one jitted program.
 
+    Until jaxclassic 0.3.0 the 0.1 call with the key fourth,
+    ``bias_variance_decomposition(fit, predict, sample_dataset, key, n_datasets, ...)``, works
+    with a ``DeprecationWarning``.
+
     Parameters
     ----------
     fit : callable
@@ -144,8 +150,6 @@ def bias_variance_decomposition(
     sample_dataset : callable
         ``sample_dataset(key) -> (X, y)``: one training set drawn from the data
         distribution, with fixed shapes (pure and jittable).
-    key : jax.random key
-        Draws the datasets and the fresh test noise.
     n_datasets : int >= 2
         Number of training sets.
     x_test : (m, d) or (m,) array
@@ -154,6 +158,9 @@ def bias_variance_decomposition(
         The regression function :math:`f`: ``f_true(x_test)`` or its values at ``x_test``.
     noise_var : float or (m,) array
         :math:`\sigma^2(x)`, the variance of the (Gaussian) noise at the test points.
+    key : jax.random key, optional
+        Draws the datasets and the fresh test noise; same key, same estimates. ``None``: the
+        default key ``jax.random.key(0)``.
     hyperparameters : dict, optional
         Traced arguments of ``fit`` (``{"alpha": 0.1}``): a new value reuses the compiled program.
     fit_kwargs : dict, optional
@@ -172,15 +179,15 @@ def bias_variance_decomposition(
     >>> fit = lambda X, y: jnp.polyfit(X[:, 0], y, 3)
     >>> predict = lambda p, X: jnp.polyval(p, X[:, 0])
     >>> x = jnp.linspace(-1, 1, 11)[:, None]
-    >>> r = bias_variance_decomposition(fit, predict, sample, jax.random.key(0), 200, x,
-    ...                                 lambda x: jnp.sin(3 * x[:, 0]), 0.09)
+    >>> r = bias_variance_decomposition(fit, predict, sample, 200, x,
+    ...                                 lambda x: jnp.sin(3 * x[:, 0]), 0.09, key=jax.random.key(0))
     >>> r.variance.shape
     (11,)
     """
     for name, fn in (("fit", fit), ("predict", predict), ("sample_dataset", sample_dataset)):
         if not callable(fn):
             raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
-    key = check_key(key)
+    key = jax.random.key(0) if key is None else check_key(key)
     n_datasets = check_int(n_datasets, "n_datasets", low=2)
     x_test = check_array(x_test, "x_test", ndim=(1, 2))
     dtype = x_test.dtype

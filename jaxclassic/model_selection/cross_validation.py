@@ -49,6 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic.validation import check_array, check_sample_weight, default_float_dtype, is_traced
 
 __all__ = ["CrossValidationResult", "cross_validate"]
@@ -210,11 +211,11 @@ def _check_fold_weights(weights: Any, n_samples: int, dtype, name: str = "weight
     return w
 
 
-def _prepare(X, y, weights, sample_weight, allow_nan):
+def _prepare(X, y, folds, sample_weight, allow_nan):
     """Shared validation of cross_validate / grid_search / curves; returns jax arrays."""
     X, y = _check_data(X, y, allow_nan)
     dtype = _float_dtype(X)
-    train_w = _check_fold_weights(weights, X.shape[0], dtype)
+    train_w = _check_fold_weights(folds, X.shape[0], dtype, name="folds")
     base = check_sample_weight(sample_weight, X.shape[0], dtype=dtype)
     val_w = jnp.where(train_w == 0, base, jnp.zeros((), dtype))
     return X, y, train_w * base, val_w, dtype
@@ -358,12 +359,13 @@ def _summary(scores: jax.Array) -> tuple[jax.Array, jax.Array]:
     return jnp.mean(scores, axis=-1), jnp.std(scores, axis=-1)
 
 
+@renamed_arguments(weights="folds")
 def cross_validate(
     fit: Callable,
     score: Callable,
     X: Any,
     y: Any,
-    weights: Any,
+    folds: Any,
     *,
     hyperparameters: dict | None = None,
     fit_kwargs: dict | None = None,
@@ -399,9 +401,11 @@ def cross_validate(
     X : (n, d) or (n,) array
     y : (n,) or (n, m) array
         Targets as the fit expects them (class codes ``0..C-1`` for the core's classifiers).
-    weights : (K, n) array
-        Training weights of the K folds (0/1 folds or bootstrap counts). The validation
-        rows of fold ``k`` are those with ``weights[k] == 0``.
+    folds : (K, n) array
+        Training weights of the K folds (0/1 folds or bootstrap counts), named ``folds`` as
+        in :func:`~jaxclassic.model_selection.grid_search` and the curves (``weights=``, its
+        0.1 name, works with a ``DeprecationWarning`` until jaxclassic 0.3.0). The validation
+        rows of fold ``k`` are those with ``folds[k] == 0``.
     hyperparameters : dict of str -> array, optional
         Traced keyword arguments of ``fit`` (``{"alpha": 0.1}``), the same for every fold.
     fit_kwargs : dict, optional
@@ -409,10 +413,13 @@ def cross_validate(
         values must be hashable. The core's classifiers need ``n_classes`` here.
     sample_weight : (n,) array, optional
         Base row weights, multiplied into both the training and the validation weights.
-    return_train_score : bool
-        Also score each fold on its training rows.
-    return_params : bool
-        Return the K fitted params (stacked). ``False`` saves memory.
+    return_train_score : bool, default False
+        Also score each fold on its training rows (scikit-learn's default too).
+    return_params : bool, default True
+        Return the K fitted params (stacked). ``False`` saves memory. scikit-learn's
+        counterpart, ``return_estimator``, defaults to ``False``: the stacked params are
+        arrays, cheap beside K fitted estimator objects, and what a differentiable
+        cross-validation needs.
     allow_nan : bool
         Let NaN in ``X``/``y`` through (for fits that handle missing values).
 
@@ -433,7 +440,7 @@ def cross_validate(
     (5,)
     """
     _check_callables(fit, score)
-    X, y, train_w, val_w, dtype = _prepare(X, y, weights, sample_weight, allow_nan)
+    X, y, train_w, val_w, dtype = _prepare(X, y, folds, sample_weight, allow_nan)
     hp = _check_hyperparameters(hyperparameters, dtype)
     params, val, train = _run_program(
         X, y, train_w, val_w, hp, {},

@@ -140,14 +140,15 @@ def learning_curve(
         As in :func:`~jaxclassic.model_selection.cross_validate`.
     X, y : arrays
     folds : (K, n) array of 0/1 training weights
-    train_sizes : sequence of floats in (0, 1] or ints
-        Fractions of (or numbers of rows in) the smallest fold's training set; converted to
+    train_sizes : sequence of floats in (0, 1] or ints, default (0.1, 0.325, 0.55, 0.775, 1.0)
+        scikit-learn's default ``np.linspace(0.1, 1.0, 5)``. Fractions of (or numbers of rows in) the smallest fold's training set; converted to
         counts ``floor(fraction · n_train)`` (at least 1), sorted and made unique, as in
         scikit-learn's ``learning_curve``.
     key : jax.random key, optional
         Take the subsets in a random order of the rows (the same order for every fold and
-        size, so the subsets are nested). ``None``: in row order (as scikit-learn without
-        shuffling).
+        size, so the subsets are nested). ``None`` (the default): in row order, as
+        scikit-learn's ``learning_curve`` with its default ``shuffle=False``; the same call
+        gives the same curve either way.
     hyperparameters, fit_kwargs, sample_weight, allow_nan
         As in :func:`~jaxclassic.model_selection.cross_validate`.
 

@@ -37,7 +37,7 @@ from jaxclassic.model_selection.cross_validation import (
     _run_program,
     _static_kwargs,
 )
-from jaxclassic.model_selection.tuning import _best_of_path
+from jaxclassic.model_selection.tuning import _best_of_path, _python_value
 from jaxclassic.validation import is_traced
 
 __all__ = ["GridSearchResult", "grid_search"]
@@ -62,7 +62,11 @@ class GridSearchResult(NamedTuple):
         or ``jax.jit`` (traced scores) a traced int, and ``best_point`` holds the traced
         values of the grid's names (``static_grid`` then needs ``refit=False``).
     best_point : dict
-        ``points[best_index]``.
+        ``points[best_index]``, of the same type as
+        :attr:`TuningResult.best_point <jaxclassic.model_selection.TuningResult>`: when the
+        result is concrete, plain Python scalars (``{"alpha": 0.1, "degree": 2}``; a
+        vector-valued grid entry as a numpy array, a ``static_grid`` value as given); inside
+        the caller's ``jax.jit`` / ``jax.vmap`` / ``jax.grad`` (traced), the traced arrays.
     best_score : float
         ``mean_scores[best_index]`` (a traced scalar, differentiable, when traced).
     params : pytree or None
@@ -111,13 +115,6 @@ def _check_traced_grid(grid: Any, dtype) -> tuple[dict[str, jax.Array], list[dic
         {name: _python_value(columns[name][g]) for name in columns} for g in range(n_points)
     ]
     return columns, points
-
-
-def _python_value(x: jax.Array) -> Any:
-    if is_traced(x):  # a grid differentiated through (jax.grad of the scores): keep the tracer
-        return x
-    arr = np.asarray(x)
-    return arr.item() if arr.ndim == 0 else arr
 
 
 def _static_combinations(static_grid: Any) -> list[dict]:
@@ -199,7 +196,10 @@ def grid_search(
     -------
     GridSearchResult
         ``(scores, mean_scores, std_scores, points, best_index, best_point, best_score,
-        params, train_scores)``.
+        params, train_scores)``. ``best_point`` is a dict of plain Python scalars when the
+        result is concrete (``{"alpha": 0.1}``, as
+        :func:`~jaxclassic.model_selection.tune_hyperparameters`'s) and of the traced arrays
+        when called inside ``jax.jit`` / ``jax.vmap`` / ``jax.grad``.
 
     Example
     -------
@@ -209,8 +209,8 @@ def grid_search(
     >>> X = jax.random.normal(jax.random.key(0), (100, 3)); y = X @ jnp.ones(3)
     >>> res = grid_search(fit_ridge, neg_mse_scorer(predict), X, y,
     ...                   {"alpha": jnp.logspace(-3, 3, 13)}, kfold_weights(100, 5))
-    >>> res.scores.shape
-    (13, 5)
+    >>> res.scores.shape, type(res.best_point["alpha"])
+    ((13, 5), <class 'float'>)
     """
     _check_callables(fit, score)
     X, y, train_w, val_w, dtype = _prepare(X, y, folds, sample_weight, allow_nan)

@@ -84,8 +84,12 @@ class TuningResult(NamedTuple):
         Validation score of every fold at each point.
     best_index : int
         Row of ``path`` with the highest mean score (the first on ties; NaN rows skipped).
-    best_point : dict of str -> array
-        The hyperparameters at ``best_index``.
+    best_point : dict
+        The hyperparameters at ``best_index``, of the same type as
+        :attr:`GridSearchResult.best_point <jaxclassic.model_selection.GridSearchResult>`:
+        when the result is concrete, plain Python scalars (``{"alpha": 0.42}``; a vector-valued
+        hyperparameter as a numpy array); inside the caller's ``jax.jit`` / ``jax.vmap`` /
+        ``jax.grad`` (traced), the traced arrays.
     best_score : float
         ``scores[best_index]``.
     params : pytree or None
@@ -228,6 +232,19 @@ def _check_optimizer(optimizer: Any) -> None:
         raise TypeError("optimizer must be hashable (it is static in the compiled program)") from None
 
 
+def _python_value(x: Any) -> Any:
+    """A concrete value as the user would write it: a 0-d array as a Python scalar
+    (float/int/bool), a larger one as a numpy array; a traced value (the caller's ``jit``,
+    ``vmap`` or ``grad``) unchanged. ``best_point`` of :func:`tune_hyperparameters` and
+    :func:`~jaxclassic.model_selection.grid_search` holds these."""
+    if is_traced(x):
+        return x
+    if isinstance(x, (bool, int, float, str)):
+        return x
+    arr = np.asarray(x)
+    return arr.item() if arr.ndim == 0 else arr
+
+
 def _best_of_path(scores: jax.Array) -> tuple[Any, Any]:
     """Index and value of the highest finite mean score (the first on ties).
 
@@ -318,6 +335,10 @@ def tune_hyperparameters(
     -------
     TuningResult
         ``(path, scores, fold_scores, best_index, best_point, best_score, params)``.
+        ``best_point`` is a dict of plain Python scalars when the result is concrete
+        (``{"alpha": 0.42}``, as :func:`~jaxclassic.model_selection.grid_search`'s; a
+        vector-valued hyperparameter as a numpy array) and of the traced arrays when called
+        inside ``jax.jit`` / ``jax.vmap`` / ``jax.grad``.
 
     Example
     -------
@@ -330,6 +351,8 @@ def tune_hyperparameters(
     ...                            kfold_weights(60, 5), {"alpha": 1.0}, n_steps=10)
     >>> res.path["alpha"].shape, res.scores.shape
     ((11,), (11,))
+    >>> type(res.best_point["alpha"])
+    <class 'float'>
 
     References
     ----------
@@ -358,8 +381,9 @@ def tune_hyperparameters(
         ) from exc
     scores = jnp.mean(fold_scores, axis=1)
     best_index, best_score = _best_of_path(scores)
-    best_point = {name: column[best_index] for name, column in path.items()}
+    best_values = {name: column[best_index] for name, column in path.items()}
     params = None
     if refit:
-        params = fit(X, y, sample_weight=sample_weight, **fixed, **best_point, **dict(static))
+        params = fit(X, y, sample_weight=sample_weight, **fixed, **best_values, **dict(static))
+    best_point = {name: _python_value(value) for name, value in best_values.items()}
     return TuningResult(path, scores, fold_scores, best_index, best_point, best_score, params)

@@ -19,3 +19,24 @@ from jaxclassic.neighbors.kde import kde_bandwidth_cv
 from jaxclassic.neighbors.kde import log_kernel_norm
 from jaxclassic.neighbors.kde import sample
 from jaxclassic.neighbors.kde import score_samples
+
+__all__ = [
+    "predict",
+    "predict_proba",
+    "kneighbors",
+    "KNNClassifierParams",
+    "KNNConfig",
+    "KNNCVResult",
+    "KNNParams",
+    "KNNRegressorParams",
+    "fit_knn",
+    "knn_cv_scores",
+    "KDEBandwidthCV",
+    "KDEConfig",
+    "KDEParams",
+    "fit_kde",
+    "kde_bandwidth_cv",
+    "log_kernel_norm",
+    "sample",
+    "score_samples",
+]

@@ -74,6 +74,7 @@ import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic import _tiling
+from jaxclassic._deprecation import key_moved
 from jaxclassic.neighbors.search import fit_center, positive_mean
 from jaxclassic.validation import (
     check_array,
@@ -84,6 +85,7 @@ from jaxclassic.validation import (
     check_sample_weight,
     check_scalar,
     is_traced,
+    key_from_seed,
 )
 
 __all__ = [
@@ -499,7 +501,8 @@ def kde_bandwidth_cv(X: Any, bandwidths: Any, fold_weights: Any, *, kernel: str 
 
 
 # --------------------------------------------------------------------------- sampling
-def sample(params: KDEParams, key: Any, n_samples: int = 1) -> jax.Array:
+@key_moved(1)
+def sample(params: KDEParams, n_samples: int = 1, *, key: Any = None) -> jax.Array:
     r"""Draw from a fitted gaussian or tophat KDE: a training row, then a kernel displacement.
 
     Row :math:`j` with probability :math:`s_j / \sum s`, then :math:`x_j + h z` with
@@ -509,8 +512,12 @@ def sample(params: KDEParams, key: Any, n_samples: int = 1) -> jax.Array:
     Parameters
     ----------
     params : KDEParams
-    key : jax.random key
     n_samples : int (static)
+        At least 1; 1 by default, as scikit-learn's ``KernelDensity.sample``.
+    key : jax.random key, optional
+        ``None`` (default): ``jax.random.key(0)``, so calls without a key are deterministic.
+        The old order ``sample(params, key, n_samples)`` still works, with a
+        ``DeprecationWarning``, until jaxclassic 0.3.0.
 
     Returns
     -------
@@ -526,7 +533,7 @@ def sample(params: KDEParams, key: Any, n_samples: int = 1) -> jax.Array:
     >>> import jax, jax.numpy as jnp
     >>> from jaxclassic.neighbors import fit_kde, sample
     >>> params = fit_kde(jnp.array([[0.0, 0.0], [5.0, 5.0]]), kernel="tophat", bandwidth=0.5)
-    >>> draws = sample(params, jax.random.key(0), 4)
+    >>> draws = sample(params, 4, key=jax.random.key(0))
     >>> draws.shape, bool(jnp.all(jnp.minimum(jnp.linalg.norm(draws, axis=1),
     ...                                       jnp.linalg.norm(draws - 5.0, axis=1)) < 0.5))
     ((4, 2), True)
@@ -536,7 +543,7 @@ def sample(params: KDEParams, key: Any, n_samples: int = 1) -> jax.Array:
     Silverman (1986), §6.4.1 (simulating from a kernel estimate); scikit-learn
     ``KernelDensity.sample``.
     """
-    key = check_key(key)
+    key = key_from_seed(0) if key is None else check_key(key)
     n_samples = check_int(n_samples, "n_samples", low=1)
     kernel = params.config.kernel
     if kernel not in ("gaussian", "tophat"):

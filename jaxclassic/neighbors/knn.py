@@ -56,6 +56,7 @@ import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic import metrics
+from jaxclassic._deprecation import renamed_arguments, warn
 from jaxclassic.neighbors._api import predict, predict_proba
 from jaxclassic.neighbors.search import (
     check_k,
@@ -99,8 +100,8 @@ class KNNConfig:
 
     Attributes
     ----------
-    k : int
-        Neighbours per prediction.
+    n_neighbors : int
+        Neighbours per prediction (``k``, deprecated until jaxclassic 0.3.0).
     weights : {"uniform", "distance"}
     metric : str
         One of :data:`jaxclassic.neighbors.search.METRICS`.
@@ -108,10 +109,19 @@ class KNNConfig:
         Minkowski order.
     """
 
-    k: int
+    n_neighbors: int
     weights: str
     metric: str
     p: float
+
+    #: files written by jaxclassic 0.1 name the count ``k`` (read by :func:`jaxclassic.io.load`)
+    _renamed_fields = {"k": "n_neighbors"}
+
+    @property
+    def k(self) -> int:
+        """Deprecated: :attr:`n_neighbors`."""
+        warn("KNNConfig.k", "KNNConfig.n_neighbors")
+        return self.n_neighbors
 
 
 class KNNParams(NamedTuple):
@@ -132,7 +142,7 @@ class KNNParams(NamedTuple):
     classes : (C,) int32
         ``0..C-1`` (classifier); empty for a regressor.
     config : KNNConfig
-        ``k``, ``weights``, ``metric``, ``p`` (static).
+        ``n_neighbors``, ``weights``, ``metric``, ``p`` (static).
     """
 
     fit_X: jax.Array
@@ -144,7 +154,12 @@ class KNNParams(NamedTuple):
 
 
 class KNNClassifierParams(KNNParams):
-    """k-NN classifier: ``y`` holds class codes ``0..C-1``."""
+    """k-NN classifier: ``y`` holds class codes ``0..C-1``; ``n_classes`` is :math:`C`."""
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes :math:`C` (a Python int, from the static shape of ``classes``)."""
+        return self.classes.shape[-1]
 
 
 class KNNRegressorParams(KNNParams):
@@ -152,13 +167,14 @@ class KNNRegressorParams(KNNParams):
 
 
 # --------------------------------------------------------------------------- the fit
-def fit_knn(X: Any, y: Any, *, k: int = 5, weights: str = "uniform", metric: str = "euclidean",
+@renamed_arguments(k="n_neighbors")
+def fit_knn(X: Any, y: Any, *, n_neighbors: int = 5, weights: str = "uniform", metric: str = "euclidean",
             p: float = 2, task: str = "classification", n_classes: int | None = None,
             sample_weight: Any = None) -> KNNParams:
     r"""Fit k nearest neighbours: store the training rows, targets and weights.
 
-    Prediction (:func:`predict`, :func:`predict_proba`) combines the targets of the ``k``
-    nearest positive-weight training rows with the votes
+    Prediction (:func:`predict`, :func:`predict_proba`) combines the targets of the
+    ``n_neighbors`` (:math:`k`) nearest positive-weight training rows with the votes
     :math:`v_j = s_j\,(1 \text{ or } 1/d_j)` of the module docstring: the argmax of the
     per-class votes (ties to the lowest class code) or the weighted mean.
 
@@ -166,12 +182,17 @@ def fit_knn(X: Any, y: Any, *, k: int = 5, weights: str = "uniform", metric: str
     ----------
     X : (n, d) float array
     y : (n,) class codes ``0..C-1`` (classification) or real targets (regression)
-    k : int (static)
-        Neighbours, ``1 <= k <=`` the number of training rows of positive weight.
+    n_neighbors : int (static)
+        Neighbours :math:`k`, ``1 <= n_neighbors <=`` the number of training rows of positive
+        weight (was ``k``, deprecated until jaxclassic 0.3.0).
     weights : {"uniform", "distance"} (static)
         Vote weight 1 or :math:`1/d` (times the sample weight); exact matches (d = 0) take
         all the weight.
     metric : {"euclidean", "manhattan", "cosine", "minkowski", "chebyshev"} (static)
+        ``metric``'s default differs from the estimator's: ``KNeighborsClassifier`` /
+        ``KNeighborsRegressor`` say ``"minkowski"`` with ``p=2`` (scikit-learn's spelling),
+        which is this default ``"euclidean"`` (the same distances, the same code path); the
+        params record the metric as given.
     p : float >= 1 (static)
         Minkowski order.
     task : {"classification", "regression"} (static)
@@ -189,7 +210,7 @@ def fit_knn(X: Any, y: Any, *, k: int = 5, weights: str = "uniform", metric: str
     >>> import jax.numpy as jnp
     >>> from jaxclassic.neighbors import fit_knn, predict
     >>> X = jnp.array([[0.0], [0.1], [0.2], [1.0], [1.1]]); y = jnp.array([0, 0, 0, 1, 1])
-    >>> predict(fit_knn(X, y, k=3), jnp.array([[0.05], [1.05]])).tolist()
+    >>> predict(fit_knn(X, y, n_neighbors=3), jnp.array([[0.05], [1.05]])).tolist()
     [0, 1]
 
     References
@@ -205,8 +226,8 @@ def fit_knn(X: Any, y: Any, *, k: int = 5, weights: str = "uniform", metric: str
     else:
         X, y = check_X_y(X, y)
         sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
-    k = check_k(k, X.shape[0], sw)
-    config = KNNConfig(k, weights, metric, p)
+    n_neighbors = check_k(n_neighbors, X.shape[0], sw, name="n_neighbors")
+    config = KNNConfig(n_neighbors, weights, metric, p)
     center = fit_center(X, sw)
     if task == "classification":
         return KNNClassifierParams(X, y, sw.astype(X.dtype), center,
@@ -232,7 +253,8 @@ def vote_weights(dist: jax.Array, sample_weight: jax.Array, weights: str) -> jax
 def _neighbours(params: KNNParams, X, query_tile: int, reference_tile: int):
     cfg = params.config
     R = params.fit_X.astype(X.dtype)
-    dist, idx = search(R, X, params.sample_weight > 0, params.center.astype(X.dtype), k=cfg.k,
+    dist, idx = search(R, X, params.sample_weight > 0, params.center.astype(X.dtype),
+                       k=cfg.n_neighbors,
                        path=distance_path(cfg.metric, cfg.p), p=cfg.p, query_tile=query_tile,
                        reference_tile=reference_tile)
     return dist, idx, vote_weights(dist, params.sample_weight.astype(X.dtype)[idx], cfg.weights)
@@ -259,7 +281,7 @@ def _prepare(params: KNNParams, X):
     cfg = params.config
     path = distance_path(cfg.metric, cfg.p)
     m = params.fit_X.shape[-2]
-    tiles = search_tiles(X.shape[0], m, n_features, n_candidates(cfg.k, m, path), path,
+    tiles = search_tiles(X.shape[0], m, n_features, n_candidates(cfg.n_neighbors, m, path), path,
                          jnp.dtype(X.dtype).itemsize)
     return X, tiles
 
@@ -297,27 +319,40 @@ class KNNCVResult(NamedTuple):
 
     Attributes
     ----------
-    ks : (G,) int32
-        The candidate numbers of neighbours, ascending.
+    n_neighbors : (G,) int32
+        The candidate numbers of neighbours, ascending (was ``ks``, deprecated until
+        jaxclassic 0.3.0).
     scores : (G, F) float
-        Validation score of every ``k`` (rows) on every fold (columns): weighted accuracy
-        (classification) or minus the weighted mean squared error (regression).
+        Validation score of every ``n_neighbors`` (rows) on every fold (columns): weighted
+        accuracy (classification) or minus the weighted mean squared error (regression).
     mean_scores : (G,) float
         Mean over the folds.
     std_scores : (G,) float
         Standard deviation over the folds (``ddof=0``).
-    best_k : int
-        The ``k`` of highest mean score (the smallest on ties).
+    best_n_neighbors : int
+        The ``n_neighbors`` of highest mean score (the smallest on ties; was ``best_k``).
     best_score : float
         Its mean score.
     """
 
-    ks: jax.Array
+    n_neighbors: jax.Array
     scores: jax.Array
     mean_scores: jax.Array
     std_scores: jax.Array
-    best_k: int
+    best_n_neighbors: int
     best_score: float
+
+    @property
+    def ks(self) -> jax.Array:
+        """Deprecated: :attr:`n_neighbors`."""
+        warn("KNNCVResult.ks", "KNNCVResult.n_neighbors")
+        return self.n_neighbors
+
+    @property
+    def best_k(self) -> int:
+        """Deprecated: :attr:`best_n_neighbors`."""
+        warn("KNNCVResult.best_k", "KNNCVResult.best_n_neighbors")
+        return self.best_n_neighbors
 
 
 def _check_ks(ks: Any) -> tuple[int, ...]:
@@ -326,11 +361,11 @@ def _check_ks(ks: Any) -> tuple[int, ...]:
     try:
         values = [v for v in np.asarray(ks).reshape(-1).tolist()]
     except Exception:  # pragma: no cover - unusual containers
-        raise TypeError(f"ks must be a sequence of ints, got {type(ks).__name__}") from None
+        raise TypeError(f"n_neighbors must be a sequence of ints, got {type(ks).__name__}") from None
     if not values or any(isinstance(v, bool) or not isinstance(v, int) for v in values):
-        raise TypeError(f"ks must be a non-empty sequence of ints, got {ks!r}")
+        raise TypeError(f"n_neighbors must be a non-empty sequence of ints, got {ks!r}")
     if min(values) < 1:
-        raise ValueError(f"ks must be >= 1, got {min(values)}")
+        raise ValueError(f"n_neighbors must be >= 1, got {min(values)}")
     return tuple(sorted(set(values)))
 
 
@@ -381,11 +416,13 @@ def _cv_program(X, y, train_w, val_w, center, *, ks, task, weights, path, p, n_c
     return jax.vmap(one_fold)(train_w, val_w).T  # (G, F)
 
 
-def knn_cv_scores(X: Any, y: Any, ks: Sequence[int], fold_weights: Any, *,
+@renamed_arguments(ks="n_neighbors")
+def knn_cv_scores(X: Any, y: Any, n_neighbors: Sequence[int], fold_weights: Any, *,
                   task: str = "classification", weights: str = "uniform",
                   metric: str = "euclidean", p: float = 2, n_classes: int | None = None,
                   sample_weight: Any = None) -> KNNCVResult:
-    r"""Cross-validated score of k-NN for every ``k`` in ``ks``: one neighbour search per fold.
+    r"""Cross-validated score of k-NN for every :math:`k` in ``n_neighbors``: one neighbour
+    search per fold.
 
     Fold :math:`f` trains on the weights :math:`w_f \odot s` and validates on the rows of
     zero training weight, :math:`\mathbb 1[w_f = 0] \odot s` (the protocol of
@@ -406,8 +443,9 @@ def knn_cv_scores(X: Any, y: Any, ks: Sequence[int], fold_weights: Any, *,
     ----------
     X : (n, d) float array
     y : (n,) class codes or targets
-    ks : sequence of int (static)
-        Candidate ``k``; each at most the number of training rows of every fold.
+    n_neighbors : sequence of int (static)
+        Candidate :math:`k`; each at most the number of training rows of every fold (was
+        ``ks``, deprecated until jaxclassic 0.3.0).
     fold_weights : (F, n) array
         Training weights of the folds.
     task, weights, metric, p, n_classes
@@ -436,7 +474,7 @@ def knn_cv_scores(X: Any, y: Any, ks: Sequence[int], fold_weights: Any, *,
     task = check_choice(task, "task", TASKS)
     weights = check_choice(weights, "weights", WEIGHTS)
     metric, p = check_metric(metric, p)
-    ks = _check_ks(ks)
+    ks = _check_ks(n_neighbors)
     if task == "classification":
         X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes,
                                                     min_classes=1)
@@ -451,8 +489,8 @@ def knn_cv_scores(X: Any, y: Any, ks: Sequence[int], fold_weights: Any, *,
     if not is_traced(train_w):
         fewest = int(np.min(np.sum(np.asarray(train_w) > 0, axis=1)))
         if ks[-1] > fewest:
-            raise ValueError(f"ks must be <= the number of training rows of every fold "
-                             f"(the smallest fold trains on {fewest}), got k={ks[-1]}")
+            raise ValueError(f"n_neighbors must be <= the number of training rows of every fold "
+                             f"(the smallest fold trains on {fewest}), got n_neighbors={ks[-1]}")
     path = distance_path(metric, p)
     qt, rt = search_tiles(n, n, d, n_candidates(ks[-1], n, path), path, X.dtype.itemsize,
                           batch=folds.shape[0])

@@ -117,6 +117,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic import _precision, _tiling
 from jaxclassic.validation import (
     check_array,
@@ -439,7 +440,7 @@ def _settled_program(R, Q, mask, *, k, path, query_tile, reference_tile):
                                   reference_tile=reference_tile)[2], q_all, tile=query_tile)
 
 
-def _checked_search(X_train, X_query, k, metric, p, sample_weight):
+def _checked_search(X_train, X_query, n_neighbors, metric, p, sample_weight):
     """The checked arguments of :func:`kneighbors` and :func:`settled_fraction`:
     ``(X_train, X_query, sample_weight, k, path, p, (query_tile, reference_tile))``."""
     X_train = check_array(X_train, "X_train")
@@ -448,13 +449,14 @@ def _checked_search(X_train, X_query, k, metric, p, sample_weight):
     metric, p = check_metric(metric, p)
     n, d = X_train.shape
     sw = check_sample_weight(sample_weight, n, dtype=X_train.dtype)
-    k = check_k(k, n, sw)
+    k = check_k(n_neighbors, n, sw, name="n_neighbors")
     path = distance_path(metric, p)
     tiles = search_tiles(X_query.shape[0], n, d, n_candidates(k, n, path), path, X_train.dtype.itemsize)
     return X_train, X_query, sw, k, path, p, tiles
 
 
-def settled_fraction(X_train: Any, X_query: Any, k: int, *, metric: str = "euclidean",
+@renamed_arguments(k="n_neighbors")
+def settled_fraction(X_train: Any, X_query: Any, n_neighbors: int, *, metric: str = "euclidean",
                      p: float = 2, sample_weight: Any = None) -> float:
     """The fraction of queries whose candidates settle them (a diagnostic of the cost).
 
@@ -469,7 +471,7 @@ def settled_fraction(X_train: Any, X_query: Any, k: int, *, metric: str = "eucli
     0.5
     """
     X_train, X_query, sw, k, path, p, (q_tile, r_tile) = _checked_search(
-        X_train, X_query, k, metric, p, sample_weight)
+        X_train, X_query, n_neighbors, metric, p, sample_weight)
     if not _gram_path(path):
         return 1.0
     settled = _settled_program(X_train, X_query, sw > 0, k=k, path=path, query_tile=q_tile,
@@ -498,9 +500,10 @@ def check_k(k: Any, n_samples: int, sample_weight, name: str = "k") -> int:
     return k
 
 
-def kneighbors(X_train: Any, X_query: Any, k: int, *, metric: str = "euclidean", p: float = 2,
-               sample_weight: Any = None) -> tuple[jax.Array, jax.Array]:
-    r"""The ``k`` nearest training rows of every query row: exact, tiled, ascending.
+@renamed_arguments(k="n_neighbors")
+def kneighbors(X_train: Any, X_query: Any, n_neighbors: int, *, metric: str = "euclidean",
+               p: float = 2, sample_weight: Any = None) -> tuple[jax.Array, jax.Array]:
+    r"""The ``n_neighbors`` (:math:`k`) nearest training rows of every query: exact, tiled, sorted.
 
     .. math::
 
@@ -517,8 +520,9 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, metric: str = "euclidean",
         Reference rows.
     X_query : (n, d) float array
         Query rows (promoted to the dtype of ``X_train`` when wider is needed).
-    k : int (static)
-        Neighbours per query, ``1 <= k <=`` the number of training rows of positive weight.
+    n_neighbors : int (static)
+        :math:`k`, neighbours per query, ``1 <= n_neighbors <=`` the number of training rows of
+        positive weight (was ``k``, deprecated until jaxclassic 0.3.0).
     metric : {"euclidean", "manhattan", "cosine", "minkowski", "chebyshev"} (static)
     p : float >= 1 (static)
         Minkowski order (``inf`` allowed); ignored by the other metrics. Static because
@@ -531,13 +535,13 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, metric: str = "euclidean",
 
     Returns
     -------
-    distances : (n, k) float array, ascending along axis 1.
-    indices : (n, k) int32 array of rows of ``X_train``.
+    distances : (n, n_neighbors) float array, ascending along axis 1.
+    indices : (n, n_neighbors) int32 array of rows of ``X_train``.
 
     Raises
     ------
     ValueError
-        ``k < 1``, ``k`` above the number of (positive-weight) training rows, an unknown
+        ``n_neighbors < 1``, ``n_neighbors`` above the number of (positive-weight) training rows, an unknown
         metric, ``p < 1``, NaN or inf in the data, mismatched numbers of features.
 
     Examples
@@ -555,6 +559,6 @@ def kneighbors(X_train: Any, X_query: Any, k: int, *, metric: str = "euclidean",
     Johnson, Douze, Jégou (2019), tiled k-selection.
     """
     X_train, X_query, sw, k, path, p, (q_tile, r_tile) = _checked_search(
-        X_train, X_query, k, metric, p, sample_weight)
+        X_train, X_query, n_neighbors, metric, p, sample_weight)
     return _kneighbors(X_train, X_query, sw > 0, k=k, path=path, p=p, query_tile=q_tile,
                        reference_tile=r_tile)

@@ -27,7 +27,8 @@ __all__ = ["dendrogram", "tree"]
 # --------------------------------------------------------------------------- dendrogram
 def _check_linkage(Z) -> np.ndarray:
     if hasattr(Z, "children_") or hasattr(Z, "fit"):  # an estimator, not its linkage matrix
-        raise TypeError(f"Z must be a linkage matrix ((n - 1, 4) array: jaxclassic.cluster.agglomerative "
+        raise TypeError(f"Z must be a linkage matrix ((n - 1, 4) array: "
+                        f"jaxclassic.cluster.fit_agglomerative(...).linkage_matrix "
                         f"or scipy.cluster.hierarchy.linkage), got the estimator {type(Z).__name__}")
     Z = as_numpy(Z, "Z", ndim=2)
     if Z.shape[1] != 4:
@@ -90,7 +91,7 @@ def dendrogram(Z, *, labels=None, ax=None, orientation: str = "top", cut_height=
                color="C0", color_threshold=None, leaf_rotation=90.0):
     r"""The dendrogram of a linkage matrix: every merge drawn as a ⊓ at its height.
 
-    Row ``i`` of :math:`Z` (:func:`jaxclassic.cluster.agglomerative`, SciPy's layout) joins
+    Row ``i`` of :math:`Z` (:func:`jaxclassic.cluster.fit_agglomerative`'s ``linkage_matrix``, SciPy's layout) joins
     clusters ``Z[i, 0]`` and ``Z[i, 1]`` at height :math:`d_i = Z[i, 2]` into cluster
     :math:`n + i`. Leaves sit at :math:`x = 5, 15, 25, \dots` in the order of a depth-first
     walk from the root taking ``Z[i, 0]`` first; a merge is drawn at the midpoint of its
@@ -274,7 +275,7 @@ def tree(params, *, feature_names=None, class_names=None, category_names=None, a
         Default an estimator's ``classes_``, else the class codes.
     category_names : dict or sequence, optional
         ID3 / C4.5: level names of the categorical features, as ``export_text``'s
-        (``load_play_tennis(return_categories=True)`` gives them).
+        (``load_play_tennis().categories`` gives them).
     ax : matplotlib Axes, optional
     decimals : int >= 0
         Digits of thresholds and values.

@@ -49,10 +49,11 @@ from jaxclassic import _jit
 from jaxclassic import _precision
 from jaxclassic.cluster import _gmm_covariance as _cov
 from jaxclassic.cluster import _gmm_em as _em
-from jaxclassic.cluster.gmm import COVARIANCE_TYPES, PARAMS_TYPES
+from jaxclassic.cluster.gmm import COVARIANCE_TYPES, PARAMS_TYPES, GMMParams
 from jaxclassic.cluster.kmeans import KMeansParams, kmeans_plusplus
 from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments, bounded
-from jaxclassic.validation import check_array, check_choice, check_int, check_key, check_scalar
+from jaxclassic.validation import (check_array, check_choice, check_int, check_key, check_scalar,
+                                   key_from_seed)
 
 __all__ = ["fit_kmeans", "fit_gmm"]
 
@@ -146,8 +147,9 @@ def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 
         blocks (``y`` ignored; a list of blocks works too; a one-shot iterator does not: the
         data are read once per iteration)
     n_clusters : int >= 1
-    key : jax.random key
-        For k-means++ seeding.
+    key : jax.random key, optional
+        For k-means++ seeding; ``None`` (default): ``jax.random.key(0)``, so calls without a
+        key are deterministic.
     init : "k-means++" or (n_clusters, n_features) array
         k-means++ on the first piece's rows, or the starting centres.
     max_iter : int >= 1
@@ -183,7 +185,7 @@ def fit_kmeans(data, n_clusters, *, key=None, init="k-means++", max_iter: int = 
                     progress=progress, desc="k-means pass")
     _check_count(source, n_clusters, "n_clusters")
     if isinstance(init, str):  # k-means++ needs the key: said before a pass reads the data
-        check_key(key)
+        key = key_from_seed(0) if key is None else check_key(key)
     mean, variance, _ = _mean_pass(source)
     dtype = mean.dtype
     scaled_tol = float(tol) * float(jnp.mean(variance))
@@ -249,7 +251,7 @@ def _sum_pass(source, fn):
 
 def fit_gmm(data, n_components, *, key=None, covariance_type: str = "full", max_iter: int = 100,
             tol=1e-3, reg_covar=1e-6, means_init="k-means++", sample_weight=None,
-            chunk_rows: int = DEFAULT_CHUNK_ROWS, progress: bool = False):
+            chunk_rows: int = DEFAULT_CHUNK_ROWS, progress: bool = False) -> GMMParams:
     r"""Gaussian mixture by EM from row blocks, one pass per iteration; equal to
     :func:`jaxclassic.cluster.fit_gmm` started from the same responsibilities.
 
@@ -262,7 +264,8 @@ def fit_gmm(data, n_components, *, key=None, covariance_type: str = "full", max_
     ----------
     data : as :func:`fit_kmeans`
     n_components : int >= 1
-    key : jax.random key, for k-means++ seeding
+    key : jax.random key, optional
+        For k-means++ seeding; ``None`` (default): ``jax.random.key(0)``.
     covariance_type : {"full", "tied", "diag", "spherical"}
     max_iter : int >= 0
     tol : float >= 0
@@ -299,7 +302,7 @@ def fit_gmm(data, n_components, *, key=None, covariance_type: str = "full", max_
                     progress=progress, desc="EM pass")
     _check_count(source, n_components, "n_components")
     if isinstance(means_init, str):  # k-means++ needs the key: said before a pass reads the data
-        check_key(key)
+        key = key_from_seed(0) if key is None else check_key(key)
     center, _, total_weight = _mean_pass(source)
     dtype = center.dtype
     seeds = _seeds(source, n_components, means_init, key, dtype, "means_init")

@@ -8,5 +8,21 @@ from jaxclassic.svm._api import support_vectors
 from jaxclassic.svm.linear import LinearSVMParams
 from jaxclassic.svm.linear import fit_linear_svm
 from jaxclassic.svm.platt import platt_scale
+from jaxclassic.svm.kernel import KernelSVMParams
 from jaxclassic.svm.kernel import fit_kernel_svm
+from jaxclassic.svm.svr import KernelSVRParams
 from jaxclassic.svm.svr import fit_kernel_svr
+
+__all__ = [
+    "decision_function",
+    "predict",
+    "predict_proba",
+    "support_vectors",
+    "LinearSVMParams",
+    "fit_linear_svm",
+    "platt_scale",
+    "KernelSVMParams",
+    "fit_kernel_svm",
+    "KernelSVRParams",
+    "fit_kernel_svr",
+]

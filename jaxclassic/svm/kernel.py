@@ -86,6 +86,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic import _precision, _tiling, kernels
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.exceptions import ConvergenceWarning
@@ -209,6 +210,12 @@ class KernelSVMParams(NamedTuple):
     probA: jax.Array
     probB: jax.Array
     kernel: KernelSpec
+
+    @property
+    def n_classes(self) -> int:
+        """2: a binary classifier (a Python int; not a pytree leaf)."""
+        return 2
+
 
 
 # --------------------------------------------------------------------------- validation
@@ -423,7 +430,7 @@ def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_
                 return _precision.matmul(oracle.K, coef) - fold.rho
             return kernel_expansion(X, coef, spec, gamma, coef0, X) - fold.rho
 
-        prob_a, prob_b = platt.cross_validated_platt(fold_decision, signs, sw, key, n_folds=n_folds)
+        prob_a, prob_b = platt.cross_validated_platt(fold_decision, signs, sw, key=key, n_folds=n_folds)
     X, _, _, gamma, coef0 = hyper
     return KernelSVMParams(X, alpha, alpha * signs, intercept, gamma, coef0, res.objective,
                            res.n_iter, res.converged, res.gap, prob_a, prob_b, spec)
@@ -436,16 +443,21 @@ def _svc_optimality(theta, X, sw, C, gamma, coef0, *, spec, signs):
     return _optimality.dual_qp(theta, K, signs, -jnp.ones_like(signs), upper, doubled=False)
 
 
+@renamed_arguments(n_folds="n_splits")
 def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degree: int = 3,
                    tol=1e-3, max_iter: int | None = None, memory_budget: int | None = None,
                    storage: str = "auto", working_set: str = "auto", batch_size: int = DEFAULT_BATCH_SIZE,
-                   check_kernel: bool = True, probability: bool = False, n_folds: int = 5,
+                   check_kernel: bool = True, probability: bool = False, n_splits: int = 5,
                    sample_weight=None, key=None) -> KernelSVMParams:
     r"""Fit a binary soft-margin kernel SVM (C-SVC) by SMO.
 
     Minimises the dual :math:`\tfrac12\alpha^\top Q\alpha - e^\top\alpha` subject to
     :math:`y^\top\alpha = 0`, :math:`0 \le \alpha_i \le C s_i` (module docstring), stopping when
     the maximal violating pair gap is ``<= tol`` (LIBSVM's rule).
+
+    Classification and regression are two functions, not one with ``task=``, because their
+    algorithms differ: this C-SVC dual in :math:`n` variables with one sign constraint, and
+    the ε-SVR dual in :math:`2n` variables of :func:`jaxclassic.svm.fit_kernel_svr`.
 
     Parameters
     ----------
@@ -462,6 +474,9 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     tol : float >= 0 (traced), on the maximal violating pair gap
     max_iter : int, optional (traced)
         Bound on SMO steps; LIBSVM's 10,000,000 by default.
+        ``max_iter``'s default differs from the estimator's: ``SVC(max_iter=-1)`` is
+        scikit-learn's "no limit", which the estimator maps to this ``None`` (the traced loop
+        needs a positive bound).
     memory_budget : int, optional
         Bytes for the kernel matrix or cache (:data:`jaxclassic._tiling.MEMORY_BUDGET`).
     storage : {"auto", "gram", "cache", "rows"}
@@ -472,14 +487,17 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     check_kernel : bool
         Check a callable kernel's Gram matrix on up to 100 rows (:func:`kernels.check_mercer`).
     probability : bool
-        Also fit Platt's sigmoid on ``n_folds``-fold cross-validated decision values (LIBSVM's
+        Also fit Platt's sigmoid on ``n_splits``-fold cross-validated decision values (LIBSVM's
         procedure, :func:`jaxclassic.svm.platt.cross_validated_platt`; the folds' fits are one
         ``vmap``) for :func:`jaxclassic.svm.predict_proba`.
-    n_folds : int >= 2 (static), folds of the probability calibration
+    n_splits : int >= 2 (static), folds of the probability calibration (scikit-learn's name
+        for a number of folds; ``n_folds=``, the old name, works until 0.3.0 with a
+        ``DeprecationWarning``)
     sample_weight : (n_samples,) array, optional
         Row weights :math:`s_i` (upper bounds :math:`C s_i`).
     key : jax.random key, optional
-        Only for ``probability=True``: shuffled calibration folds (contiguous folds without).
+        Only for ``probability=True``: shuffled calibration folds. ``None`` (default): LIBSVM's
+        contiguous folds, deterministic (no random draw at all).
 
     Returns
     -------
@@ -508,7 +526,7 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     tol = check_scalar(tol, "tol", low=0.0)
     max_iter = DEFAULT_MAX_ITER if max_iter is None else check_int(max_iter, "max_iter", low=1)
     batch_size = check_int(batch_size, "batch_size", low=2)
-    n_folds = check_int(n_folds, "n_folds", low=2)
+    n_splits = check_int(n_splits, "n_splits", low=2)
     check_kernel = check_bool(check_kernel, "check_kernel")
     probability = check_bool(probability, "probability")
     shuffle = key is not None
@@ -524,7 +542,7 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     params = _fit(X, y, sw, as_array(C), gamma_value, as_array(coef0), as_array(tol),
                   as_operand(max_iter, jnp.int32), key, spec=spec, storage=storage, cache_rows=cache_rows,
                   memory_budget=memory_budget, working_set=working_set, batch_size=batch_size,
-                  probability=probability, n_folds=n_folds)
+                  probability=probability, n_folds=n_splits)
     warn_not_converged(params, "fit_kernel_svm", max_iter)
     return params
 

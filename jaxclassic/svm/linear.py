@@ -117,6 +117,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic import _precision, losses
 from jaxclassic.linear._gram import gram_with_ones
 from jaxclassic.linear._newton import NewtonProblem, default_tol, newton_solve, weighted_sum
@@ -182,6 +183,12 @@ class LinearSVMParams(NamedTuple):
     converged: jax.Array
     probA: jax.Array
     probB: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        """2: a binary classifier (a Python int; not a pytree leaf)."""
+        return 2
+
 
 
 # --------------------------------------------------------------------------- objectives
@@ -415,11 +422,12 @@ def _fit_linear_svm(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle
             w, b, *_ = _fit_binary(X, t, train_weight, C, tol, c, fit_key, max_iter, **kwargs)
             return _precision.matmul(X, w) + b
 
-        prob_a, prob_b = platt.cross_validated_platt(fold_decision, t, sw, fold_key if shuffle else None,
+        prob_a, prob_b = platt.cross_validated_platt(fold_decision, t, sw, key=fold_key if shuffle else None,
                                                      n_folds=n_folds)
     return LinearSVMParams(coef, intercept, dual_coef, n_iter, converged, prob_a, prob_b)
 
 
+@renamed_arguments(n_folds="n_splits")
 def fit_linear_svm(
     X,
     y,
@@ -433,7 +441,7 @@ def fit_linear_svm(
     max_iter: int = 1000,
     shrinking: bool = True,
     probability: bool = False,
-    n_folds: int = 5,
+    n_splits: int = 5,
     sample_weight=None,
     key=None,
 ) -> LinearSVMParams:
@@ -469,18 +477,23 @@ def fit_linear_svm(
     tol : float, optional
         Dual: LIBLINEAR's stopping rule, :math:`\max PG - \min PG \le` ``tol`` over an epoch
         (default ``1e-4``, scikit-learn's). Primal: :math:`\lVert\nabla P\rVert/(\min(C, 1)
-        \sum_i s_i) \le` ``tol`` (default ``1e-8`` in float64, ``1e-6`` in float32).
+        \sum_i s_i) \le` ``tol`` (default ``1e-8`` in float64, ``1e-6`` in float32). 
+        ``tol``'s default differs from the estimator's: ``None`` picks the method's own
+        default, which for the dual method is ``LinearSVC``'s ``1e-4``; the primal Newton
+        method's gradient rule needs a tighter, dtype-dependent one.
     max_iter : int
         Epochs (dual) or Newton iterations (primal); traced, a new value does not recompile.
     shrinking : bool
         LIBLINEAR's shrinking of the dual's active set (static; the solution does not depend
         on it).
     probability : bool
-        Also fit Platt's sigmoid on ``n_folds``-fold cross-validated decision values
+        Also fit Platt's sigmoid on ``n_splits``-fold cross-validated decision values
         (LIBSVM's procedure, :func:`jaxclassic.svm.platt.cross_validated_platt`), for
-        :func:`jaxclassic.svm.predict_proba`; costs ``n_folds`` more fits (one ``vmap``).
-    n_folds : int >= 2
-        Folds of the probability calibration (static).
+        :func:`jaxclassic.svm.predict_proba`; costs ``n_splits`` more fits (one ``vmap``).
+    n_splits : int >= 2
+        Folds of the probability calibration (static; scikit-learn's name for a number of
+        folds). ``n_folds=``, its old name, still works until 0.3.0 with a
+        ``DeprecationWarning``.
     sample_weight : (n_samples,) array, optional
         Rescales :math:`C` row by row (:math:`U_i = C s_i`); a weight-0 row has no influence.
     key : jax.random key, optional
@@ -511,7 +524,7 @@ def fit_linear_svm(
         raise ValueError("method='primal' needs loss='squared_hinge' (the hinge loss is not "
                          "differentiable; use method='dual' for it), got loss='hinge'")
     max_iter = check_int(max_iter, "max_iter", low=1)
-    n_folds = check_int(n_folds, "n_folds", low=2)
+    n_splits = check_int(n_splits, "n_splits", low=2)
     fit_intercept = check_bool(fit_intercept, "fit_intercept")
     shrinking = check_bool(shrinking, "shrinking")
     probability = check_bool(probability, "probability")
@@ -531,7 +544,7 @@ def fit_linear_svm(
     params = _fit_linear_svm(X, _signs(y, X.dtype), sw, as_array(C), as_array(tol), c, key,
                              as_operand(max_iter, np.int32), loss=loss, method=method,
                              shuffle=shuffle, shrinking=shrinking, probability=probability,
-                             n_folds=n_folds)
+                             n_folds=n_splits)
     warn_if_unconverged(params, f"fit_linear_svm(method={method!r})", max_iter)
     return params
 

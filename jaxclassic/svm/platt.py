@@ -47,12 +47,14 @@ Chang & Lin, "LIBSVM: a library for support vector machines", ACM TIST 2 (2011),
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxclassic import _deprecation
 from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import losses
@@ -68,6 +70,29 @@ from jaxclassic.validation import (
 )
 
 __all__ = ["platt_scale", "sigmoid_proba", "cross_validated_platt", "fold_assignment"]
+
+
+def _key_made_keyword(n_positional: int):
+    """Decorator: ``key`` used to be the positional argument after the first ``n_positional``
+    (issue 27: keys are keyword-only). That old call still works and warns
+    (:func:`jaxclassic._deprecation.warn`); the shared ``key_made_keyword`` covers only a key
+    that came first."""
+    def decorate(func):
+        where = f"{func.__module__}.{func.__qualname__}"
+        _deprecation.RENAMES.append((where, "positional key", "key="))
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if len(args) > n_positional:
+                if "key" in kwargs:
+                    raise TypeError(f"{func.__name__}() got a key both positionally and as key=")
+                _deprecation.warn(f"{func.__name__}(..., key) with a positional key",
+                                  f"{func.__name__}(..., key=key)")
+                kwargs["key"] = args[n_positional]
+                args = args[:n_positional] + args[n_positional + 1:]
+            return func(*args, **kwargs)
+        return wrapper
+    return decorate
 
 #: Lin-Lin-Weng's ridge on the 2 x 2 Hessian (keeps it invertible when all h_i vanish)
 HESSIAN_RIDGE = 1e-12
@@ -179,14 +204,16 @@ def check_calibrated(params) -> None:
                          "(Platt's sigmoid was not fitted: probA is NaN)")
 
 
-def fold_assignment(sample_weight, n_folds: int, key=None):
+@_key_made_keyword(2)
+def fold_assignment(sample_weight, n_folds: int, *, key=None):
     r"""Fold of each row (0..n_folds-1; -1 for weight-0 rows), LIBSVM's contiguous split of a
     permutation of the positive-weight rows.
 
     Row :math:`i` of rank :math:`r_i` among the positive-weight rows goes to fold
     :math:`\lfloor p_i K / N\rfloor`, :math:`p_i` its position in the permutation (the
     identity without ``key``; with ``key``, the order of ``bits(fold_in(key, r_i))``), so
-    weight-0 rows (padding, other folds) change nobody's fold.
+    weight-0 rows (padding, other folds) change nobody's fold. ``key=None`` (the default)
+    is the deterministic contiguous split, LIBSVM's without shuffling.
     """
     positive = sample_weight > 0
     n = sample_weight.shape[0]
@@ -201,7 +228,8 @@ def fold_assignment(sample_weight, n_folds: int, key=None):
     return jnp.where(positive, (position * n_folds) // jnp.maximum(n_pos, 1), -1)
 
 
-def cross_validated_platt(fold_decision: Callable, t, sample_weight, key=None, *, n_folds: int = 5):
+@_key_made_keyword(3)
+def cross_validated_platt(fold_decision: Callable, t, sample_weight, *, key=None, n_folds: int = 5):
     r"""Platt's :math:`(A, B)` from out-of-fold decision values (LIBSVM's
     ``svm_binary_svc_probability``), jittable.
 
@@ -227,7 +255,7 @@ def cross_validated_platt(fold_decision: Callable, t, sample_weight, key=None, *
     As LIBSVM, a fold whose training rows hold one class only does not fit: its rows get the
     decision value +1 (only class 1 seen), -1 (only class 0) or 0 (none).
     """
-    fold = fold_assignment(sample_weight, n_folds, key)
+    fold = fold_assignment(sample_weight, n_folds, key=key)
     folds = jnp.arange(n_folds)
     train = jnp.where(fold[None, :] != folds[:, None], sample_weight[None, :], 0)  # (K, n)
     decisions = jax.vmap(fold_decision)(train)

@@ -146,6 +146,10 @@ def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coe
                    check_kernel: bool = True, sample_weight=None, key=None) -> KernelSVRParams:
     r"""Fit a kernel ε-SVR by SMO on its :math:`2n`-variable dual (module docstring).
 
+    Regression is its own function, not ``task="regression"`` of
+    :func:`jaxclassic.svm.fit_kernel_svm`, because the algorithm differs: this ε-insensitive
+    dual in :math:`2n` variables, against C-SVC's :math:`n`-variable dual with labels.
+
     Parameters
     ----------
     X : (n_samples, n_features) array
@@ -154,9 +158,13 @@ def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coe
     epsilon : float >= 0 (traced), the half-width of the insensitive tube
     kernel, gamma, coef0, degree, tol, max_iter, memory_budget, storage, working_set, batch_size, check_kernel
         As :func:`jaxclassic.svm.fit_kernel_svm`.
+        ``max_iter``'s default differs from the estimator's: ``SVR(max_iter=-1)`` is
+        scikit-learn's "no limit", which the estimator maps to this ``None`` (LIBSVM's
+        10,000,000 steps).
     sample_weight : (n_samples,) array, optional
         Upper bounds :math:`C s_i` of both :math:`\alpha_i` and :math:`\alpha_i^*`.
-    key : unused (the fit is deterministic)
+    key : jax.random key, optional
+        Unused (the fit is deterministic); accepted for the common signature.
 
     Returns
     -------

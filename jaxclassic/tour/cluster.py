@@ -4,7 +4,7 @@
   10 restarts vmapped) on iris and on standardised wine: the inertia and the adjusted Rand
   index (ARI) of the clusters against the true classes, beside scikit-learn's
   ``KMeans(n_init=10)``. Both find the same optimum on these data (iris: 78.85).
-* Agglomerative clustering (:func:`jaxclassic.cluster.agglomerative`, :func:`~jaxclassic.cluster.cut_tree`):
+* Agglomerative clustering (:func:`jaxclassic.cluster.fit_agglomerative`, :func:`~jaxclassic.cluster.cut_tree`):
   complete linkage on standardised wine and ward on standardised breast cancer, in float64 as
   SciPy, cut into as many clusters as classes; the ARI against the classes and the sum of the
   merge heights, beside SciPy's ``linkage`` / ``fcluster`` (the reference column holds SciPy's
@@ -61,7 +61,7 @@ def _hierarchical_rows(datasets, ari) -> list[TourRow]:
         X, y = _data(datasets, name)
         k = int(y.max()) + 1
         with jax.enable_x64(True):  # SciPy computes in float64: so do we, to compare heights
-            Z, seconds = timed(lambda: cluster.agglomerative(X, linkage=linkage))
+            Z, seconds = timed(lambda: cluster.fit_agglomerative(X, linkage=linkage).linkage_matrix)
             labels = np.asarray(cluster.cut_tree(Z, n_clusters=k))
             Z = np.asarray(Z)
         R = hierarchy.linkage(X, linkage)

@@ -69,7 +69,8 @@ def _bayes_net_rows() -> list[TourRow]:
     from jaxclassic import graphical as G
     from jaxclassic.datasets import load_play_tennis
 
-    X, y, attrs = load_play_tennis()
+    tennis = load_play_tennis()
+    X, y, attrs = tennis.data, tennis.target, tennis.feature_names
     data = np.column_stack([y, X]).astype(np.int32)
     names = ["play"] + list(attrs)
     cards = [int(c) for c in data.max(axis=0) + 1]
@@ -126,7 +127,7 @@ def _hmm_rows() -> list[TourRow]:
     from jaxclassic.datasets import load_smarket
     from jaxclassic.graphical import fit_hmm, hmm
 
-    X, y, _ = load_smarket()
+    X, y = load_smarket(return_X_y=True)
     returns = np.asarray(X[:, :1], dtype=np.float64)  # Lag1: the previous day's return, %
     ups = np.asarray(y, dtype=np.int64)
     n = len(ups)
@@ -212,7 +213,7 @@ def _crf_rows() -> list[TourRow]:
     from jaxclassic.graphical import crf
     from jaxclassic.graphical._crf_features import chunking_features, index_features
 
-    pos, chunks = load_conll2000_chunking()
+    pos, chunks = load_conll2000_chunking(return_X_y=True)
     feats = [chunking_features(p) for p in pos]
     n = CRF_TRAIN_SENTENCES
     train_f, train_c, test_f, test_c = feats[:n], chunks[:n], feats[-200:], chunks[-200:]

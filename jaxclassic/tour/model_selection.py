@@ -47,7 +47,7 @@ def rows() -> list[TourRow]:
     out: list[TourRow] = []
 
     X, y = datasets.load_diabetes(return_X_y=True)
-    folds = kfold_weights(X.shape[0], 10, jax.random.key(0))
+    folds = kfold_weights(X.shape[0], 10, key=jax.random.key(0))
     alphas = np.logspace(-4, 2, 30)
     res, seconds = timed(lambda: grid_search(fit_ridge, neg_mse_scorer(predict), jnp.asarray(X),
                                               jnp.asarray(y), {"alpha": alphas}, folds))
@@ -65,7 +65,7 @@ def rows() -> list[TourRow]:
 
     X, y = datasets.load_breast_cancer(return_X_y=True)
     X = (X - X.mean(0)) / X.std(0)
-    folds = kfold_weights(X.shape[0], 10, jax.random.key(0))
+    folds = kfold_weights(X.shape[0], 10, key=jax.random.key(0))
     l2 = np.logspace(-2, 3, 10)
     res, seconds = timed(lambda: grid_search(fit_logistic, log_loss_scorer(predict_proba),
                                               jnp.asarray(X), jnp.asarray(y), {"l2": l2}, folds))

@@ -50,7 +50,7 @@ def _classification_rows(datasets, sk_neighbors, train_test_split) -> list[TourR
         X, y = loader(return_X_y=True)
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
         Xtr, Xte = _standardise(Xtr, Xte)
-        pred, seconds = timed(lambda: N.predict(N.fit_knn(Xtr, ytr, k=K), Xte))
+        pred, seconds = timed(lambda: N.predict(N.fit_knn(Xtr, ytr, n_neighbors=K), Xte))
         ref = sk_neighbors.KNeighborsClassifier(K, algorithm="brute").fit(Xtr, ytr)
         out.append(TourRow("k-NN (k=5, euclidean)", name, "test accuracy",
                            float(np.mean(np.asarray(pred) == yte)), float(ref.score(Xte, yte)), seconds))
@@ -78,7 +78,7 @@ def _regression_row(datasets, sk_neighbors, train_test_split) -> TourRow:
     X, y = datasets.load_diabetes(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
     pred, seconds = timed(lambda: N.predict(
-        N.fit_knn(Xtr, ytr, k=10, weights="distance", task="regression"), Xte))
+        N.fit_knn(Xtr, ytr, n_neighbors=10, weights="distance", task="regression"), Xte))
     ref = sk_neighbors.KNeighborsRegressor(10, weights="distance", algorithm="brute").fit(Xtr, ytr)
     return TourRow("k-NN regression (k=10, distance)", "diabetes", "test R2",
                    float(metrics.r2_score(yte, pred)), float(ref.score(Xte, yte)), seconds)

@@ -33,7 +33,8 @@ CHUNK_ROWS = 65_536
 def _flights():
     from jaxclassic.datasets import load_rdataset
 
-    X, y, _ = load_rdataset("nycflights13", "flights", "arr_delay", features=FEATURES)
+    X, y = load_rdataset("nycflights13", "flights", "arr_delay", features=FEATURES,
+                         return_X_y=True)
     return np.asarray(X, np.float64), np.asarray(y, np.float64)
 
 

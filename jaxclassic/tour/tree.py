@@ -62,7 +62,7 @@ def _id3_row(sk_tree, OneHotEncoder) -> TourRow:
     from jaxclassic import tree as T
     from jaxclassic.datasets import load_play_tennis
 
-    X, y, _ = load_play_tennis()
+    X, y = load_play_tennis(return_X_y=True)
     n = len(y)
     n_categories = [int(v) for v in X.max(axis=0) + 1]
 

@@ -27,3 +27,32 @@ from jaxclassic.tree.pruning import cost_complexity_path
 from jaxclassic.tree.pruning import prune
 from jaxclassic.tree.ccp_selection import CostComplexityCV
 from jaxclassic.tree.ccp_selection import choose_ccp_alpha
+
+__all__ = [
+    "apply",
+    "feature_importances",
+    "predict",
+    "predict_proba",
+    "ClassificationTree",
+    "RegressionTree",
+    "TreeParams",
+    "apply_bins",
+    "bin_features",
+    "TreeTruncatedWarning",
+    "fit_cart",
+    "fit_cart_binned",
+    "ID3Params",
+    "fit_id3",
+    "information_gain",
+    "C45Params",
+    "fit_c45",
+    "gain_ratio",
+    "pessimistic_prune",
+    "upper_error_bound",
+    "export_text",
+    "CostComplexityPath",
+    "cost_complexity_path",
+    "prune",
+    "CostComplexityCV",
+    "choose_ccp_alpha",
+]

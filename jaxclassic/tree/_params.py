@@ -79,7 +79,15 @@ class TreeParams(NamedTuple):
 
 
 class ClassificationTree(TreeParams):
-    """A CART classification tree: ``value`` holds class fractions."""
+    """A CART classification tree: ``value`` holds class fractions.
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is ``K``, the class axis of
+    ``value`` (a static shape: a Python int, under ``jit`` and ``vmap`` too).
+    """
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.value.shape[-1])
 
 
 class RegressionTree(TreeParams):

@@ -150,6 +150,9 @@ class C45Params(NamedTuple):
     n_categories : (F,) int32
         Categories known per categorical feature (0 for continuous features).
     categorical : (F,) bool
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is ``C``, the class axis of
+    ``value`` (a static shape: a Python int).
     """
 
     feature: jax.Array
@@ -166,6 +169,10 @@ class C45Params(NamedTuple):
     n_nodes: jax.Array
     n_categories: jax.Array
     categorical: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.value.shape[-1])
 
 
 class SplitScores(NamedTuple):
@@ -341,7 +348,7 @@ def gain_ratio(X, y, *, categorical=None, min_samples_leaf=2, sample_weight=None
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, _ = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> s = gain_ratio(X, y, categorical=True)
     >>> [round(float(r), 3) for r in s.gain_ratio]  # outlook, temperature, humidity, wind
     [0.156, 0.019, 0.152, 0.049]
@@ -408,11 +415,14 @@ def fit_c45(X, y, *, categorical=None, confidence_factor=0.25, min_samples_leaf=
     Returns
     -------
     C45Params
+        ``n_classes`` is a property. Classification only, so no ``task=``: the gain ratio and
+        the pessimistic error bound are defined on class counts (C4.5 has no regression mode).
 
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, names = load_play_tennis()
+    >>> tennis = load_play_tennis()
+    >>> X, y, names = tennis.data, tennis.target, tennis.feature_names
     >>> params = fit_c45(X, y, categorical=True)
     >>> names[int(params.feature[0])], int(params.n_nodes)
     ('outlook', 8)
@@ -539,7 +549,7 @@ def predict_proba_c45(params: C45Params, X, *, unseen="missing") -> jax.Array:
     -------
     >>> import numpy as np
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, _ = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> params = fit_c45(X, y, categorical=True)
     >>> predict_proba_c45(params, np.array([[2.0, 0.0, np.nan, 1.0]])).round(2).tolist()  # sunny, humidity ?
     [[0.6, 0.4]]
@@ -555,7 +565,7 @@ def predict_c45(params: C45Params, X, *, unseen="missing") -> jax.Array:
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, _ = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> bool((predict_c45(fit_c45(X, y, categorical=True), X) == y).all())
     True
 
@@ -583,7 +593,7 @@ def apply_c45(params: C45Params, X, *, unseen="missing") -> jax.Array:
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, _ = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> apply_c45(fit_c45(X, y, categorical=True), X[:1]).tolist()  # sunny, high humidity
     [6]
 

@@ -344,10 +344,7 @@ def fit_cart_binned(
     min_samples_split, min_samples_leaf = _check_stopping_rules(
         min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, n_samples)
     max_features = _resolve_max_features(max_features, n_features)
-    if max_features is not None and max_features < n_features:
-        key = check_key(key)
-    elif key is None:
-        key = _default_key()
+    key = _default_key() if key is None else check_key(key)
     if feature_mask is None:
         feature_mask = np.ones((n_features,), bool)  # to the device with the fit's other operands
     elif jnp.shape(feature_mask) != (n_features,):
@@ -439,7 +436,7 @@ def fit_cart(
     min_impurity_decrease : float >= 0 (traced)
         Split only when :math:`\Delta / W_{root} \ge` this (scikit-learn's rule).
     max_features : None, int, float in (0, 1], "sqrt", "log2" (static)
-        Features drawn per node from ``key`` (needed when fewer than all).
+        Features drawn per node from ``key`` when fewer than all.
     n_bins : int in 2..256 (static)
         Bins of non-missing values (:func:`~jaxclassic.tree.binning.bin_features`).
     sample_weight : array-like of shape (n_samples,), optional (traced)
@@ -450,7 +447,9 @@ def fit_cart(
         fold fitted by its weights equals the fit on its sliced rows when the binning is
         exact. For ensembles that share one binning, bin once with ``bin_features`` and call
         :func:`fit_cart_binned`.
-    key : jax.random key, optional
+    key : jax.random key, optional (keyword-only)
+        The draws of ``max_features``; unused when every feature is searched. None: the
+        fixed key ``jax.random.key(0)``, so a call is deterministic (same key, same tree).
     n_classes : int, optional (static)
     max_nodes, max_width : int, optional (static)
         Node budget ``M`` and level width ``W`` (module docstring for the defaults).
@@ -459,7 +458,16 @@ def fit_cart(
     Returns
     -------
     ClassificationTree or RegressionTree
-        The layout of :mod:`jaxclassic.tree._params`.
+        The layout of :mod:`jaxclassic.tree._params` (``n_classes``: a property of the
+        classification tree). One function for both tasks (``task=``): the growth and the
+        split search are shared, only the criterion and the leaf values differ.
+
+    Notes
+    -----
+    ``criterion``'s default differs from the estimator's: one function serves both tasks, so
+    None picks the task's criterion, ``"gini"`` for classification (``DecisionTreeClassifier``'s
+    default) and ``"squared_error"`` for regression (``DecisionTreeRegressor``'s): the same
+    trees as the estimators' defaults.
 
     Examples
     --------

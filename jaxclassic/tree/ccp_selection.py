@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic._deprecation import renamed_arguments
 from jaxclassic.tree._api import predict
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree.pruning import _check_params, _prune, cost_complexity_path, prune
@@ -80,12 +81,12 @@ def _fold_errors(params, node_alphas, alphas, X, y, w_test, classification):
     return jax.vmap(error)(alphas)
 
 
-def _fold_ids(n_samples: int, n_folds: int, key) -> np.ndarray:
+def _fold_ids(n_samples: int, n_splits: int, key) -> np.ndarray:
     """scikit-learn's ``KFold`` sizes (the first ``n % K`` folds one row larger); contiguous
     without a key, else over a ``jax.random`` permutation of the rows."""
-    sizes = np.full(n_folds, n_samples // n_folds)
-    sizes[: n_samples % n_folds] += 1
-    ids = np.repeat(np.arange(n_folds, dtype=np.int32), sizes)
+    sizes = np.full(n_splits, n_samples // n_splits)
+    sizes[: n_samples % n_splits] += 1
+    ids = np.repeat(np.arange(n_splits, dtype=np.int32), sizes)
     if key is None:
         return ids
     out = np.empty(n_samples, np.int32)
@@ -100,12 +101,13 @@ def _alpha_grid(ccp_alphas: np.ndarray) -> np.ndarray:
     return np.concatenate([np.sqrt(distinct[:-1] * distinct[1:]), distinct[-1:]])
 
 
+@renamed_arguments(n_folds="n_splits")
 def choose_ccp_alpha(
     X: Any,
     y: Any,
     *,
     task: str = "classification",
-    n_folds: int = 5,
+    n_splits: int = 5,
     one_standard_error: bool = False,
     sample_weight: Any = None,
     key: Any = None,
@@ -140,15 +142,18 @@ def choose_ccp_alpha(
         Class codes ``0..K-1`` (classification) or targets (regression).
     task : {"classification", "regression"}
         Decides the error and the default fit.
-    n_folds : int >= 2
-        Number of folds ``K`` (at most ``n``).
+    n_splits : int >= 2
+        Number of folds ``K`` (at most ``n``; scikit-learn's ``KFold(n_splits)``).
+        ``n_folds=`` (its old name) still works for one minor version, with a
+        ``DeprecationWarning``.
     one_standard_error : bool
         Use the one-standard-error rule instead of the least mean error.
     sample_weight : (n,) array, optional
         Row weights, used both for growing and for scoring.
-    key : jax.random key, optional
-        Shuffles the rows before cutting the folds; without it the folds are contiguous
-        blocks (scikit-learn's ``KFold(n_folds)`` without shuffling).
+    key : jax.random key, optional (keyword-only)
+        Shuffles the rows before cutting the folds; None: no shuffling, the folds are
+        contiguous blocks (deterministic; scikit-learn's ``KFold(n_splits)`` without
+        shuffling).
     fit : callable, optional
         ``fit(X, y, sample_weight=w, **fit_kwargs) -> ClassificationTree | RegressionTree``;
         rows of weight 0 must have no influence. Default: :func:`jaxclassic.tree.cart.fit_cart`
@@ -165,7 +170,7 @@ def choose_ccp_alpha(
     Raises
     ------
     ValueError, TypeError
-        Invalid ``X``, ``y``, ``sample_weight``, ``task``, ``n_folds`` or ``key``, or a fold
+        Invalid ``X``, ``y``, ``sample_weight``, ``task``, ``n_splits`` or ``key``, or a fold
         without any positive weight.
 
     Examples
@@ -183,7 +188,7 @@ def choose_ccp_alpha(
     one_standard_error = check_bool(one_standard_error, "one_standard_error")
     X = check_array(X, "X", allow_nan=True)
     n_samples = X.shape[0]
-    n_folds = check_int(n_folds, "n_folds", low=2, high=n_samples)
+    n_splits = check_int(n_splits, "n_splits", low=2, high=n_samples)
     sw = check_sample_weight(sample_weight, n_samples, dtype=X.dtype)
     classification = task == "classification"
     if classification:
@@ -201,9 +206,9 @@ def choose_ccp_alpha(
     elif not callable(fit):
         raise TypeError(f"fit must be callable, got {type(fit).__name__}")
 
-    fold_ids = _fold_ids(n_samples, n_folds, key)
+    fold_ids = _fold_ids(n_samples, n_splits, key)
     sw_np = np.asarray(sw)
-    for k in range(n_folds):
+    for k in range(n_splits):
         for part, mask in (("held-out", fold_ids == k), ("training", fold_ids != k)):
             if not (sw_np[mask] > 0).any():
                 raise ValueError(f"fold {k} has no {part} row of positive sample_weight")
@@ -214,14 +219,14 @@ def choose_ccp_alpha(
     grid = jnp.asarray(_alpha_grid(np.asarray(full_path.ccp_alphas)), full.impurity.dtype)
 
     errors = []
-    for k in range(n_folds):
+    for k in range(n_splits):
         held_out = jnp.asarray(fold_ids == k)
         tree = fit(X, y, sample_weight=jnp.where(held_out, 0, sw), **fit_kwargs)
         node_alphas = cost_complexity_path(tree).node_alphas
         errors.append(_fold_errors(tree, node_alphas, grid, X, y, jnp.where(held_out, sw, 0), classification))
     cv_errors = jnp.stack(errors)
     mean = np.asarray(jnp.mean(cv_errors, axis=0))
-    std = np.asarray(jnp.std(cv_errors, axis=0, ddof=1)) / np.sqrt(n_folds)
+    std = np.asarray(jnp.std(cv_errors, axis=0, ddof=1)) / np.sqrt(n_splits)
     best = len(mean) - 1 - int(np.argmin(mean[::-1]))  # least mean error, the largest α of ties
     if one_standard_error:
         best = int(np.flatnonzero(mean <= mean[best] + std[best])[-1])

@@ -66,8 +66,8 @@ def export_text(params, feature_names=None, class_names=None, decimals=2, *, cat
         Digits of thresholds and values.
     category_names : dict or sequence, optional
         ID3 / C4.5 only: level names of the categorical features, ``category_names[f][code]``,
-        keyed by feature index or by feature name (``load_play_tennis(return_categories=True)``
-        gives such a dict). Default: the codes.
+        keyed by feature index or by feature name (``load_play_tennis().categories``
+        is such a dict). Default: the codes.
     max_depth : int >= 0
         Deeper subtrees are shown as ``truncated branch of depth d`` (scikit-learn's rule).
     spacing : int >= 1
@@ -83,8 +83,10 @@ def export_text(params, feature_names=None, class_names=None, decimals=2, *, cat
     -------
     >>> from jaxclassic.datasets import load_play_tennis
     >>> from jaxclassic.tree.id3 import fit_id3
-    >>> X, y, names, target, cats = load_play_tennis(return_target_names=True, return_categories=True)
-    >>> print(export_text(fit_id3(X, y), names, target, category_names=cats), end="")
+    >>> t = load_play_tennis()
+    >>> text = export_text(fit_id3(t.data, t.target), t.feature_names, t.target_names,
+    ...                    category_names=t.categories)
+    >>> print(text, end="")
     outlook = overcast: yes (4.0)
     outlook = rain
     |   wind = strong: no (2.0)

@@ -106,6 +106,9 @@ class ID3Params(NamedTuple):
         ``M``.
     n_categories : (F,) int32
         Categories known per feature (codes ``0..n_categories[f]-1``).
+
+    ``n_classes`` (a read-only property, not a pytree leaf) is ``C``, the class axis of
+    ``value`` (a static shape: a Python int).
     """
 
     feature: jax.Array
@@ -118,6 +121,10 @@ class ID3Params(NamedTuple):
     gain: jax.Array
     n_nodes: jax.Array
     n_categories: jax.Array
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.value.shape[-1])
 
 
 # --------------------------------------------------------------------------- validation
@@ -169,7 +176,7 @@ def information_gain(X, y, *, n_categories=None, n_classes=None, sample_weight=N
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, names = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> [round(float(g), 3) for g in information_gain(X, y)]  # outlook, temperature, humidity, wind
     [0.247, 0.029, 0.152, 0.048]
 
@@ -219,12 +226,15 @@ def fit_id3(X, y, *, n_categories=None, n_classes=None, sample_weight=None, max_
     Returns
     -------
     ID3Params
-        The multiway tree as arrays (see :class:`ID3Params`).
+        The multiway tree as arrays (see :class:`ID3Params`; ``n_classes`` a property).
+        Classification only, so no ``task=``: ID3 splits by the information gain of the class
+        distribution, which has no regression counterpart in Quinlan's algorithm.
 
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, names = load_play_tennis()
+    >>> tennis = load_play_tennis()
+    >>> X, y, names = tennis.data, tennis.target, tennis.feature_names
     >>> params = fit_id3(X, y)
     >>> names[int(params.feature[0])], int(params.n_nodes)
     ('outlook', 8)
@@ -337,7 +347,7 @@ def apply_id3(params: ID3Params, X, *, unseen="node") -> jax.Array:
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, _ = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> apply_id3(fit_id3(X, y), [[0, 0, 0, 0], [7, 0, 0, 0]]).tolist()  # overcast leaf; unseen outlook: root
     [1, 0]
 
@@ -359,7 +369,7 @@ def predict_proba_id3(params: ID3Params, X, *, unseen="node") -> jax.Array:
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, _ = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> predict_proba_id3(fit_id3(X, y), X[:2]).tolist()
     [[1.0, 0.0], [1.0, 0.0]]
     """
@@ -372,7 +382,7 @@ def predict_id3(params: ID3Params, X, *, unseen="node") -> jax.Array:
     Example
     -------
     >>> from jaxclassic.datasets import load_play_tennis
-    >>> X, y, _ = load_play_tennis()
+    >>> X, y = load_play_tennis(return_X_y=True)
     >>> bool((predict_id3(fit_id3(X, y), X) == y).all())
     True
 

@@ -360,7 +360,7 @@ def test_not_converged_warns():
 def test_sample_moments_match_the_mixture(covariance_type):
     params = _cached_fit("iris", covariance_type)
     n = 20_000
-    Xs, labels = cluster.sample(params, n, jax.random.key(1))
+    Xs, labels = cluster.sample(params, n, key=jax.random.key(1))
     Xs, labels = np.asarray(Xs), np.asarray(labels)
     assert Xs.shape == (n, X_IRIS.shape[1]) and labels.dtype == np.int32
     weights = np.asarray(params.weights)
@@ -373,7 +373,7 @@ def test_sample_moments_match_the_mixture(covariance_type):
         # sample covariance: sd of an entry ~ sqrt((s_ii s_jj + s_ij^2) / m)
         sd = np.sqrt((np.outer(np.diag(cov), np.diag(cov)) + cov**2) / len(rows))
         assert np.all(np.abs(np.cov(rows.T) - cov) < 5 * sd)
-    again, _ = cluster.sample(params, n, jax.random.key(1))
+    again, _ = cluster.sample(params, n, key=jax.random.key(1))
     np.testing.assert_array_equal(again, Xs)  # same key, same draws
 
 
@@ -423,7 +423,7 @@ X_SMALL = X_IRIS[:5]
     (dict(init="kmeans+"), ValueError, "init must be one of"),
     (dict(init=np.ones((5, 3))), ValueError, r"init responsibilities must have shape \(5, 2\)"),
     (dict(init=-np.ones((5, 2))), ValueError, "init responsibilities must be non-negative"),
-    (dict(key=None), ValueError, "key must be a jax.random key"),
+    (dict(key=0), TypeError, "key must be a jax.random key, got int 0"),
     (dict(m_step="newton"), ValueError, "m_step must be one of"),
 ])
 def test_bad_hyperparameters(kwargs, error, message):
@@ -444,6 +444,19 @@ def test_bad_data():
     with pytest.raises(ValueError, match="X contains 1 NaN"):
         cluster.score_samples(params, np.r_[X_SMALL, [[np.nan, 0, 0, 0]]])
     with pytest.raises(ValueError, match="n_samples must be >= 1, got 0"):
-        cluster.sample(params, 0, KEY)
+        cluster.sample(params, 0, key=KEY)
     with pytest.raises(TypeError, match="params must be the result of fit_gmm"):
         cluster.bic(tuple(params), X_SMALL)
+
+
+# --------------------------------------------------------------------------- vocabulary (issue 27)
+def test_key_defaults_to_key_0_and_a_positional_sample_key_is_deprecated():
+    params = _cached_fit("iris", "diag")
+    new = cluster.sample(params, 5, key=jax.random.key(2))
+    with pytest.warns(DeprecationWarning, match="key=key"):
+        old = cluster.sample(params, 5, jax.random.key(2))
+    chex.assert_trees_all_equal(old, new)
+    chex.assert_trees_all_equal(cluster.sample(params), cluster.sample(params, 1, key=KEY))
+    chex.assert_trees_all_equal(cluster.fit_gmm(X_IRIS, 2, max_iter=3, tol=1.0),
+                                cluster.fit_gmm(X_IRIS, 2, max_iter=3, tol=1.0, key=KEY))
+    assert cluster.GMMParams is gmm.GMMParams and "FullGMMParams" in cluster.__all__

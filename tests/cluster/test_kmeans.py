@@ -313,9 +313,9 @@ def test_unknown_init_method():
         K.fit_kmeans(X, 3, key=KEY, init="kmeans")
 
 
-def test_missing_key():
-    with pytest.raises(ValueError, match="key must be a jax.random key"):
-        K.fit_kmeans(X, 3, key=None)
+def test_int_key():
+    with pytest.raises(TypeError, match="key must be a jax.random key, got int 0"):
+        K.fit_kmeans(X, 3, key=0)
 
 
 def test_negative_tol():
@@ -350,3 +350,12 @@ def test_duplicate_points_fewer_distinct_than_clusters():
 def test_elbow_with_an_empty_range():
     with pytest.raises(ValueError, match="n_clusters must hold at least one value"):
         cluster.kmeans_elbow(X, [], key=KEY)
+
+
+# --------------------------------------------------------------------------- vocabulary (issue 27)
+def test_key_defaults_to_key_0():
+    np.testing.assert_array_equal(K.fit_kmeans(X, 3).cluster_centers,
+                                  K.fit_kmeans(X, 3, key=KEY).cluster_centers)
+    np.testing.assert_array_equal(K.kmeans_plusplus(X, 3)[1], K.kmeans_plusplus(X, 3, key=KEY)[1])
+    np.testing.assert_array_equal(K.kmeans_elbow(X, [1, 2, 3]).inertia,
+                                  K.kmeans_elbow(X, [1, 2, 3], key=KEY).inertia)

@@ -78,7 +78,7 @@ def test_agglomerative_distance_threshold_with_ties_equals_sklearn():
 
 def test_cut_tree_merge_rule_equals_scipy_cut_tree_on_tied_heights():
     X = np.arange(8.0)[:, None]  # every single-linkage height is 1
-    Z = cluster.agglomerative(X, linkage="single")
+    Z = cluster.fit_agglomerative(X, linkage="single").linkage_matrix
     for k in (1, 2, 3, 5, 8):
         ours = np.asarray(cluster.cut_tree(Z, n_clusters=k, rule="merge"))
         ref = sch.cut_tree(np.asarray(Z), n_clusters=k)[:, 0]
@@ -89,7 +89,7 @@ def test_cut_tree_merge_rule_equals_scipy_cut_tree_on_tied_heights():
 
 
 def test_cut_tree_unknown_rule():
-    Z = cluster.agglomerative(np.arange(4.0)[:, None])
+    Z = cluster.fit_agglomerative(np.arange(4.0)[:, None], linkage="single").linkage_matrix
     with pytest.raises(ValueError, match="rule"):
         cluster.cut_tree(Z, n_clusters=2, rule="heights")
 
@@ -102,7 +102,7 @@ def test_agglomerative_float32_far_from_origin_equals_scipy(linkage):
     # Heights to 1e-4 absolute (~1e-5 relative to the spread; the float32 rounding of centred
     # values of magnitude ~10); before, 0.5 off and merges scrambled
     X32 = (BLOBS + 1e3).astype(np.float32)
-    Z = np.asarray(cluster.agglomerative(X32, linkage=linkage))
+    Z = np.asarray(cluster.fit_agglomerative(X32, linkage=linkage).linkage_matrix)
     R = sch.linkage(X32.astype(np.float64), linkage)
     assert Z.dtype == np.float32
     np.testing.assert_array_equal(Z[:, [0, 1, 3]], R[:, [0, 1, 3]])
@@ -113,7 +113,7 @@ def test_agglomerative_float32_far_from_origin_equals_scipy(linkage):
 def test_agglomerative_float64_far_from_origin_equals_scipy(linkage):
     # float64 rows around 1e6: heights to 1e-9 relative (before: 1e-3 absolute)
     X = BLOBS + 1e6
-    Z = np.asarray(cluster.agglomerative(X, linkage=linkage))
+    Z = np.asarray(cluster.fit_agglomerative(X, linkage=linkage).linkage_matrix)
     R = sch.linkage(X, linkage)
     np.testing.assert_array_equal(Z[:, [0, 1, 3]], R[:, [0, 1, 3]])
     np.testing.assert_allclose(Z[:, 2], R[:, 2], rtol=1e-9)

@@ -34,9 +34,9 @@ from jaxclassic.ensemble import (
 )
 
 T = 30
-_BC_X, _BC_Y, _ = load_breast_cancer()
+_BC_X, _BC_Y = load_breast_cancer(return_X_y=True)
 XB, YB = _BC_X[:250], _BC_Y[:250]
-XW, YW, _ = load_wine()
+XW, YW = load_wine(return_X_y=True)
 
 
 def _sklearn(X, y, n_estimators=T, learning_rate=1.0, max_depth=1):

@@ -55,7 +55,7 @@ def _tree_bag(voting="mean"):
 def test_bootstrap_counts_are_a_multinomial_over_the_positive_rows():
     w = np.ones(20)
     w[[3, 11]] = 0.0
-    counts = np.asarray(ensemble.bootstrap_counts(KEY, w, 4000))
+    counts = np.asarray(ensemble.bootstrap_counts(w, 4000, key=KEY))
     assert counts.dtype == np.int32 and counts.shape == (4000, 20)
     np.testing.assert_array_equal(counts.sum(axis=1), 18)  # n_+ draws
     assert (counts[:, [3, 11]] == 0).all()
@@ -64,19 +64,29 @@ def test_bootstrap_counts_are_a_multinomial_over_the_positive_rows():
     np.testing.assert_allclose(pos.mean(axis=0), 1.0, atol=4 * np.sqrt(17 / 18 / 4000))
     np.testing.assert_allclose(pos.var(axis=0).mean(), 17 / 18, rtol=0.05)
     # max_samples: round(0.5 * 18) = 9 draws; prefix-stable in n_estimators
-    half = np.asarray(ensemble.bootstrap_counts(KEY, w, 4000, max_samples=0.5))
+    half = np.asarray(ensemble.bootstrap_counts(w, 4000, max_samples=0.5, key=KEY))
     np.testing.assert_array_equal(half.sum(axis=1), 9)
-    np.testing.assert_array_equal(np.asarray(ensemble.bootstrap_counts(KEY, w, 7)), counts[:7])
+    np.testing.assert_array_equal(np.asarray(ensemble.bootstrap_counts(w, 7, key=KEY)), counts[:7])
 
 
 def test_bootstrap_counts_ignore_zero_weight_rows_anywhere():
     w = RNG.integers(1, 3, size=15).astype(float)
     padded = np.insert(w, [0, 4, 4, 9, 15], 0.0)
     # 7 members (20 rows padded): the shapes of the prefix check above, so that program is reused
-    base = np.asarray(ensemble.bootstrap_counts(KEY, w, 7))
-    pad = np.asarray(ensemble.bootstrap_counts(KEY, padded, 7))
+    base = np.asarray(ensemble.bootstrap_counts(w, 7, key=KEY))
+    pad = np.asarray(ensemble.bootstrap_counts(padded, 7, key=KEY))
     np.testing.assert_array_equal(pad[:, padded > 0], base)
     assert (pad[:, padded == 0] == 0).all()
+
+
+def test_bootstrap_counts_old_positional_key_warns_and_equals_the_keyword():
+    # issue 27: the key moved from first positional argument to key=; the old call still works
+    w = np.ones(20)
+    with pytest.warns(DeprecationWarning, match=r"bootstrap_counts\(\.\.\., key=key\)"):
+        old = ensemble.bootstrap_counts(KEY, w, 7)
+    np.testing.assert_array_equal(old, ensemble.bootstrap_counts(w, 7, key=KEY))
+    # key=None: the fixed key jax.random.key(0)
+    np.testing.assert_array_equal(ensemble.bootstrap_counts(w, 7), ensemble.bootstrap_counts(w, 7, key=jax.random.key(0)))
 
 
 # --------------------------------------------------------------------------- members
@@ -84,7 +94,7 @@ def test_bootstrap_counts_ignore_zero_weight_rows_anywhere():
 def test_members_equal_a_loop_of_the_base_fit():
     bag = _ridge_bag()
     assert isinstance(bag, ensemble.RegressionBagging)
-    counts = np.asarray(ensemble.bootstrap_counts(KEY, W, E))
+    counts = np.asarray(ensemble.bootstrap_counts(W, E, key=KEY))
     np.testing.assert_array_equal(bag.counts, counts)
     for e in range(E):
         ref = fit_ridge(X, Y, alpha=0.5, sample_weight=counts[e] * W)
@@ -273,3 +283,12 @@ def test_fit_must_be_callable():
 def test_oob_needs_the_training_rows():
     with pytest.raises(ValueError, match="X must be the training data"):
         ensemble.oob_score(_ridge_bag(), X[:10], Y[:10])
+
+
+def test_bagging_key_defaults_to_a_fixed_key_and_reports_n_classes():
+    # issue 27: key=None is jax.random.key(0) (deterministic); classifiers report n_classes
+    default = ensemble.fit_bagging(fit_ridge, X, Y, n_estimators=E, sample_weight=W, alpha=0.5)
+    given = _ridge_bag(key=jax.random.key(0))
+    jax.tree.map(np.testing.assert_array_equal, default, given)
+    bag = _tree_bag()
+    assert bag.n_classes == int(np.max(Y_CLS)) + 1 and isinstance(bag.n_classes, int)

@@ -74,7 +74,7 @@ def test_trees_equal_a_loop_of_fit_cart_binned():
     codes, edges = tree.bin_features(X, NB, sample_weight=W)
     ranges = bin_ranges(X, codes, NB, sample_weight=W)
     boot_key, tree_keys = forest_module.forest_keys(KEY, E)
-    counts = np.asarray(ensemble.bootstrap_counts(boot_key, W, E))
+    counts = np.asarray(ensemble.bootstrap_counts(W, E, key=boot_key))
     np.testing.assert_array_equal(forest.counts, counts)
     for e in range(E):
         ref = tree.fit_cart_binned(codes, edges, Y, max_depth=DEPTH, max_features=2, n_classes=2,
@@ -176,7 +176,7 @@ def test_feature_importances_are_the_mean_of_the_trees():
 
 # --------------------------------------------------------------------------- real data
 def _split(load):
-    Xd, yd, _ = load()
+    Xd, yd = load(return_X_y=True)
     stratify = yd if yd.dtype.kind == "i" else None
     return train_test_split(np.asarray(Xd), np.asarray(yd), test_size=0.25, random_state=0, stratify=stratify)
 
@@ -251,9 +251,14 @@ def test_nan_y(task):
         ensemble.fit_random_forest(X, y, key=KEY, task=task, **KW)
 
 
-def test_key_is_required():
-    with pytest.raises(ValueError, match="key must be a jax.random key"):
-        ensemble.fit_random_forest(X, Y, key=None, **KW)
+def test_key_defaults_to_a_fixed_key():
+    # issue 27: key=None is jax.random.key(0), so a call without a key is deterministic
+    default = ensemble.fit_random_forest(X, Y, **KW)
+    given = ensemble.fit_random_forest(X, Y, key=jax.random.key(0), **KW)
+    jax.tree.map(np.testing.assert_array_equal, default, given)
+    assert default.n_classes == 2 and isinstance(default.n_classes, int)
+    with pytest.raises(TypeError, match="key must be a jax.random key"):
+        ensemble.fit_random_forest(X, Y, key=0, **KW)
 
 
 @pytest.mark.full

@@ -77,6 +77,7 @@ def test_log_loss_equals_sklearn():
     np.testing.assert_allclose(np.asarray(ensemble.decision_function(ours, X)), ref.decision_function(X), atol=1e-10)
     np.testing.assert_allclose(np.asarray(ensemble.predict_proba(ours, X)), ref.predict_proba(X), atol=1e-10)
     assert np.array_equal(np.asarray(ensemble.predict(ours, X)), ref.predict(X))
+    assert ours.n_classes == 2 and isinstance(ours.n_classes, int)
 
 
 @pytest.mark.full
@@ -172,6 +173,7 @@ def test_multinomial_equals_sklearn_on_iris(iris_fit, random_state):
     X, y, ours = iris_fit
     ref = GradientBoostingClassifier(random_state=random_state, **KW).fit(X, y)
     assert ours.trees.feature.shape[:2] == (20, 3) and ours.init.shape == (3,)
+    assert ours.n_classes == 3
     np.testing.assert_allclose(np.asarray(ours.init), ref._raw_predict_init(X[:1])[0], atol=1e-15)
     np.testing.assert_allclose(np.asarray(ensemble.decision_function(ours, X)), ref.decision_function(X), atol=1e-12)
     np.testing.assert_allclose(np.asarray(ensemble.predict_proba(ours, X)), ref.predict_proba(X), atol=1e-12)
@@ -301,3 +303,12 @@ def test_feature_importances_without_any_split_are_zero():
     X = np.arange(8.0)[:, None]
     p = ensemble.fit_gradient_boosting(X, np.ones(8), n_estimators=2)  # constant y: no split
     np.testing.assert_array_equal(np.asarray(ensemble.feature_importances(p)), [0.0])
+
+
+def test_subsample_without_key_uses_the_fixed_default_key():
+    # issue 27: key=None is jax.random.key(0): deterministic, equal to passing it
+    X, y = _data()
+    kw = dict(n_estimators=2, max_depth=2, subsample=0.5)
+    default = ensemble.fit_gradient_boosting(X, y, **kw)
+    given = ensemble.fit_gradient_boosting(X, y, key=jax.random.key(0), **kw)
+    jax.tree.map(np.testing.assert_array_equal, default, given)

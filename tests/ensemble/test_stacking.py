@@ -157,9 +157,22 @@ def test_default_folds_are_kfold_blocks_of_the_positive_rows():
 
 @pytest.mark.full
 def test_default_folds_fit_equals_given_kfold_folds():
-    ours = fit_stacking([discriminant.fit_lda], logistic, X, Y2, n_folds=4)
+    ours = fit_stacking([discriminant.fit_lda], logistic, X, Y2, n_splits=4)
     given = fit_stacking([discriminant.fit_lda], logistic, X, Y2, folds=kfold_weights(N, 4))
     np.testing.assert_array_equal(ours.oob_features, given.oob_features)
+
+
+def test_n_folds_is_a_deprecated_spelling_of_n_splits():
+    # issue 27: scikit-learn's name for the number of folds is n_splits
+    with pytest.warns(DeprecationWarning, match=r"fit_stacking\(n_splits=\)"):
+        old = fit_stacking([discriminant.fit_lda], logistic, X, Y2, n_folds=4)
+    new = fit_stacking([discriminant.fit_lda], logistic, X, Y2, n_splits=4)
+    np.testing.assert_array_equal(old.oob_features, new.oob_features)
+    np.testing.assert_array_equal(ensemble.predict(old, X), ensemble.predict(new, X))
+
+
+def test_classification_stacking_reports_n_classes(binary):
+    assert binary.n_classes == 2 and isinstance(binary.n_classes, int)
 
 
 @pytest.mark.full
@@ -209,9 +222,9 @@ def test_folds_holding_a_row_out_twice_raise():
         fit_stacking([logistic], logistic, X, Y2, folds=folds)
 
 
-def test_n_folds_below_two_raises():
-    with pytest.raises(ValueError, match="n_folds must be >= 2, got 1"):
-        fit_stacking([logistic], logistic, X, Y2, n_folds=1)
+def test_n_splits_below_two_raises():
+    with pytest.raises(ValueError, match="n_splits must be >= 2, got 1"):
+        fit_stacking([logistic], logistic, X, Y2, n_splits=1)
 
 
 def test_one_class_raises():

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from jaxclassic import _dispatch, discriminant, ensemble, linear, tree
-from jaxclassic.ensemble.voting import fit_voting, fit_voting_regressor
+from jaxclassic.ensemble.voting import fit_voting
 
 N = 90
 RNG = np.random.default_rng(11)
@@ -108,12 +108,27 @@ def test_voting_regressor_equals_sklearn():
     from sklearn.ensemble import VotingRegressor
 
     weights = [1.0, 0.5, 2.0]
-    params = fit_voting_regressor(REGRESSOR_FITS, X, Y_REG, weights=weights)
+    params = fit_voting(REGRESSOR_FITS, X, Y_REG, weights=weights, task="regression")
     sk = VotingRegressor(_sk_regressors(), weights=weights).fit(X, Y_REG)
     for ours, (_, twin) in zip(params.estimators, _sk_regressors()):
         np.testing.assert_allclose(ensemble.predict(params._replace(estimators=(ours,), weights=jnp.ones(1)), X),
                                    twin.fit(X, Y_REG).predict(X), atol=1e-10)
     np.testing.assert_allclose(ensemble.predict(params, X), sk.predict(X), atol=1e-10)
+
+
+def test_fit_voting_regressor_is_deprecated_and_equals_task_regression():
+    # issue 27: one function with task=; the old name warns, names the new call and gives the same model
+    fits = REGRESSOR_FITS[:2]
+    with pytest.warns(DeprecationWarning, match=r'fit_voting\(\.\.\., task="regression"\)'):
+        old = ensemble.fit_voting_regressor(fits, X, Y_REG, weights=[1.0, 2.0])
+    new = fit_voting(fits, X, Y_REG, weights=[1.0, 2.0], task="regression")
+    assert isinstance(old, ensemble.RegressionVoting)
+    jax.tree.map(np.testing.assert_array_equal, old, new)
+    assert "fit_voting_regressor" not in ensemble.__all__
+
+
+def test_classification_voting_reports_n_classes(soft):
+    assert soft.n_classes == 3 and isinstance(soft.n_classes, int)
 
 
 @pytest.mark.full

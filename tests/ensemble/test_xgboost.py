@@ -189,6 +189,7 @@ def test_binary_log_loss_equals_xgboost():
         _compare_tree(ours, theirs.get_booster(), X, t)
     np.testing.assert_allclose(np.asarray(ensemble.predict_proba(ours, X)), theirs.predict_proba(X), atol=1e-5)
     assert np.array_equal(np.asarray(ensemble.predict(ours, X)), theirs.predict(X))
+    assert ours.n_classes == 2 and isinstance(ours.n_classes, int)
 
 
 @pytest.mark.full
@@ -200,6 +201,7 @@ def test_softmax_equals_xgboost_multi_softprob():
     for t in range(2):
         for k in range(3):
             _compare_tree(ours, theirs.get_booster(), X, t, k, K=3)
+    assert ours.n_classes == 3
     np.testing.assert_allclose(np.asarray(ensemble.predict_proba(ours, X)), theirs.predict_proba(X), atol=1e-5)
 
 
@@ -223,6 +225,7 @@ def test_early_stopping_equals_xgboost_best_iteration():
         X, y, eval_set=[(Xv, yv)], verbose=False)
     assert int(ours.best_iteration) == theirs.best_iteration < 56
     assert int(ours.n_iter) == theirs.get_booster().num_boosted_rounds()
+    assert bool(ours.converged)  # early stopping triggered before the 60 rounds
     rmse = np.asarray(theirs.evals_result()["validation_0"]["rmse"])
     np.testing.assert_allclose(np.sqrt(2 * np.asarray(ours.eval_loss[: int(ours.n_iter)])), rmse, rtol=1e-4)
     assert np.all(np.isnan(np.asarray(ours.eval_loss[int(ours.n_iter):])))
@@ -318,3 +321,14 @@ def test_nan_target_is_rejected():
 def test_log_loss_needs_binary_targets():
     with pytest.raises(ValueError, match="use loss='softmax'"):
         ensemble.fit_xgboost(X_SMALL, np.arange(8) % 3, loss="log_loss")
+
+
+def test_converged_is_whether_the_fit_ended_by_its_stopping_rule():
+    # issue 27: without early stopping a fixed number of rounds is the whole fit (converged);
+    # with it, converged says whether the patience ran out before n_estimators rounds
+    kw = dict(n_estimators=3, max_depth=1)
+    fixed = ensemble.fit_xgboost(X_SMALL, Y_SMALL, **kw)
+    assert int(fixed.n_iter) == 3 and bool(fixed.converged)
+    # the eval loss keeps falling for all 3 rounds: patience 2 never runs out
+    patient = ensemble.fit_xgboost(X_SMALL, Y_SMALL, eval_set=(X_SMALL, Y_SMALL), early_stopping_rounds=2, **kw)
+    assert int(patient.n_iter) == 3 and not bool(patient.converged)

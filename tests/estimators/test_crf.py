@@ -20,7 +20,7 @@ from jaxclassic.estimators import ChainCRF  # noqa: E402
 from jaxclassic.graphical import crf  # noqa: E402
 from jaxclassic.graphical._crf_features import chunking_features, index_features  # noqa: E402
 
-POS, CHUNKS = load_conll2000_chunking()
+POS, CHUNKS = load_conll2000_chunking(return_X_y=True)
 X_ALL = [chunking_features(p) for p in POS]
 TRAIN, TEST = slice(0, 100), slice(800, 830)
 

@@ -217,7 +217,8 @@ def test_refit_in_the_same_bucket_does_not_recompile():
 
 # --------------------------------------------------------------------------- ID3 and C4.5
 def test_id3_reproduces_mitchells_play_tennis_tree():
-    Xp, yp, names, cats = load_play_tennis(return_categories=True)
+    tennis = load_play_tennis()
+    Xp, yp, names, cats = tennis.data, tennis.target, tennis.feature_names, tennis.categories
     labels = np.array(["no", "yes"])[yp]
     tree = ID3Classifier().fit(Xp, labels)
     p = tree.params_
@@ -244,7 +245,8 @@ def test_id3_negative_codes_are_an_error():
 @pytest.mark.full
 def test_c45_on_play_tennis_with_names_and_missing_values():
     pd = pytest.importorskip("pandas")
-    Xp, yp, names = load_play_tennis()
+    tennis = load_play_tennis()
+    Xp, yp, names = tennis.data, tennis.target, tennis.feature_names
     frame = pd.DataFrame(Xp.astype(float), columns=names)
     tree = C45Classifier(categorical_features=names).fit(frame, yp)
     assert tree.categorical_.all() and names[int(tree.params_.feature[0])] == "outlook"
@@ -262,7 +264,7 @@ def test_c45_categorical_names_need_feature_names():
 def test_id3_and_c45_feature_importances_are_the_cores():
     from jaxclassic.tree import feature_importances, fit_c45, fit_id3
 
-    Xp, yp, _ = load_play_tennis()
+    Xp, yp = load_play_tennis(return_X_y=True)
     id3 = ID3Classifier().fit(Xp, yp)
     np.testing.assert_allclose(id3.feature_importances_, np.asarray(feature_importances(fit_id3(Xp, yp))), rtol=1e-12)
     c45 = C45Classifier(categorical_features=[0, 1, 2, 3]).fit(Xp, yp)

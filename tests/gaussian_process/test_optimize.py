@@ -136,9 +136,17 @@ def test_bounds_with_an_unknown_name():
         G.optimize_hyperparameters(X_SIN, Y_SIN, bounds={"gamma": (1.0, 2.0)})
 
 
-def test_restarts_without_a_key():
-    with pytest.raises(ValueError, match="key must be a jax.random key"):
-        G.optimize_hyperparameters(X_SIN, Y_SIN, n_restarts=2)
+def test_restarts_without_a_key_use_key_0(diabetes):
+    # issue 27: key is optional; None is the fixed key jax.random.key(0) (deterministic)
+    res = G.optimize_hyperparameters(X_DIA, Y_DIA, kernel="matern52", init=G.GPKernel(1.0, 1.0, 0.1),
+                                     n_restarts=2, normalize_y=True)
+    np.testing.assert_array_equal(np.asarray(res.start_log_marginal_likelihoods),
+                                  np.asarray(diabetes[0].start_log_marginal_likelihoods))
+
+
+def test_restarts_with_an_int_key():
+    with pytest.raises(TypeError, match="key must be a jax.random key, got int"):
+        G.optimize_hyperparameters(X_SIN, Y_SIN, n_restarts=2, key=3)
 
 
 def test_init_of_the_wrong_type():

@@ -154,7 +154,7 @@ def test_joint_log_prob_equals_enumeration_and_sums_to_one(name):
 
 
 def test_joint_log_prob_vmap_equals_batch():
-    X = np.asarray(bn.sample(STUDENT, 300, jax.random.key(1)))  # the shape of _data
+    X = np.asarray(bn.sample(STUDENT, 300, key=jax.random.key(1)))  # the shape of _data
     batch = bn.joint_log_prob(STUDENT, X)
     mapped = jax.vmap(lambda x: bn.joint_log_prob(STUDENT, x))(jnp.asarray(X))
     np.testing.assert_allclose(mapped, batch, rtol=1e-14)
@@ -233,7 +233,7 @@ def test_elimination_order_is_min_fill():
 
 # ----------------------------------------------------------------------------- fit
 def _data(net, n=300, seed=2):
-    X = np.array(bn.sample(net, n, jax.random.key(seed)))
+    X = np.array(bn.sample(net, n, key=jax.random.key(seed)))
     w = np.random.default_rng(seed).uniform(0.2, 3.0, n)
     return X, w
 
@@ -290,7 +290,7 @@ def test_zero_weight_rows_equal_dropped_rows():
     X, w = _data(STUDENT)
     w[::3] = 0.0
     X_noise = X.copy()
-    X_noise[::3] = np.asarray(bn.sample(STUDENT, len(X), jax.random.key(9)))[::3]
+    X_noise[::3] = np.asarray(bn.sample(STUDENT, len(X), key=jax.random.key(9)))[::3]
     full = bn.fit_bayes_net(X_noise, STUDENT.structure, pseudo_count=0.3, sample_weight=w)
     keep = w > 0
     dropped = bn.fit_bayes_net(X[keep], STUDENT.structure, pseudo_count=0.3, sample_weight=w[keep])
@@ -403,7 +403,7 @@ def test_markov_blanket_screens_off_the_rest():
 def test_sample_frequencies_match_joint():
     scipy_stats = pytest.importorskip("scipy.stats")
     n = 20_000
-    X = np.asarray(bn.sample(STUDENT, n, jax.random.key(0)))
+    X = np.asarray(bn.sample(STUDENT, n, key=jax.random.key(0)))
     assert X.dtype == np.int32 and X.shape == (n, 5)
     joint = _enumerate_joint(STUDENT)
     counts = np.zeros(joint.shape)
@@ -417,9 +417,9 @@ def test_sample_frequencies_match_joint():
 
 
 def test_sample_same_key_same_draws():
-    a = bn.sample(ASIA, 300, jax.random.key(3))  # the shape of _data(ASIA)
-    b = bn.sample(ASIA, 300, jax.random.key(3))
-    c = bn.sample(ASIA, 300, jax.random.key(4))
+    a = bn.sample(ASIA, 300, key=jax.random.key(3))  # the shape of _data(ASIA)
+    b = bn.sample(ASIA, 300, key=jax.random.key(3))
+    c = bn.sample(ASIA, 300, key=jax.random.key(4))
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     # deterministic node: either = tub OR lung (state 0 = yes)
     a = np.asarray(a)
@@ -547,5 +547,14 @@ def test_non_integer_x_is_rejected():
 
 def test_sample_size_must_be_positive():
     with pytest.raises(ValueError, match="n_samples must be >= 1, got 0"):
-        bn.sample(STUDENT, 0, jax.random.key(0))
+        bn.sample(STUDENT, 0, key=jax.random.key(0))
     assert math.isfinite(float(bn.query(STUDENT, "I")[0]))
+
+
+# --------------------------------------------------------------------------- vocabulary (issue 27)
+def test_sample_with_a_positional_key_is_deprecated():
+    new = bn.sample(STUDENT, 20, key=jax.random.key(5))
+    with pytest.warns(DeprecationWarning, match="key=key"):
+        old = bn.sample(STUDENT, 20, jax.random.key(5))
+    np.testing.assert_array_equal(old, new)
+    np.testing.assert_array_equal(bn.sample(STUDENT, 20), bn.sample(STUDENT, 20, key=jax.random.key(0)))

@@ -426,7 +426,7 @@ def test_conll2000_chunking_accuracy_matches_crfsuite():
     pycrfsuite = pytest.importorskip("pycrfsuite")
     from jaxclassic.datasets import load_conll2000_chunking
 
-    pos, chunks = load_conll2000_chunking()
+    pos, chunks = load_conll2000_chunking(return_X_y=True)
     feats = [chunking_features(p) for p in pos]
     classes = sorted({c for s in chunks for c in s})
     code = {c: i for i, c in enumerate(classes)}
@@ -473,7 +473,7 @@ def test_log_partition_and_c2_scaling_equal_crfsuite_objective():
 
     from jaxclassic.datasets import load_conll2000_chunking
 
-    pos, chunks = load_conll2000_chunking()
+    pos, chunks = load_conll2000_chunking(return_X_y=True)
     feats, chunks = [chunking_features(p) for p in pos[:100]], chunks[:100]
     trainer = pycrfsuite.Trainer(verbose=False)
     for f, c in zip(feats, chunks):
@@ -505,3 +505,11 @@ def test_log_partition_and_c2_scaling_equal_crfsuite_objective():
     norm2 = float(np.sum(W ** 2) + np.sum(A ** 2))
     np.testing.assert_allclose(np.sqrt(norm2), last["feature_norm"], atol=1e-6)
     np.testing.assert_allclose(float(jnp.sum(nll)) + 1.0 * norm2, last["loss"], atol=1e-5)
+
+
+# --------------------------------------------------------------------------- vocabulary (issue 27)
+def test_params_report_n_classes_as_a_python_int():
+    params = crf.CRFParams(np.zeros((4, 3)), np.zeros((3, 3)), np.zeros(3), np.zeros(3),
+                           np.int32(0), np.bool_(True))
+    assert params.n_classes == 3 and isinstance(params.n_classes, int)
+    assert len(params) == 6  # a property, not a leaf

@@ -21,6 +21,7 @@ once.
 
 import itertools
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -362,7 +363,7 @@ def test_float32_input_keeps_float32():
 @pytest.mark.full
 def test_sample_statistics():
     keys = jax.random.split(jax.random.key(0), 400)
-    X, Z = jax.vmap(lambda k: hmm.sample(CAT, 50, k))(keys)
+    X, Z = jax.vmap(lambda k: hmm.sample(CAT, 50, key=k))(keys)
     Z, X = np.asarray(Z), np.asarray(X)
     # 400 x 49 transitions: standard error of a frequency <= 0.5 / sqrt(rows' counts ~ 6500)
     counts = np.zeros((K, K))
@@ -373,7 +374,7 @@ def test_sample_statistics():
     np.testing.assert_allclose(emit / emit.sum(1, keepdims=True), B, atol=0.03)
     np.testing.assert_allclose(np.bincount(Z[:, 0], minlength=K) / 400, PI, atol=0.08)
     g = _gauss("full")
-    Xg, Zg = hmm.sample(g, 3000, jax.random.key(1))
+    Xg, Zg = hmm.sample(g, 3000, key=jax.random.key(1))
     Xg, Zg = np.asarray(Xg), np.asarray(Zg)
     for k in range(K):
         rows = Xg[Zg == k]
@@ -411,10 +412,10 @@ def test_bad_symbols_outside_range():
         hmm.log_likelihood(CAT, np.r_[X_CAT[:-1], 9], LENGTHS)
 
 
-def test_bad_n_states():
-    with pytest.raises(ValueError, match="n_states must be >= 1, got 0"):
+def test_bad_n_components():
+    with pytest.raises(ValueError, match="n_components must be >= 1, got 0"):
         fit_hmm(X_CAT, LENGTHS, 0, key=jax.random.key(0))
-    with pytest.raises(TypeError, match="n_states must be an int"):
+    with pytest.raises(TypeError, match="n_components must be an int"):
         fit_hmm(X_CAT, LENGTHS, 2.5, key=jax.random.key(0))
 
 
@@ -467,3 +468,20 @@ def test_left_right_model_with_zero_probabilities_equals_hmmlearn():
     np.testing.assert_allclose(fit.transmat, ref.transmat_, atol=1e-10)
     np.testing.assert_allclose(fit.emissionprob, ref.emissionprob_, atol=1e-10)
     assert np.asarray(fit.transmat)[1, 0] == 0.0 and np.asarray(fit.transmat)[2, 1] == 0.0
+
+
+# --------------------------------------------------------------------------- vocabulary (issue 27)
+def test_n_states_is_a_deprecated_spelling_of_n_components():
+    with pytest.warns(ConvergenceWarning):
+        new = fit_hmm(X_CAT, LENGTHS, n_components=2, max_iter=2)  # key=None: jax.random.key(0)
+    with pytest.warns(DeprecationWarning, match="n_components"), pytest.warns(ConvergenceWarning):
+        old = fit_hmm(X_CAT, LENGTHS, n_states=2, max_iter=2, key=jax.random.key(0))
+    chex.assert_trees_all_equal(old, new)
+
+
+def test_sample_with_a_positional_key_is_deprecated():
+    new = hmm.sample(CAT, 20, key=jax.random.key(3))
+    with pytest.warns(DeprecationWarning, match="key=key"):
+        old = hmm.sample(CAT, 20, jax.random.key(3))
+    chex.assert_trees_all_equal(old, new)
+    chex.assert_trees_all_equal(hmm.sample(CAT, 20), hmm.sample(CAT, 20, key=jax.random.key(0)))

@@ -51,7 +51,7 @@ def test_inference_equals_statsmodels_ols_on_hitters(hitters):
     ref = sm.OLS(y, sm.add_constant(X)).fit()
     _assert_close(inf.estimates, ref.params, 1e-8)
     _assert_close(inf.std_errors, ref.bse, 1e-8)
-    _assert_close(inf.t_values, ref.tvalues, 1e-8)
+    _assert_close(inf.statistics, ref.tvalues, 1e-8)
     _assert_close(inf.p_values, ref.pvalues, 1e-8)
     _assert_close(inf.conf_int, ref.conf_int(0.05), 1e-8)
     # the smallest covariances are cancellations of large terms: compare on the matrix's scale

@@ -145,12 +145,19 @@ def test_float32_keeps_dtype_and_converges(data):
     ({"l2": -1.0}, ValueError, "l2 must be >= 0.0"),
     ({"momentum": 1.0}, ValueError, "momentum must be < 1.0"),
     ({"key": 0}, TypeError, "key must be a jax.random key"),
-    ({"key": None}, ValueError, "key must be a jax.random key"),
 ])
 def test_bad_arguments_are_rejected(data, kwargs, error, match):
     X, y, _ = data
     with pytest.raises(error, match=match):
         fit_sgd_regressor(X, y, **{"key": KEY, **kwargs})
+
+
+def test_default_key_is_key_0(data):
+    # issue 27: key is optional; None is the fixed key jax.random.key(0) (deterministic)
+    X, y, _ = data
+    a, b = fit_sgd_regressor(X, y), fit_sgd_regressor(X, y, key=KEY)
+    np.testing.assert_array_equal(a.coef, b.coef)
+    np.testing.assert_array_equal(a.intercept, b.intercept)
 
 
 def test_nan_in_X_is_rejected(data):

@@ -150,12 +150,12 @@ FIT_CASES = [
             "jaxclassic.ensemble:predict_proba", "log_loss_scorer", {"learning_rate": 0.5},
             {"loss": "log_loss", "n_classes": 3, "n_estimators": 3, "max_depth": 2, "n_bins": 8},
             "categorical_multiclass"),
-    # k-NN: k, task and weights are static; a fold's zero-weight rows are never neighbours
+    # k-NN: n_neighbors, task and weights are static; a fold's zero-weight rows are never neighbours
     FitCase("knn_classification", "jaxclassic.neighbors:fit_knn", "jaxclassic.neighbors:predict",
-            "accuracy_scorer", {}, {"k": 5, "task": "classification", "n_classes": 3}, "multiclass",
+            "accuracy_scorer", {}, {"n_neighbors": 5, "task": "classification", "n_classes": 3}, "multiclass",
             instance_fields=("fit_X", "y", "sample_weight")),
     FitCase("knn_regression", "jaxclassic.neighbors:fit_knn", "jaxclassic.neighbors:predict",
-            "neg_mse_scorer", {}, {"k": 4, "task": "regression", "weights": "distance"}, "regression",
+            "neg_mse_scorer", {}, {"n_neighbors": 4, "task": "regression", "weights": "distance"}, "regression",
             instance_fields=("fit_X", "y", "sample_weight")),
     # forests and bagging take a key (not hashable, so not a static fit_kwarg): the wrappers
     # below fix it; a held-out row is never drawn (its bootstrap count, an int, is not compared)

@@ -38,8 +38,8 @@ def poly_predict(params, X):
 
 def _run(degree, alpha, key=0, n_datasets=B):
     return bias_variance_decomposition(
-        poly_ridge_fit, poly_predict, sample_dataset, jax.random.key(key), n_datasets, X_TEST,
-        f_true, SIGMA2, hyperparameters={"alpha": alpha}, fit_kwargs={"degree": degree},
+        poly_ridge_fit, poly_predict, sample_dataset, n_datasets, X_TEST, f_true, SIGMA2,
+        key=jax.random.key(key), hyperparameters={"alpha": alpha}, fit_kwargs={"degree": degree},
     )
 
 
@@ -84,8 +84,8 @@ def test_sample_mean_has_variance_sigma2_over_n_and_no_bias():
     def predict(mean, X):
         return jnp.full(X.shape[0], mean)
 
-    r = bias_variance_decomposition(fit_mean, predict, sample, jax.random.key(1), n_datasets,
-                                    jnp.zeros((3, 1)), jnp.full(3, 2.0), sigma2)
+    r = bias_variance_decomposition(fit_mean, predict, sample, n_datasets, jnp.zeros((3, 1)),
+                                    jnp.full(3, 2.0), sigma2, key=jax.random.key(1))
     tol = 4 * np.sqrt(2 / n_datasets)  # relative standard error of a variance estimate
     np.testing.assert_allclose(r.variance, sigma2 / n, rtol=tol)
     assert float(r.avg_bias_sq) < 4 * (sigma2 / n) / n_datasets  # E[bias_hat^2] = Var / B
@@ -104,6 +104,24 @@ def test_same_key_same_result_and_no_retrace_for_a_new_penalty():
     assert _fits.TRACES["ridge"] == before
 
 
+def test_key_none_is_the_default_key():
+    a = bias_variance_decomposition(poly_ridge_fit, poly_predict, sample_dataset, B, X_TEST,
+                                    f_true, SIGMA2, hyperparameters={"alpha": 0.1},
+                                    fit_kwargs={"degree": 3})
+    b = _run(3, 0.1, key=0)
+    np.testing.assert_array_equal(a.predictions, b.predictions)
+
+
+def test_deprecated_positional_key_warns_and_gives_the_same_result():
+    with pytest.warns(DeprecationWarning, match="key=key"):
+        old = bias_variance_decomposition(
+            poly_ridge_fit, poly_predict, sample_dataset, jax.random.key(2), B, X_TEST, f_true,
+            SIGMA2, hyperparameters={"alpha": 0.1}, fit_kwargs={"degree": 3})
+    new = _run(3, 0.1, key=2)
+    np.testing.assert_array_equal(old.predictions, new.predictions)
+    np.testing.assert_array_equal(old.avg_expected_error, new.avg_expected_error)
+
+
 # --------------------------------------------------------------------------- bad input
 def test_n_datasets_below_two():
     with pytest.raises(ValueError, match="n_datasets must be >= 2, got 1"):
@@ -112,23 +130,23 @@ def test_n_datasets_below_two():
 
 def test_negative_noise_var():
     with pytest.raises(ValueError, match="noise_var must be >= 0"):
-        bias_variance_decomposition(poly_ridge_fit, poly_predict, sample_dataset, jax.random.key(0),
-                                    10, X_TEST, f_true, -1.0)
+        bias_variance_decomposition(poly_ridge_fit, poly_predict, sample_dataset, 10,
+                                    X_TEST, f_true, -1.0)
 
 
 def test_noise_var_wrong_shape():
     with pytest.raises(ValueError, match=r"noise_var must be a scalar or have shape \(15,\)"):
-        bias_variance_decomposition(poly_ridge_fit, poly_predict, sample_dataset, jax.random.key(0),
-                                    10, X_TEST, f_true, np.ones(4))
+        bias_variance_decomposition(poly_ridge_fit, poly_predict, sample_dataset, 10,
+                                    X_TEST, f_true, np.ones(4))
 
 
 def test_f_true_wrong_shape():
     with pytest.raises(ValueError, match=r"f_true must give one value per test point \(15\)"):
-        bias_variance_decomposition(poly_ridge_fit, poly_predict, sample_dataset, jax.random.key(0),
-                                    10, X_TEST, np.ones(4), SIGMA2)
+        bias_variance_decomposition(poly_ridge_fit, poly_predict, sample_dataset, 10,
+                                    X_TEST, np.ones(4), SIGMA2)
 
 
 def test_fit_not_callable():
     with pytest.raises(TypeError, match="sample_dataset must be callable"):
-        bias_variance_decomposition(poly_ridge_fit, poly_predict, None, jax.random.key(0),
-                                    10, X_TEST, f_true, SIGMA2)
+        bias_variance_decomposition(poly_ridge_fit, poly_predict, None, 10,
+                                    X_TEST, f_true, SIGMA2)

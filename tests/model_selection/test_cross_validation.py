@@ -36,7 +36,7 @@ from tests.model_selection._fits import (
 
 X, Y = regression_data(0)
 SOLVER_DIAGNOSTICS = {"n_iter", "converged", "dual_gap", "error", "history", "loss", "grad_norm"}
-FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(0))
+FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, key=jax.random.key(0))
 
 
 def _loop(fit, score, X, y, folds, hyperparameters, fit_kwargs=None):
@@ -74,7 +74,7 @@ def test_equals_python_loop_over_sliced_folds():
 
 @pytest.mark.full
 def test_bootstrap_weights_give_the_out_of_bag_estimate():
-    counts = bootstrap_weights(jax.random.key(5), N_SAMPLES, N_FOLDS)
+    counts = bootstrap_weights(N_SAMPLES, N_FOLDS, key=jax.random.key(5))
     res = cross_validate(ridge_fit, neg_mse, X, Y, counts, hyperparameters={"alpha": 0.3})
     for b in range(N_FOLDS):
         rows = np.repeat(np.arange(N_SAMPLES), np.asarray(counts[b]).astype(int))  # the resample
@@ -147,8 +147,8 @@ def test_package_fit_cross_validate_equals_sliced_loop(case):
     response = _fits.resolve(case.response)
     score = getattr(scoring, case.scorer)(response)
     Xc, yc = _fits.case_data(case.data)
-    folds = (kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(1)) if case.data == "regression"
-             else stratified_kfold_weights(yc, N_FOLDS, jax.random.key(1)))
+    folds = (kfold_weights(N_SAMPLES, N_FOLDS, key=jax.random.key(1)) if case.data == "regression"
+             else stratified_kfold_weights(yc, N_FOLDS, key=jax.random.key(1)))
     res = cross_validate(fit, score, Xc, yc, folds, hyperparameters=case.hyperparameters,
                          fit_kwargs=case.fit_kwargs)
     params, scores = _loop(fit, score, Xc, yc, folds, case.hyperparameters, case.fit_kwargs)
@@ -174,21 +174,28 @@ def test_package_fit_cross_validate_equals_sliced_loop(case):
                                            err_msg=f"{case.name}.{field}")
 
 
+def test_deprecated_weights_keyword_warns_and_gives_the_same_result():
+    with pytest.warns(DeprecationWarning, match=r"cross_validate\(folds=\)"):
+        old = cross_validate(ridge_fit, neg_mse, X, Y, weights=FOLDS, hyperparameters={"alpha": 0.3})
+    new = cross_validate(ridge_fit, neg_mse, X, Y, folds=FOLDS, hyperparameters={"alpha": 0.3})
+    np.testing.assert_array_equal(old.fold_scores, new.fold_scores)
+
+
 # --------------------------------------------------------------------------- bad input
-def test_weights_wrong_number_of_columns():
-    with pytest.raises(ValueError, match=r"weights must have shape \(K, n_samples\) = \(K, 40\)"):
+def test_folds_wrong_number_of_columns():
+    with pytest.raises(ValueError, match=r"folds must have shape \(K, n_samples\) = \(K, 40\)"):
         cross_validate(ridge_fit, neg_mse, X, Y, kfold_weights(30, 5))
 
 
-def test_weights_not_2d():
-    with pytest.raises(ValueError, match="weights must be 2-d"):
+def test_folds_not_2d():
+    with pytest.raises(ValueError, match="folds must be 2-d"):
         cross_validate(ridge_fit, neg_mse, X, Y, np.ones(N_SAMPLES))
 
 
-def test_weights_negative():
+def test_folds_negative():
     w = np.array(FOLDS)
     w[0, 0] = -1
-    with pytest.raises(ValueError, match="weights must be non-negative"):
+    with pytest.raises(ValueError, match="folds must be non-negative"):
         cross_validate(ridge_fit, neg_mse, X, Y, w)
 
 

@@ -33,7 +33,7 @@ from tests.model_selection._fits import (
 )
 
 X, Y = regression_data(0)
-FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(0))
+FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, key=jax.random.key(0))
 SIZES = np.array([0.25, 0.5, 0.75, 1.0])
 
 

@@ -25,7 +25,7 @@ from tests.model_selection._fits import (
 )
 
 X, Y = regression_data(0)
-FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, jax.random.key(0))
+FOLDS = kfold_weights(N_SAMPLES, N_FOLDS, key=jax.random.key(0))
 ALPHAS = np.logspace(-2, 3, 7)
 
 

@@ -56,7 +56,7 @@ def test_ridge_grid_search_cv_in_pipeline_equals_sklearn(diabetes):
     X, y = diabetes
     Ridge = _estimator("Ridge")
     grid = {"ridge__alpha": np.logspace(-2, 3, 6)}
-    folds = fold_indices(kfold_weights(X.shape[0], 5, jax.random.key(0)))
+    folds = fold_indices(kfold_weights(X.shape[0], 5, key=jax.random.key(0)))
     ours = GridSearchCV(make_pipeline(StandardScaler(), Ridge()), grid, cv=folds,
                         scoring="neg_mean_squared_error").fit(X, y)
     ref = GridSearchCV(make_pipeline(StandardScaler(), sk_linear.Ridge()), grid, cv=folds,
@@ -71,7 +71,7 @@ def test_functional_grid_search_chooses_as_grid_search_cv(diabetes):
 
     X, y = diabetes
     alphas = np.logspace(-3, 1, 9)
-    weights = kfold_weights(X.shape[0], 5, jax.random.key(1))
+    weights = kfold_weights(X.shape[0], 5, key=jax.random.key(1))
     ours = grid_search(fit_ridge, neg_mse_scorer(predict), X, y, {"alpha": alphas}, weights)
     ref = GridSearchCV(sk_linear.Ridge(), {"alpha": alphas}, cv=fold_indices(weights),
                        scoring="neg_mean_squared_error").fit(X, y)

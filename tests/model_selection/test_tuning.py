@@ -34,7 +34,7 @@ ADAM = optax.adam(0.3, b2=0.9)
 
 def _diabetes():
     X, y = load_diabetes(return_X_y=True)
-    return X, y, kfold_weights(X.shape[0], 5, jax.random.key(0))
+    return X, y, kfold_weights(X.shape[0], 5, key=jax.random.key(0))
 
 
 def _grid_tolerance(grid):
@@ -73,7 +73,7 @@ def test_logistic_on_breast_cancer_reaches_the_grid_optimum():
     X, y = load_breast_cancer(return_X_y=True)
     X = (X - X.mean(0)) / X.std(0)
     y = y.astype(np.int32)
-    folds = kfold_weights(X.shape[0], 5, jax.random.key(0))
+    folds = kfold_weights(X.shape[0], 5, key=jax.random.key(0))
     score = log_loss_scorer(predict_proba)
     grid = grid_search(fit_logistic, score, X, y, {"l2": np.logspace(-2, 3, 26)}, folds,
                        refit=False)
@@ -113,7 +113,7 @@ def test_kernel_svc_C_and_gamma_tuned_by_the_validation_hinge_loss_beat_a_grid()
     rows = np.random.default_rng(0).choice(len(y), 80, replace=False)
     X, y = X[rows], y[rows].astype(np.int32)
     X = (X - X.mean(0)) / X.std(0)
-    folds = kfold_weights(80, 4, jax.random.key(0))
+    folds = kfold_weights(80, 4, key=jax.random.key(0))
     score = neg_hinge_scorer(svm.decision_function)
 
     def cv(u):  # in log space, as the tuner descends it
@@ -158,7 +158,7 @@ def _relevance_data(n, seed):
 @pytest.mark.full
 def test_per_feature_penalties_beat_the_best_single_alpha():
     X, y = _relevance_data(60, 0)
-    folds = kfold_weights(60, 5, jax.random.key(1))
+    folds = kfold_weights(60, 5, key=jax.random.key(1))
     grid = grid_search(fit_ridge, SCORE, X, y, {"alpha": np.logspace(-2, 3, 26)}, folds)
     init = {"alpha": np.full(8, grid.best_point["alpha"])}
     res = tune_hyperparameters(fit_ridge_per_feature, SCORE, X, y, folds, init, n_steps=15)
@@ -220,7 +220,7 @@ def test_logistic_cv_gradient_equals_finite_differences():
     # through fit_logistic's implicit derivatives (its Newton solution, not an unrolled loop)
     X, y = load_breast_cancer(return_X_y=True)
     X = (X - X.mean(0)) / X.std(0)
-    folds = kfold_weights(X.shape[0], 5, jax.random.key(0))
+    folds = kfold_weights(X.shape[0], 5, key=jax.random.key(0))
     score = log_loss_scorer(predict_proba)
 
     def cv(l2):
@@ -305,7 +305,7 @@ def test_log_space_false_descends_the_value_itself():
 def small():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 2))
-    return X, X @ np.ones(2), kfold_weights(20, 4, jax.random.key(0))
+    return X, X @ np.ones(2), kfold_weights(20, 4, key=jax.random.key(0))
 
 
 @pytest.mark.full
@@ -391,3 +391,43 @@ def test_traced_grid_search_cannot_refit_over_static_combinations(small):
 
     with pytest.raises(TypeError, match="cannot choose among static_grid combinations"):
         jax.grad(best)(jnp.array([0.1, 1.0]))
+
+
+# --------------------------------------------------------------------------- best_point's type
+def test_best_point_is_python_scalars_when_concrete_in_grid_search_and_tuning(small):
+    X, y, folds = small
+    grid = grid_search(fit_ridge, SCORE, X, y, {"alpha": [0.1, 1.0]}, folds, refit=False)
+    tuned = tune_hyperparameters(fit_ridge, SCORE, X, y, folds, {"alpha": 1.0}, optimizer=ADAM,
+                                 n_steps=2, refit=False)
+    for res in (grid, tuned):
+        assert set(res.best_point) == {"alpha"}
+        assert type(res.best_point["alpha"]) is float
+        assert type(res.best_index) is int
+    # a vector-valued hyperparameter: a numpy array of the path's row
+    vector = tune_hyperparameters(fit_ridge_per_feature, SCORE, X, y, folds, {"alpha": np.ones(2)},
+                                  optimizer=ADAM, n_steps=2, refit=False)
+    assert type(vector.best_point["alpha"]) is np.ndarray
+    np.testing.assert_array_equal(vector.best_point["alpha"], vector.path["alpha"][vector.best_index])
+
+
+def test_best_point_holds_the_traced_arrays_inside_jit_in_grid_search_and_tuning(small):
+    X, y, folds = small
+    seen = {}
+
+    @jax.jit
+    def both(X):
+        grid = grid_search(fit_ridge, SCORE, X, y, {"alpha": jnp.array([0.1, 1.0])}, folds,
+                           refit=False)
+        tuned = tune_hyperparameters(fit_ridge, SCORE, X, y, folds, {"alpha": 1.0},
+                                     optimizer=ADAM, n_steps=2, refit=False)
+        seen["grid"], seen["tuned"] = grid.best_point["alpha"], tuned.best_point["alpha"]
+        return grid.best_point["alpha"], tuned.best_point["alpha"]
+
+    grid_alpha, tuned_alpha = both(jnp.asarray(X))
+    assert isinstance(seen["grid"], jax.core.Tracer) and isinstance(seen["tuned"], jax.core.Tracer)
+    assert float(grid_alpha) == grid_search(fit_ridge, SCORE, X, y, {"alpha": [0.1, 1.0]}, folds,
+                                            refit=False).best_point["alpha"]
+    np.testing.assert_allclose(
+        float(tuned_alpha),
+        tune_hyperparameters(fit_ridge, SCORE, X, y, folds, {"alpha": 1.0}, optimizer=ADAM,
+                             n_steps=2, refit=False).best_point["alpha"], rtol=1e-12)

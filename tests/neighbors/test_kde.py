@@ -266,7 +266,7 @@ def test_bandwidth_cv_is_differentiable():
 # --------------------------------------------------------------------------- sampling
 def test_gaussian_samples_have_the_mixture_moments():
     params = N.fit_kde(STD, bandwidth=0.5, sample_weight=W)
-    draws = np.asarray(N.sample(params, jax.random.key(0), 40_000))
+    draws = np.asarray(N.sample(params, 40_000, key=jax.random.key(0)))
     mean = W @ STD / W.sum()
     cov = ((STD - mean).T * W) @ (STD - mean) / W.sum() + 0.25 * np.eye(4)
     np.testing.assert_allclose(draws.mean(0), mean, atol=0.03)  # 4 sd of the sample mean
@@ -275,15 +275,15 @@ def test_gaussian_samples_have_the_mixture_moments():
 
 def test_tophat_samples_lie_within_h_of_a_training_row():
     params = N.fit_kde(STD, kernel="tophat", bandwidth=0.3)
-    draws = np.asarray(N.sample(params, jax.random.key(1), 500))
+    draws = np.asarray(N.sample(params, 500, key=jax.random.key(1)))
     nearest = np.sqrt(((draws[:, None, :] - STD[None]) ** 2).sum(-1)).min(1)
     assert np.all(nearest < 0.3)
-    np.testing.assert_array_equal(draws, np.asarray(N.sample(params, jax.random.key(1), 500)))
+    np.testing.assert_array_equal(draws, np.asarray(N.sample(params, 500, key=jax.random.key(1))))
 
 
 def test_sample_other_kernels_not_implemented():
     with pytest.raises(NotImplementedError, match="got kernel='epanechnikov'"):
-        N.sample(N.fit_kde(STD, kernel="epanechnikov"), jax.random.key(0), 3)
+        N.sample(N.fit_kde(STD, kernel="epanechnikov"), 3, key=jax.random.key(0))
 
 
 # --------------------------------------------------------------------------- bad input
@@ -327,3 +327,13 @@ def test_score_samples_wrong_features_raises():
 def test_cv_bandwidths_not_positive_raise():
     with pytest.raises(ValueError, match=r"bandwidths must be > 0, got \[0.5, 0.0\]"):
         N.kde_bandwidth_cv(STD, [0.5, 0.0], FOLDS)
+
+
+# --------------------------------------------------------------------------- vocabulary (issue 27)
+def test_sample_with_a_positional_key_is_deprecated():
+    params = N.fit_kde(STD, kernel="gaussian", bandwidth=0.5)
+    new = N.sample(params, 5, key=jax.random.key(2))
+    with pytest.warns(DeprecationWarning, match="key=key"):
+        old = N.sample(params, jax.random.key(2), 5)
+    np.testing.assert_array_equal(old, new)
+    np.testing.assert_array_equal(N.sample(params), N.sample(params, 1, key=jax.random.key(0)))

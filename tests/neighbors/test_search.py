@@ -342,7 +342,7 @@ FOLDS = (np.arange(len(XTR))[None, :] % 4 != np.arange(4)[:, None]).astype(np.fl
 
 
 def test_jit_equals_eager():
-    jitted = jax.jit(kneighbors, static_argnames=("k", "metric", "p"))
+    jitted = jax.jit(kneighbors, static_argnames=("n_neighbors", "metric", "p"))
     for metric in ("euclidean", "manhattan"):
         eager = kneighbors(XTR, XQ, K, metric=metric)
         chex.assert_trees_all_close(jitted(XTR, XQ, K, metric=metric), eager, rtol=1e-12)
@@ -386,25 +386,25 @@ def test_traced_weights_with_fewer_positive_rows_than_k_give_inf():
 
 
 # --------------------------------------------------------------------------- bad input
-def test_k_larger_than_n_raises_naming_k():
-    with pytest.raises(ValueError, match=r"k must be <= the number of training rows \(n_samples=3\), got k=4"):
+def test_n_neighbors_larger_than_n_raises_naming_it():
+    with pytest.raises(ValueError, match=r"n_neighbors must be <= the number of training rows \(n_samples=3\), got n_neighbors=4"):
         kneighbors(XTR[:3], XQ, 4)
 
 
 def test_k_larger_than_positive_weight_rows_raises():
     w = np.zeros(len(XTR))
     w[:2] = 1.0
-    with pytest.raises(ValueError, match=r"k must be <= the number of training rows of positive weight \(2\), got k=3"):
+    with pytest.raises(ValueError, match=r"n_neighbors must be <= the number of training rows of positive weight \(2\), got n_neighbors=3"):
         kneighbors(XTR, XQ, 3, sample_weight=w)
 
 
 def test_k_below_one_raises():
-    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+    with pytest.raises(ValueError, match="n_neighbors must be >= 1, got 0"):
         kneighbors(XTR, XQ, 0)
 
 
 def test_k_not_an_int_raises():
-    with pytest.raises(TypeError, match="k must be an int, got float 2.0"):
+    with pytest.raises(TypeError, match="n_neighbors must be an int, got float 2.0"):
         kneighbors(XTR, XQ, 2.0)
 
 
@@ -467,3 +467,12 @@ def test_fit_center_equals_positive_mean_bit_for_bit(dtype, case):
         got = np.asarray(S.fit_center(Xj, swj))
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), expected.view(f"u{got.itemsize}"))
+
+
+# --------------------------------------------------------------------------- deprecated spellings
+def test_k_is_a_deprecated_spelling_of_n_neighbors():
+    with pytest.warns(DeprecationWarning, match="n_neighbors"):
+        old = kneighbors(XTR, XQ, k=3)
+    chex.assert_trees_all_equal(old, kneighbors(XTR, XQ, n_neighbors=3))
+    with pytest.warns(DeprecationWarning, match="n_neighbors"):
+        assert S.settled_fraction(XTR, XQ, k=3) == S.settled_fraction(XTR, XQ, n_neighbors=3)

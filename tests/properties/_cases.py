@@ -141,7 +141,7 @@ def _cases():
         Case("kernel_svm", lambda X, y, w: svm.fit_kernel_svm(X, y, C=0.7, gamma=0.3, tol=1e-8,
                                                               sample_weight=w),
              decision, "binary", 1e-5, 1e-6),
-        Case("knn", lambda X, y, w: neighbors.fit_knn(X, y, k=5, task="classification",
+        Case("knn", lambda X, y, w: neighbors.fit_knn(X, y, n_neighbors=5, task="classification",
                                                       n_classes=N_CLASSES, sample_weight=w),
              proba, "multiclass", 1e-10, 1e-12),
         # EM to tol 1e-12 from a start made row by row

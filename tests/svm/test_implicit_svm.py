@@ -302,7 +302,7 @@ def test_cross_validated_score_is_differentiable_through_the_svr():
     from jaxclassic import metrics
     from jaxclassic.model_selection import cross_validate, kfold_weights
 
-    folds = kfold_weights(N, 3, jax.random.key(0))
+    folds = kfold_weights(N, 3, key=jax.random.key(0))
 
     def fit(Xv, y, *, C, gamma, sample_weight=None):
         return svm.fit_kernel_svr(Xv, y, C=C, gamma=gamma, epsilon=0.1, tol=1e-12, sample_weight=sample_weight)

@@ -147,10 +147,10 @@ def test_fold_assignment_ignores_zero_weight_rows():
     sw = np.ones(23)
     sw[[2, 7, 8, 20]] = 0
     for key in (None, jax.random.key(3)):
-        fold = np.asarray(fold_assignment(jnp.asarray(sw), 5, key))
+        fold = np.asarray(fold_assignment(jnp.asarray(sw), 5, key=key))
         assert (fold[sw == 0] == -1).all()
         assert sorted(np.bincount(fold[sw > 0])) == [3, 4, 4, 4, 4]  # 19 rows in 5 folds
-        compact = np.asarray(fold_assignment(jnp.ones(19), 5, key))
+        compact = np.asarray(fold_assignment(jnp.ones(19), 5, key=key))
         np.testing.assert_array_equal(fold[sw > 0], compact)
 
 
@@ -172,3 +172,11 @@ def test_two_dimensional_raises(scores):
     f, y = scores
     with pytest.raises(ValueError, match="decision_values must be 1-d"):
         platt_scale(f[:, None], y)
+
+
+def test_positional_key_is_deprecated_and_gives_the_same_folds():
+    # issue 27: key is keyword-only; the old positional call warns and still works
+    key = jax.random.key(3)
+    with pytest.warns(DeprecationWarning, match=r"fold_assignment\(\.\.\., key=key\)"):
+        old = fold_assignment(jnp.ones(12), 3, key)
+    np.testing.assert_array_equal(old, fold_assignment(jnp.ones(12), 3, key=key))

@@ -13,7 +13,7 @@ from jaxclassic.datasets import load_play_tennis
 from jaxclassic.tree.c45 import C45Params, fit_c45, gain_ratio, pessimistic_prune, upper_error_bound
 from jaxclassic.tree.id3 import fit_id3
 
-X_TENNIS, Y_TENNIS, _ = load_play_tennis()
+X_TENNIS, Y_TENNIS = load_play_tennis(return_X_y=True)
 
 # Quinlan 1993 table 1.1 as Weka's weather.numeric.arff distributes it (the rows of the
 # play-tennis table, in that order). The temperature and humidity columns are the ones the
@@ -304,7 +304,7 @@ def test_iris_tree_is_j48s():
     # 5 leaves, size 9. scikit-learn's iris differs from UCI's in two setosa rows (35, 38),
     # which do not reach any test below the first.
     from jaxclassic.datasets import load_iris
-    X, y = load_iris()[:2]
+    X, y = load_iris(return_X_y=True)
     params = fit_c45(X, y)
     names = ["sepallength", "sepalwidth", "petallength", "petalwidth"]
     assert tree.export_text(params, names, ["Iris-setosa", "Iris-versicolor", "Iris-virginica"]) == (
@@ -339,3 +339,11 @@ def test_feature_importances_by_hand_on_golf():
     expect = np.array([outlook, 0.0, humidity, windy]) / (outlook + humidity + windy)
     params = fit_c45(X_GOLF, Y_GOLF, categorical=GOLF_CATEGORICAL)
     np.testing.assert_allclose(np.asarray(tree.feature_importances(params)), expect, rtol=1e-12)
+
+
+def test_c45_params_report_n_classes():
+    # issue 27: n_classes is a property (a Python int from the class axis of value)
+    params = fit_c45(np.array([[0.0, 1], [1, 0], [1, 1], [0, 0]]), np.array([0, 1, 2, 1]), categorical=True,
+                     min_samples_leaf=1)
+    assert params.n_classes == 3 and isinstance(params.n_classes, int)
+    assert len(jax.tree.leaves(params)) == len(C45Params._fields)

@@ -334,7 +334,7 @@ def test_gradient_pair_gain_by_hand():
     (dict(task="ranking"), ValueError, "task must be one of"),
     (dict(max_features=5), ValueError, "max_features must be <= 4"),
     (dict(max_features="half"), ValueError, "max_features"),
-    (dict(max_features=2), ValueError, "key must be a jax.random key"),
+    (dict(max_features=2, key=0), TypeError, "key must be a jax.random key"),
     (dict(max_depth=2.5), TypeError, "max_depth must be an int"),
     (dict(min_impurity_decrease=-1.0), ValueError, "min_impurity_decrease must be >= 0"),
     (dict(feature_mask=jnp.ones(3, bool)), ValueError, "feature_mask must have shape"),
@@ -540,3 +540,14 @@ def test_feature_importances_on_the_host_equal_the_compiled_ones():
             host = feature_importances_host(to_host(tree))
             assert host.dtype == dtype and host.sum() > 0.99
             np.testing.assert_allclose(host, np.asarray(feature_importances(tree)), rtol=tol, atol=tol)
+
+
+def test_classification_tree_reports_n_classes_and_key_defaults_to_a_fixed_key():
+    # issue 27: n_classes is a property (a Python int, no pytree leaf); key=None is
+    # jax.random.key(0), also when max_features draws features
+    Xs = np.array([[0.0, 5.0], [1.0, 4.0], [2.0, 4.0], [3.0, 5.0]])
+    ys = np.array([0, 0, 1, 2])
+    default = fit_cart(Xs, ys, max_features=1)
+    assert default.n_classes == 3 and isinstance(default.n_classes, int)
+    assert len(jax.tree.leaves(default)) == len(type(default)._fields)
+    jax.tree.map(np.testing.assert_array_equal, default, fit_cart(Xs, ys, max_features=1, key=jax.random.key(0)))

@@ -54,7 +54,7 @@ def test_choose_ccp_alpha_equals_hand_loop_over_sklearn(task, criterion):
     X, y, w = _data(task, n=80)
     kwargs = {"max_depth": 5}
     fit = _sklearn_fit(task, criterion)
-    best = choose_ccp_alpha(X, y, task=task, n_folds=4, sample_weight=w, fit=fit, **kwargs)
+    best = choose_ccp_alpha(X, y, task=task, n_splits=4, sample_weight=w, fit=fit, **kwargs)
     # without a key the folds are scikit-learn's KFold(4) blocks
     kfold = np.zeros(len(y), int)
     for k, (_, test) in enumerate(KFold(4).split(X)):
@@ -68,7 +68,7 @@ def test_choose_ccp_alpha_equals_hand_loop_over_sklearn(task, criterion):
     i = np.flatnonzero(mean == mean.min())[-1]
     assert float(best.ccp_alpha) == pytest.approx(grid[i], abs=ATOL)
     j = np.flatnonzero(mean <= mean[i] + se[i])[-1]
-    one_se = choose_ccp_alpha(X, y, task=task, n_folds=4, sample_weight=w, fit=fit, one_standard_error=True, **kwargs)
+    one_se = choose_ccp_alpha(X, y, task=task, n_splits=4, sample_weight=w, fit=fit, one_standard_error=True, **kwargs)
     assert float(one_se.ccp_alpha) == pytest.approx(grid[j], abs=ATOL)
     assert float(one_se.ccp_alpha) >= float(best.ccp_alpha)
     # the returned tree is the full-data tree pruned at the chosen α
@@ -80,13 +80,25 @@ def test_choose_ccp_alpha_equals_hand_loop_over_sklearn(task, criterion):
 def test_choose_ccp_alpha_shuffled_folds_from_key():
     X, y, w = _data("classification", n=40)
     fit = _sklearn_fit("classification", "gini")
-    a = choose_ccp_alpha(X, y, n_folds=3, key=jax.random.key(0), fit=fit, max_depth=3)
-    b = choose_ccp_alpha(X, y, n_folds=3, key=jax.random.key(0), fit=fit, max_depth=3)
+    a = choose_ccp_alpha(X, y, n_splits=3, key=jax.random.key(0), fit=fit, max_depth=3)
+    b = choose_ccp_alpha(X, y, n_splits=3, key=jax.random.key(0), fit=fit, max_depth=3)
     ids = np.asarray(a.fold_ids)
     np.testing.assert_array_equal(ids, b.fold_ids)
     assert sorted(np.bincount(ids).tolist()) == [13, 13, 14]
     assert not np.array_equal(ids, np.sort(ids))
     assert float(a.ccp_alpha) == float(b.ccp_alpha)
+
+
+def test_n_folds_is_a_deprecated_spelling_of_n_splits():
+    # issue 27: scikit-learn's name for the number of folds is n_splits
+    X, y, _ = _data("classification", n=40)
+    fit = _sklearn_fit("classification", "gini")
+    with pytest.warns(DeprecationWarning, match=r"choose_ccp_alpha\(n_splits=\)"):
+        old = choose_ccp_alpha(X, y, n_folds=3, fit=fit, max_depth=3)
+    new = choose_ccp_alpha(X, y, n_splits=3, fit=fit, max_depth=3)
+    np.testing.assert_array_equal(old.fold_ids, new.fold_ids)
+    np.testing.assert_array_equal(old.ccp_alphas, new.ccp_alphas)
+    assert float(old.ccp_alpha) == float(new.ccp_alpha)
 
 
 # ---------------------------------------------------------------------------------------
@@ -96,14 +108,14 @@ def test_choose_ccp_alpha_shuffled_folds_from_key():
 
 def test_choose_rejects_one_fold(small_tree):
     _, X, y = small_tree
-    with pytest.raises(ValueError, match="n_folds must be >= 2, got 1"):
-        choose_ccp_alpha(X, y, n_folds=1, fit=_sklearn_fit("classification", "gini"))
+    with pytest.raises(ValueError, match="n_splits must be >= 2, got 1"):
+        choose_ccp_alpha(X, y, n_splits=1, fit=_sklearn_fit("classification", "gini"))
 
 
 def test_choose_rejects_more_folds_than_rows(small_tree):
     _, X, y = small_tree
-    with pytest.raises(ValueError, match="n_folds must be <= 30, got 31"):
-        choose_ccp_alpha(X, y, n_folds=31, fit=_sklearn_fit("classification", "gini"))
+    with pytest.raises(ValueError, match="n_splits must be <= 30, got 31"):
+        choose_ccp_alpha(X, y, n_splits=31, fit=_sklearn_fit("classification", "gini"))
 
 
 def test_choose_rejects_unknown_task(small_tree):
@@ -128,7 +140,7 @@ def test_choose_rejects_a_fold_without_weight(small_tree):
     _, X, y = small_tree
     w = np.where(np.arange(30) < 10, 0.0, 1.0)
     with pytest.raises(ValueError, match="fold 0 has no held-out row of positive sample_weight"):
-        choose_ccp_alpha(X, y, n_folds=3, sample_weight=w, fit=_sklearn_fit("classification", "gini"))
+        choose_ccp_alpha(X, y, n_splits=3, sample_weight=w, fit=_sklearn_fit("classification", "gini"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -139,8 +151,8 @@ def test_choose_rejects_a_fold_without_weight(small_tree):
 @pytest.mark.full
 def test_choose_ccp_alpha_with_the_default_fit_cart():
     X, y, w = _data("classification", n=80)
-    best = choose_ccp_alpha(X, y, n_folds=4, sample_weight=w, max_depth=4)
-    one_se = choose_ccp_alpha(X, y, n_folds=4, sample_weight=w, max_depth=4, one_standard_error=True)
+    best = choose_ccp_alpha(X, y, n_splits=4, sample_weight=w, max_depth=4)
+    one_se = choose_ccp_alpha(X, y, n_splits=4, sample_weight=w, max_depth=4, one_standard_error=True)
     # the grid comes from the full tree, which equals scikit-learn's (exact binning)
     ref = _sk_fit("classification", X, y, w, "gini", max_depth=4).cost_complexity_pruning_path(X, y, sample_weight=w)
     distinct = np.unique(np.maximum(ref.ccp_alphas, 0))

@@ -74,7 +74,9 @@ def test_cart_regressor_equals_sklearn():
 
 
 def test_id3_play_tennis_text():
-    X, y, names, target, cats = load_play_tennis(return_target_names=True, return_categories=True)
+    tennis = load_play_tennis()
+    X, y, names, target, cats = (tennis.data, tennis.target, tennis.feature_names,
+                                 tennis.target_names, tennis.categories)
     expected = (
         "outlook = overcast: yes (4.0)\n"
         "outlook = rain\n"

@@ -11,7 +11,8 @@ from jaxclassic import tree
 from jaxclassic.datasets import load_play_tennis
 from jaxclassic.tree.id3 import ID3Params, _apply, fit_id3, information_gain
 
-X_TENNIS, Y_TENNIS, NAMES = load_play_tennis()
+_TENNIS = load_play_tennis()
+X_TENNIS, Y_TENNIS, NAMES = _TENNIS.data, _TENNIS.target, _TENNIS.feature_names
 OUTLOOK, TEMPERATURE, HUMIDITY, WIND = range(4)
 OVERCAST, RAIN, SUNNY = range(3)          # sorted level codes (datasets.load_play_tennis)
 
@@ -215,3 +216,10 @@ def test_feature_importances_by_hand_on_play_tennis():
 
 def H(*counts):
     return scipy_entropy(counts, base=2)
+
+
+def test_id3_params_report_n_classes():
+    # issue 27: n_classes is a property (a Python int from the class axis of value)
+    params = fit_id3(np.array([[0, 1], [1, 0], [1, 1], [0, 0]]), np.array([0, 1, 2, 1]))
+    assert params.n_classes == 3 and isinstance(params.n_classes, int)
+    assert len(jax.tree.leaves(params)) == len(ID3Params._fields)
