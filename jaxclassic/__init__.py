@@ -8,6 +8,6 @@ the environment variable ``JAXCLASSIC_NO_COMPILATION_CACHE`` is set: see
 
 from jaxclassic._cache import enable_default_cache as _enable_default_cache
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _enable_default_cache()

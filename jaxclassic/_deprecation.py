@@ -28,8 +28,8 @@ import numpy as np
 __all__ = ["REMOVED_IN", "RENAMES", "warn", "renamed_function", "renamed_arguments",
            "key_made_keyword", "key_moved", "is_prng_key"]
 
-#: the version in which the old spellings go away: they work through 0.2.x (this is 0.1.0; the
-#: renames ship in 0.2.0, and one minor version later they are gone)
+#: the version in which the old spellings go away: the renames ship in 0.2.0, the old spellings
+#: work through 0.2.x, one minor version
 REMOVED_IN = "0.3.0"
 
 #: every declared rename: ``(where, old, new)``, read by tests/test_vocabulary.py

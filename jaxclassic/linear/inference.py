@@ -122,7 +122,9 @@ class InferenceResult(NamedTuple):
         Columns ``coef, std err, t (or z), P>|t| (or P>|z|)`` and the interval bounds
         ``[alpha/2, 1 - alpha/2]``; numbers in statsmodels' format (4 decimals for the
         coefficient, 3 elsewhere, ``%g`` beyond ``[1e-4, 1e4)``). Needs one inference (not a
-        ``vmap``-ed batch) with concrete values.
+        ``vmap``-ed batch) with concrete values. The text equals statsmodels' character for
+        character when the inference ran in float64 (``jax_enable_x64``); in float32 (the
+        default) the last printed digit can differ.
 
         Example
         -------

@@ -336,6 +336,7 @@ def train_test_split(
     shuffle: bool = True,
     stratify: Any = None,
     key: Any = None,
+    **legacy: Any,
 ) -> list:
     r"""Split arrays into random train and test subsets, as scikit-learn's ``train_test_split``.
 
@@ -384,6 +385,11 @@ def train_test_split(
     ----------
     scikit-learn's ``sklearn.model_selection.train_test_split``.
     """
+    if (len(arrays) == 1 and "n" in legacy and _deprecation.is_prng_key(arrays[0])
+            and np.ndim(arrays[0]) <= 1):
+        arrays = (arrays[0], legacy.pop("n"))  # the 0.1 keyword form train_test_split(key, n=...)
+    if legacy:
+        raise TypeError(f"train_test_split() got unexpected keyword arguments {sorted(legacy)}")
     if _is_old_train_test_split(arrays):
         _deprecation.warn("train_test_split(key, n, ...) returning indices",
                           "train_test_indices(n, ..., key=key), or train_test_split(X, y, ..., key=key)")
@@ -544,7 +550,9 @@ def stratified_kfold_weights(y: Any, n_splits: int = 5, *, key: Any = None, dtyp
         from some validation folds (a warning says so).
     key : jax.random key, optional
         Shuffle within each class. ``None`` (the default): rows keep their order within each
-        class (no shuffle, as scikit-learn's default ``shuffle=False``).
+        class and are dealt to the folds in turn (no shuffle, as scikit-learn's default
+        ``shuffle=False``: each fold's class counts equal ``StratifiedKFold``'s, but which rows
+        fall in which fold differs).
     dtype : float dtype, optional
 
     Returns

@@ -47,7 +47,6 @@ Chang & Lin, "LIBSVM: a library for support vector machines", ACM TIST 2 (2011),
 
 from __future__ import annotations
 
-import functools
 from typing import Callable
 
 import jax
@@ -70,29 +69,6 @@ from jaxclassic.validation import (
 )
 
 __all__ = ["platt_scale", "sigmoid_proba", "cross_validated_platt", "fold_assignment"]
-
-
-def _key_made_keyword(n_positional: int):
-    """Decorator: ``key`` used to be the positional argument after the first ``n_positional``
-    (issue 27: keys are keyword-only). That old call still works and warns
-    (:func:`jaxclassic._deprecation.warn`); the shared ``key_made_keyword`` covers only a key
-    that came first."""
-    def decorate(func):
-        where = f"{func.__module__}.{func.__qualname__}"
-        _deprecation.RENAMES.append((where, "positional key", "key="))
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            if len(args) > n_positional:
-                if "key" in kwargs:
-                    raise TypeError(f"{func.__name__}() got a key both positionally and as key=")
-                _deprecation.warn(f"{func.__name__}(..., key) with a positional key",
-                                  f"{func.__name__}(..., key=key)")
-                kwargs["key"] = args[n_positional]
-                args = args[:n_positional] + args[n_positional + 1:]
-            return func(*args, **kwargs)
-        return wrapper
-    return decorate
 
 #: Lin-Lin-Weng's ridge on the 2 x 2 Hessian (keeps it invertible when all h_i vanish)
 HESSIAN_RIDGE = 1e-12
@@ -204,7 +180,7 @@ def check_calibrated(params) -> None:
                          "(Platt's sigmoid was not fitted: probA is NaN)")
 
 
-@_key_made_keyword(2)
+@_deprecation.key_moved(2)
 def fold_assignment(sample_weight, n_folds: int, *, key=None):
     r"""Fold of each row (0..n_folds-1; -1 for weight-0 rows), LIBSVM's contiguous split of a
     permutation of the positive-weight rows.
@@ -228,7 +204,7 @@ def fold_assignment(sample_weight, n_folds: int, *, key=None):
     return jnp.where(positive, (position * n_folds) // jnp.maximum(n_pos, 1), -1)
 
 
-@_key_made_keyword(3)
+@_deprecation.key_moved(3)
 def cross_validated_platt(fold_decision: Callable, t, sample_weight, *, key=None, n_folds: int = 5):
     r"""Platt's :math:`(A, B)` from out-of-fold decision values (LIBSVM's
     ``svm_binary_svc_probability``), jittable.

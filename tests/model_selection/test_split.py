@@ -205,6 +205,12 @@ def test_deprecated_key_first_call_warns_and_returns_the_0_1_result():
         old = train_test_split(jax.random.key(1), 20, 0.25, y)  # all four positionally
     for a, b in zip(old, _legacy_train_test_split(jax.random.key(1), 20, 0.25, y)):
         np.testing.assert_array_equal(a, b)
+    with pytest.warns(DeprecationWarning, match="train_test_indices"):
+        old = train_test_split(jax.random.key(4), n=20, test_size=0.3)  # 0.1's keyword n=
+    for a, b in zip(old, train_test_indices(20, test_size=0.3, key=jax.random.key(4))):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['m'\]"):
+        train_test_split(np.arange(4), m=3)
 
 
 @pytest.mark.full
