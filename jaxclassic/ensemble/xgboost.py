@@ -449,6 +449,10 @@ def _check_targets(y, loss_name, n_samples, sw, n_classes, dtype, name="y"):
         if n_classes is not None:
             n_classes = check_int(n_classes, "n_classes", low=2)
         y, n_classes = check_classification_targets(y, name, min_classes=1, n_classes=n_classes, sample_weight=sw)
+        if loss_name == "log_loss" and n_classes > 2:
+            # scikit-learn's log_loss is the multinomial deviance for K > 2 classes: xgboost's
+            # multi:softprob, this module's "softmax" (issue 27: one name for one loss)
+            loss_name = "softmax"
         if loss_name == "log_loss" and n_classes != 2:
             raise ValueError(f"loss='log_loss' needs {name} in {{0, 1}} (n_classes=2), got {n_classes} classes;"
                              " use loss='softmax'")
@@ -461,7 +465,7 @@ def _check_targets(y, loss_name, n_samples, sw, n_classes, dtype, name="y"):
         y = check_array(y, name, ndim=1, dtype=dtype)
         n_outputs = 1
     check_consistent_length(**{"X": np.empty((n_samples, 0)), name: y})
-    return y, n_outputs
+    return y, n_outputs, loss_name
 
 
 def _check_eval_set(eval_set):
@@ -505,8 +509,9 @@ def fit_xgboost(
     X : array-like (n_samples, n_features)
         Raw features; NaN = missing.
     y : array-like (n_samples,)
-        Real targets (``squared``), class codes 0/1 (``log_loss``) or 0..K-1 (``softmax``);
-        NaN is an error.
+        Real targets (``squared``), class codes 0/1 (``log_loss``) or 0..K-1 (``softmax``;
+        ``log_loss`` on K > 2 classes is the softmax, as scikit-learn's ``log_loss`` is the
+        multinomial deviance there); NaN is an error.
     loss : {"squared", "log_loss", "softmax"} or callable (static)
         A callable ``loss(y_i, f_i) -> scalar`` of one sample (g, h by autodiff).
     n_estimators : int >= 1
@@ -589,7 +594,9 @@ def fit_xgboost(
     n_samples, n_features = Xc.shape
     dtype = Xc.dtype
     sw = check_sample_weight(sample_weight, n_samples, dtype=dtype)
-    y, n_outputs = _check_targets(y, loss_name, n_samples, sw, n_classes, dtype)
+    y, n_outputs, target_loss = _check_targets(y, loss_name, n_samples, sw, n_classes, dtype)
+    if target_loss != loss_name:  # log_loss on K > 2 classes: the softmax (multinomial deviance)
+        loss_fn, loss_name = _LOSSES[target_loss], target_loss
     n_colsample = max(1, math.floor(float(colsample_bytree) * n_features)) if not is_traced(colsample_bytree) else n_features
     use_subsample = is_traced(subsample) or float(subsample) < 1.0
     key = key_from_seed(0) if key is None else check_key(key)
@@ -613,7 +620,7 @@ def fit_xgboost(
         Xe, ye, we = _check_eval_set(eval_set)
         Xe = check_predict_X(Xe, dtype, n_features, name="eval_set X", allow_nan=True).astype(dtype)
         we = check_sample_weight(we, Xe.shape[0], dtype=dtype)
-        ye, _ = _check_targets(ye, loss_name, Xe.shape[0], we, n_outputs if n_outputs > 1 else
+        ye, *_ = _check_targets(ye, loss_name, Xe.shape[0], we, n_outputs if n_outputs > 1 else
                                (2 if loss_name == "log_loss" else None), dtype, name="eval_set y")
         ecodes = apply_bins(Xe, engine_edges)
     else:

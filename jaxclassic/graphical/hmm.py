@@ -60,7 +60,7 @@ from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.cluster import _gmm_covariance as _cov
-from jaxclassic._deprecation import key_moved
+from jaxclassic._deprecation import key_moved, renamed_arguments
 from jaxclassic.validation import (check_array, check_choice, check_int, check_key, is_traced,
                                    key_from_seed)
 
@@ -905,8 +905,9 @@ def _sample(params, key, n_steps):
 
 
 @key_moved(2)
-def sample(params, n_steps, *, key=None):
-    """Draw one sequence of ``n_steps`` states and observations.
+@renamed_arguments(n_steps="n_samples")
+def sample(params, n_samples=1, *, key=None):
+    """Draw one sequence of ``n_samples`` states and observations (hmmlearn's ``sample``).
 
     :math:`z_0 \\sim \\pi`, :math:`z_t \\sim A_{z_{t-1}}`, :math:`x_t \\sim b_{z_t}` (Gaussian:
     :math:`\\mu_{z_t} + L_{z_t}\\epsilon`, :math:`\\Sigma = LL^\\top`). vmap over keys for many.
@@ -914,11 +915,12 @@ def sample(params, n_steps, *, key=None):
     Parameters
     ----------
     params : CategoricalHMMParams or GaussianHMMParams
-    n_steps : int
-        ``T >= 1`` (static).
+    n_samples : int, default 1
+        The sequence's length ``T >= 1`` (static; hmmlearn's ``sample(n_samples=1)``). Its
+        0.1 name ``n_steps=`` still works, with a ``DeprecationWarning``, until jaxclassic 0.3.0.
     key : jax.random key, optional
         ``None`` (default): ``jax.random.key(0)``, so calls without a key are deterministic.
-        The old order ``sample(params, n_steps, key)`` still works, with a
+        The old order ``sample(params, n_samples, key)`` still works, with a
         ``DeprecationWarning``, until jaxclassic 0.3.0.
 
     Returns
@@ -938,6 +940,6 @@ def sample(params, n_steps, *, key=None):
     Bishop (2006), §13.2.3 (ancestral sampling of the chain).
     """
     _check_params(params)
-    n_steps = check_int(n_steps, "n_steps", low=1)
+    n_samples = check_int(n_samples, "n_samples", low=1)
     key = key_from_seed(0) if key is None else check_key(key)
-    return _sample(params, key, n_steps)
+    return _sample(params, key, n_samples)

@@ -430,7 +430,7 @@ def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_
                 return _precision.matmul(oracle.K, coef) - fold.rho
             return kernel_expansion(X, coef, spec, gamma, coef0, X) - fold.rho
 
-        prob_a, prob_b = platt.cross_validated_platt(fold_decision, signs, sw, key=key, n_folds=n_folds)
+        prob_a, prob_b = platt.cross_validated_platt(fold_decision, signs, sw, key=key, n_splits=n_folds)
     X, _, _, gamma, coef0 = hyper
     return KernelSVMParams(X, alpha, alpha * signs, intercept, gamma, coef0, res.objective,
                            res.n_iter, res.converged, res.gap, prob_a, prob_b, spec)

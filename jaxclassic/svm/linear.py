@@ -423,7 +423,7 @@ def _fit_linear_svm(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle
             return _precision.matmul(X, w) + b
 
         prob_a, prob_b = platt.cross_validated_platt(fold_decision, t, sw, key=fold_key if shuffle else None,
-                                                     n_folds=n_folds)
+                                                     n_splits=n_folds)
     return LinearSVMParams(coef, intercept, dual_coef, n_iter, converged, prob_a, prob_b)
 
 

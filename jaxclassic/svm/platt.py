@@ -33,7 +33,7 @@ step of :math:`2^{-30} \approx 10^{-9}` where LIBSVM stops at :math:`10^{-10}`).
 
 Calibration data: decision values of the training rows themselves are biased (the SVM was fit
 to make them large), so the SVMs follow LIBSVM (``svm_binary_svc_probability``): each row's
-decision value comes from a fit on the other folds of an ``n_folds``-fold split
+decision value comes from a fit on the other folds of an ``n_splits``-fold split
 (:func:`cross_validated_platt`; all folds are one ``vmap`` of the fit over fold weights).
 
 References
@@ -181,15 +181,17 @@ def check_calibrated(params) -> None:
 
 
 @_deprecation.key_moved(2)
-def fold_assignment(sample_weight, n_folds: int, *, key=None):
-    r"""Fold of each row (0..n_folds-1; -1 for weight-0 rows), LIBSVM's contiguous split of a
+@_deprecation.renamed_arguments(n_folds="n_splits")
+def fold_assignment(sample_weight, n_splits: int, *, key=None):
+    r"""Fold of each row (0..n_splits-1; -1 for weight-0 rows), LIBSVM's contiguous split of a
     permutation of the positive-weight rows.
 
     Row :math:`i` of rank :math:`r_i` among the positive-weight rows goes to fold
     :math:`\lfloor p_i K / N\rfloor`, :math:`p_i` its position in the permutation (the
     identity without ``key``; with ``key``, the order of ``bits(fold_in(key, r_i))``), so
     weight-0 rows (padding, other folds) change nobody's fold. ``key=None`` (the default)
-    is the deterministic contiguous split, LIBSVM's without shuffling.
+    is the deterministic contiguous split, LIBSVM's without shuffling. ``n_folds=``, the 0.1
+    name of ``n_splits``, still works until jaxclassic 0.3.0, with a ``DeprecationWarning``.
     """
     positive = sample_weight > 0
     n = sample_weight.shape[0]
@@ -201,11 +203,12 @@ def fold_assignment(sample_weight, n_folds: int, *, key=None):
         bits = jax.vmap(lambda r: jax.random.bits(jax.random.fold_in(key, r), dtype=jnp.uint32))(rank)
         order = jnp.lexsort((bits, jnp.logical_not(positive)))
         position = jnp.zeros(n, jnp.int32).at[order].set(jnp.arange(n, dtype=jnp.int32))
-    return jnp.where(positive, (position * n_folds) // jnp.maximum(n_pos, 1), -1)
+    return jnp.where(positive, (position * n_splits) // jnp.maximum(n_pos, 1), -1)
 
 
 @_deprecation.key_moved(3)
-def cross_validated_platt(fold_decision: Callable, t, sample_weight, *, key=None, n_folds: int = 5):
+@_deprecation.renamed_arguments(n_folds="n_splits")
+def cross_validated_platt(fold_decision: Callable, t, sample_weight, *, key=None, n_splits: int = 5):
     r"""Platt's :math:`(A, B)` from out-of-fold decision values (LIBSVM's
     ``svm_binary_svc_probability``), jittable.
 
@@ -213,14 +216,15 @@ def cross_validated_platt(fold_decision: Callable, t, sample_weight, *, key=None
     ----------
     fold_decision : callable
         ``train_weight (n,) -> decision values (n,)`` of every row, from a fit on the rows of
-        positive ``train_weight``; called once under ``jax.vmap`` over the ``n_folds`` folds.
+        positive ``train_weight``; called once under ``jax.vmap`` over the ``n_splits`` folds.
     t : (n,) array
         Class signs (or codes): class 1 is ``t > 0``.
     sample_weight : (n,) array
     key : jax.random key, optional
         Random folds (:func:`fold_assignment`); contiguous without.
-    n_folds : int
-        Static.
+    n_splits : int, default 5
+        The number of folds (static). ``n_folds=``, its 0.1 name, still works until
+        jaxclassic 0.3.0, with a ``DeprecationWarning``.
 
     Returns
     -------
@@ -231,8 +235,8 @@ def cross_validated_platt(fold_decision: Callable, t, sample_weight, *, key=None
     As LIBSVM, a fold whose training rows hold one class only does not fit: its rows get the
     decision value +1 (only class 1 seen), -1 (only class 0) or 0 (none).
     """
-    fold = fold_assignment(sample_weight, n_folds, key=key)
-    folds = jnp.arange(n_folds)
+    fold = fold_assignment(sample_weight, n_splits, key=key)
+    folds = jnp.arange(n_splits)
     train = jnp.where(fold[None, :] != folds[:, None], sample_weight[None, :], 0)  # (K, n)
     decisions = jax.vmap(fold_decision)(train)
     positive = t > 0

@@ -8,6 +8,8 @@ above the table) and split over the two, and the two fits are compared: the same
 rounding (each histogram entry is the same sum in another association:
 ``jaxclassic.distributed``), so predictions on new rows agree to 1e-5. The reference is the
 one-device fit, itself checked against scikit-learn and xgboost by their own test files.
+The child's tests are in the full tier (the child took 103 s of a cold ``make test``, its
+largest item); the fast tier keeps the checks that need no child.
 """
 
 from __future__ import annotations
@@ -136,6 +138,7 @@ CASES = ["xgb_binary", "xgb_missing_eval", "xgb_softmax_weights", "xgb_subsample
          "gb_multinomial", "gb_squared_subsample"]
 
 
+@pytest.mark.full  # the child compiles every case twice: ~100 s from a cold cache
 @pytest.mark.parametrize("name", CASES)
 def test_split_fit_grows_the_one_device_trees(child, name):
     one, two = child[name]["one"], child[name]["two"]
@@ -145,11 +148,13 @@ def test_split_fit_grows_the_one_device_trees(child, name):
     np.testing.assert_allclose(two["pred"], one["pred"], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.full  # the child compiles every case twice: ~100 s from a cold cache
 @pytest.mark.parametrize("name", CASES)
 def test_split_fit_returns_params_on_the_default_device(child, name):
     assert child[name]["devices"] == ["cpu:0"]  # the default device alone
 
 
+@pytest.mark.full  # the child compiles every case twice: ~100 s from a cold cache
 @pytest.mark.parametrize("name", ["rf_classifier", "rf_regressor"])
 def test_split_forest_grows_the_same_trees_bit_for_bit(child, name):
     assert child[name]["same"]
@@ -157,6 +162,7 @@ def test_split_forest_grows_the_same_trees_bit_for_bit(child, name):
     assert child[name]["n_trees"] == {"rf_classifier": 10, "rf_regressor": 16}[name]
 
 
+@pytest.mark.full  # the child compiles every case twice: ~100 s from a cold cache
 def test_traced_calls_and_placed_arrays_keep_the_plain_program(child):
     assert child["unsplit_calls"] == 0
 

@@ -11,6 +11,7 @@ fitted programs.
 
 import json
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -318,9 +319,15 @@ def test_nan_target_is_rejected():
         ensemble.fit_xgboost(X_SMALL, np.where(np.arange(8) == 3, np.nan, Y_SMALL))
 
 
-def test_log_loss_needs_binary_targets():
-    with pytest.raises(ValueError, match="use loss='softmax'"):
-        ensemble.fit_xgboost(X_SMALL, np.arange(8) % 3, loss="log_loss")
+def test_log_loss_needs_two_classes_and_on_more_is_the_softmax():
+    with pytest.raises(ValueError, match="use loss='softmax'"):  # one class
+        ensemble.fit_xgboost(X_SMALL, np.zeros(8, int), loss="log_loss")
+    # issue 27: scikit-learn's log_loss is the multinomial deviance on K > 2 classes, as
+    # fit_gradient_boosting's: the same fit as loss="softmax" (xgboost's multi:softprob)
+    y3 = np.arange(8) % 3
+    kw = dict(n_estimators=2, max_depth=1)
+    chex.assert_trees_all_equal(ensemble.fit_xgboost(X_SMALL, y3, loss="log_loss", **kw),
+                                ensemble.fit_xgboost(X_SMALL, y3, loss="softmax", **kw))
 
 
 def test_converged_is_whether_the_fit_ended_by_its_stopping_rule():

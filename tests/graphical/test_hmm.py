@@ -485,3 +485,6 @@ def test_sample_with_a_positional_key_is_deprecated():
         old = hmm.sample(CAT, 20, jax.random.key(3))
     chex.assert_trees_all_equal(old, new)
     chex.assert_trees_all_equal(hmm.sample(CAT, 20), hmm.sample(CAT, 20, key=jax.random.key(0)))
+    with pytest.warns(DeprecationWarning, match=r"sample\(n_samples=\)"):
+        old = hmm.sample(CAT, n_steps=20, key=jax.random.key(3))  # 0.1's name of the length
+    chex.assert_trees_all_equal(old, new)

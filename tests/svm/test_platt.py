@@ -180,3 +180,6 @@ def test_positional_key_is_deprecated_and_gives_the_same_folds():
     with pytest.warns(DeprecationWarning, match=r"fold_assignment\(\.\.\., key=key\)"):
         old = fold_assignment(jnp.ones(12), 3, key)
     np.testing.assert_array_equal(old, fold_assignment(jnp.ones(12), 3, key=key))
+    with pytest.warns(DeprecationWarning, match=r"fold_assignment\(n_splits=\)"):
+        old = fold_assignment(jnp.ones(12), n_folds=3, key=key)  # 0.1's name of the count
+    np.testing.assert_array_equal(old, fold_assignment(jnp.ones(12), n_splits=3, key=key))
