@@ -7,6 +7,9 @@ test can find every old spelling (:data:`RENAMES` records each one when it is de
 
 * :func:`renamed_function` — an old function name that calls the new function;
 * :func:`renamed_arguments` — a decorator accepting old keyword names for new ones;
+* :func:`renamed_fields` — a class decorator keeping old field names as warning properties
+  (and telling :func:`jaxclassic.io.load` how to read files written before the rename);
+* :func:`renamed_module_attributes` — a module ``__getattr__`` for old module-level names;
 * :func:`key_made_keyword` — a decorator for functions whose random ``key`` used to be the
   first positional argument (now keyword-only, default ``None``): a call whose first
   positional argument is a PRNG key still works, moves the key and warns;
@@ -26,6 +29,7 @@ import warnings
 import numpy as np
 
 __all__ = ["REMOVED_IN", "RENAMES", "warn", "renamed_function", "renamed_arguments",
+           "renamed_fields", "renamed_module_attributes",
            "key_made_keyword", "key_moved", "is_prng_key"]
 
 #: the version in which the old spellings go away: the renames ship in 0.2.0, the old spellings
@@ -42,24 +46,71 @@ def warn(old: str, new: str, *, stacklevel: int = 3) -> None:
                   f"use {new} instead", DeprecationWarning, stacklevel=stacklevel)
 
 
-def renamed_function(new, old_name: str, module: str):
+def renamed_function(new, old_name: str, module: str, **fixed):
     """Return ``old_name``, a deprecated alias that warns and calls ``new``.
 
-    The alias has ``new``'s signature and a docstring naming the new function.
+    ``fixed`` keywords are passed to every call: the old function was ``new`` with them set
+    (``fit_voting_regressor`` is ``fit_voting(..., task="regression")``). The alias has
+    ``new``'s signature and a docstring naming the new call.
     """
-    new_name = f"{module}.{new.__name__}"
+    function = f"{module}.{new.__name__}"
+    settings = ", ".join(f'{k}="{v}"' if isinstance(v, str) else f"{k}={v!r}"
+                         for k, v in fixed.items())
+    new_name = f"{function}(..., {settings})" if fixed else function
 
     @functools.wraps(new)
     def alias(*args, **kwargs):
         warn(f"{module}.{old_name}", new_name)
-        return new(*args, **kwargs)
+        return new(*args, **kwargs, **fixed)
 
     alias.__name__ = alias.__qualname__ = old_name
-    alias.__doc__ = (f"Deprecated alias of :func:`{new_name}` (removed in jaxclassic "
-                     f"{REMOVED_IN}).\n")
+    alias.__doc__ = (f"Deprecated alias of :func:`{function}`"
+                     + (f" with ``{settings}``" if fixed else "")
+                     + f" (removed in jaxclassic {REMOVED_IN}).\n")
     alias.__deprecated_alias_of__ = new
     RENAMES.append((module, old_name, new_name))
     return alias
+
+
+def renamed_fields(**old_to_new: str):
+    """Class decorator: each old field name (``old=``) becomes a property that warns and reads
+    the new field.
+
+    The mapping is also the class's ``_renamed_fields``, from which :func:`jaxclassic.io.load`
+    reads model files written before the rename.
+    """
+    def decorate(cls):
+        where = f"{cls.__module__}.{cls.__qualname__}"
+        for old, new in old_to_new.items():
+            RENAMES.append((where, old, new))
+
+            def read(self, old=old, new=new):
+                warn(f"{cls.__name__}.{old}", f"{cls.__name__}.{new}")
+                return getattr(self, new)
+            setattr(cls, old, property(read, doc=f"Deprecated: :attr:`{new}` (removed in "
+                                                 f"jaxclassic {REMOVED_IN})."))
+        cls._renamed_fields = {**getattr(cls, "_renamed_fields", {}), **old_to_new}
+        return cls
+    return decorate
+
+
+def renamed_module_attributes(module: str, **old_to_new):
+    """A module ``__getattr__`` for renamed module-level names.
+
+    ``old_to_new`` maps each old name to ``(obj, "its.new.name")``: reading
+    ``module.old`` warns and returns ``obj``. Assign the result to the module's
+    ``__getattr__``.
+    """
+    for old, (_, new_name) in old_to_new.items():
+        RENAMES.append((module, old, new_name))
+
+    def __getattr__(name):
+        if name in old_to_new:
+            obj, new_name = old_to_new[name]
+            warn(f"{module}.{name}", new_name)
+            return obj
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return __getattr__
 
 
 def renamed_arguments(**old_to_new: str):

@@ -235,20 +235,9 @@ def fit_voting(
                                 jnp.asarray(voting == "soft"))
 
 
-def fit_voting_regressor(fits: Sequence[Callable], X, y, *, weights=None, sample_weight=None) -> RegressionVoting:
-    """Deprecated: :func:`fit_voting` with ``task="regression"`` (removed in jaxclassic 0.3.0).
-
-    Warns with a ``DeprecationWarning`` naming the new call, then returns
-    ``fit_voting(fits, X, y, weights=weights, sample_weight=sample_weight, task="regression")``.
-    """
-    _deprecation.warn("jaxclassic.ensemble.fit_voting_regressor",
-                      'jaxclassic.ensemble.fit_voting(..., task="regression")')
-    return fit_voting(fits, X, y, weights=weights, sample_weight=sample_weight, task="regression")
-
-
-fit_voting_regressor.__deprecated_alias_of__ = fit_voting
-_deprecation.RENAMES.append(("jaxclassic.ensemble", "fit_voting_regressor",
-                             'jaxclassic.ensemble.fit_voting(task="regression")'))
+#: deprecated (removed in jaxclassic 0.3.0): ``fit_voting(..., task="regression")``
+fit_voting_regressor = _deprecation.renamed_function(fit_voting, "fit_voting_regressor",
+                                                     "jaxclassic.ensemble", task="regression")
 
 
 # --------------------------------------------------------------------------- predict

@@ -220,8 +220,6 @@ jax.tree_util.register_pytree_node(InferenceResult, _flatten, _unflatten)
 
 # the old spellings this type keeps for one minor version (read by the vocabulary tests)
 _deprecation.RENAMES.extend([
-    ("jaxclassic.linear.ols", "OLSInference", "jaxclassic.linear.InferenceResult"),
-    ("jaxclassic.linear.logistic", "LogisticInference", "jaxclassic.linear.InferenceResult"),
     ("jaxclassic.linear.InferenceResult", "t_values", "statistics"),
     ("jaxclassic.linear.InferenceResult", "std_err", "std_errors"),
     ("jaxclassic.linear.InferenceResult", "z", "statistics"),

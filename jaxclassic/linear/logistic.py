@@ -635,13 +635,9 @@ def logistic_inference(params: LogisticParams, X, y, *, l2=0.0, sample_weight=No
                            jnp.full((), jnp.nan, X.dtype))
 
 
-def __getattr__(name):
-    # the result type before 0.2.0 (issue 27: one inference type for every fit)
-    if name == "LogisticInference":
-        _deprecation.warn("jaxclassic.linear.logistic.LogisticInference",
-                          "jaxclassic.linear.InferenceResult")
-        return InferenceResult
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# the result type before 0.2.0 (issue 27: one inference type for every fit)
+__getattr__ = _deprecation.renamed_module_attributes(
+    __name__, LogisticInference=(InferenceResult, "jaxclassic.linear.InferenceResult"))
 
 
 # --------------------------------------------------------------------------- predict

@@ -82,12 +82,9 @@ from jaxclassic.validation import (
 __all__ = ["LinearParams", "RankDeficientWarning", "InferenceResult", "fit_ols", "ols_inference"]
 
 
-def __getattr__(name):
-    # the result type before 0.2.0 (issue 27: one inference type for every fit)
-    if name == "OLSInference":
-        _deprecation.warn("jaxclassic.linear.ols.OLSInference", "jaxclassic.linear.InferenceResult")
-        return InferenceResult
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# the result type before 0.2.0 (issue 27: one inference type for every fit)
+__getattr__ = _deprecation.renamed_module_attributes(
+    __name__, OLSInference=(InferenceResult, "jaxclassic.linear.InferenceResult"))
 
 
 def _default_rcond(n_samples: int, n_features: int, dtype) -> float:

@@ -56,7 +56,7 @@ import numpy as np
 
 from jaxclassic import _jit
 from jaxclassic import metrics
-from jaxclassic._deprecation import renamed_arguments, warn
+from jaxclassic._deprecation import renamed_arguments, renamed_fields
 from jaxclassic.neighbors._api import predict, predict_proba
 from jaxclassic.neighbors.search import (
     check_k,
@@ -92,6 +92,7 @@ TASKS = ("classification", "regression")
 WEIGHTS = ("uniform", "distance")
 
 
+@renamed_fields(k="n_neighbors")  # 0.1's name; files written by 0.1 load (jaxclassic.io)
 @jax.tree_util.register_static
 @dataclasses.dataclass(frozen=True)
 class KNNConfig:
@@ -113,15 +114,6 @@ class KNNConfig:
     weights: str
     metric: str
     p: float
-
-    #: files written by jaxclassic 0.1 name the count ``k`` (read by :func:`jaxclassic.io.load`)
-    _renamed_fields = {"k": "n_neighbors"}
-
-    @property
-    def k(self) -> int:
-        """Deprecated: :attr:`n_neighbors`."""
-        warn("KNNConfig.k", "KNNConfig.n_neighbors")
-        return self.n_neighbors
 
 
 class KNNParams(NamedTuple):
@@ -314,6 +306,7 @@ predict_proba.register(KNNClassifierParams, _predict_proba)
 
 
 # --------------------------------------------------------------------------- choosing k
+@renamed_fields(ks="n_neighbors", best_k="best_n_neighbors")  # 0.1's names
 class KNNCVResult(NamedTuple):
     """Outcome of :func:`knn_cv_scores`.
 
@@ -341,18 +334,6 @@ class KNNCVResult(NamedTuple):
     std_scores: jax.Array
     best_n_neighbors: int
     best_score: float
-
-    @property
-    def ks(self) -> jax.Array:
-        """Deprecated: :attr:`n_neighbors`."""
-        warn("KNNCVResult.ks", "KNNCVResult.n_neighbors")
-        return self.n_neighbors
-
-    @property
-    def best_k(self) -> int:
-        """Deprecated: :attr:`best_n_neighbors`."""
-        warn("KNNCVResult.best_k", "KNNCVResult.best_n_neighbors")
-        return self.best_n_neighbors
 
 
 def _check_ks(ks: Any) -> tuple[int, ...]:
