@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed
 # XLA's compiled programs each hold memory mappings; raise Linux's per-process limit where allowed
 RAISE_MAX_MAPS := -sysctl -qw vm.max_map_count=1048576 2>/dev/null || echo 1048576 > /proc/sys/vm/max_map_count 2>/dev/null
 
-.PHONY: tour test test-all bench notebooks venv clean
+.PHONY: tour test test-all bench notebooks docs venv clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,8 +28,9 @@ test: $(STAMP)
 	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null), vm.max_map_count $$(cat /proc/sys/vm/max_map_count 2>/dev/null)"
 	$(BIN)/python -m pytest -x -q -n $(or $(WORKERS),2) -m "not full" --durations=10
 
-# the whole suite (CI): the fast tier and every test marked `full`
-test-all: $(STAMP)
+# the whole suite (CI): the documentation site (first, so that pytest's summary closes the log),
+# then the fast tier and every test marked `full`
+test-all: $(STAMP) docs
 	$(RAISE_MAX_MAPS)
 	@echo "$(or $(WORKERS),2) test workers, $$(nproc) cores, $$(grep MemAvailable /proc/meminfo 2>/dev/null), vm.max_map_count $$(cat /proc/sys/vm/max_map_count 2>/dev/null)"
 	$(BIN)/python -m pytest -x -q -n $(or $(WORKERS),2) --durations=15
@@ -37,9 +38,16 @@ test-all: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 
+# the documentation site: docs/ -> docs/_build/html (Sphinx; API pages from the docstrings, the executed
+# notebooks as the user guide, not run again). Warnings are errors; -E reads every page afresh, so a
+# warning is never hidden by an earlier build's saved state
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -E -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs built: docs/_build/html/index.html"
+
 # the chapter notebooks: notebooks/NN_*.py (jupytext) -> executed notebooks/NN_*.ipynb, full size
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/build.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info docs/_build docs/api docs/guide

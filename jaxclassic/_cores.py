@@ -52,12 +52,23 @@ forest``; process CPU seconds / wall seconds in brackets): ``fit_xgboost``, 100 
 (1.82), xgboost 1.17 and 5.5-5.7 s (1.97); a random forest of 100 trees of depth 10 on
 160,000 x 28: 12.5 s (1.54) -> 8.6 s (1.81), scikit-learn (n_jobs=-1) 24.7 s. One depth-6
 tree of the engine on 160,000 x 28: 29-35 ms on one device, 20-21 ms on two.
+
+**n_jobs.** The estimators' ``n_jobs`` (scikit-learn's name) is the number of these devices a
+fit may use: :func:`limit_devices` caps :func:`row_mesh` / :func:`member_mesh` at
+``min(n_jobs, devices present)`` for the fits inside it (``-1``: all present; None: no cap,
+the default; ``1``: the one-device program). It cannot add devices: JAX creates them once,
+when its backend starts, so a process that wants ``n_jobs=8`` calls
+:func:`jaxclassic.distributed.use_cpu_cores` before its first JAX computation; asking for more
+than are present warns once (a UserWarning naming ``use_cpu_cores``) and uses those present.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import numbers
 import os
+import warnings
 
 import jax
 import numpy as np
@@ -65,7 +76,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxclassic._jit import _top_level
 
-__all__ = ["MIN_ROWS", "AXIS", "row_mesh", "member_mesh", "run_split"]
+__all__ = ["MIN_ROWS", "AXIS", "row_mesh", "member_mesh", "run_split", "check_n_jobs", "limit_devices"]
 
 def _min_rows_from_env(name: str = "JAXCLASSIC_CPU_SPLIT_MIN_ROWS", default: int = 1 << 15) -> int:
     """The threshold from the environment variable ``name``: a non-negative integer."""
@@ -116,11 +127,12 @@ def row_mesh(n_rows: int, *arrays, min_rows: int | None = None) -> Mesh | None:
     ``min_rows`` (default :data:`MIN_ROWS`) rows, a traced call, or an argument already placed
     by the user."""
     devices = _cpu_devices()
-    if len(devices) < 2 or n_rows < (MIN_ROWS if min_rows is None else min_rows):
+    n_devices = len(devices) if not _caps else min(len(devices), _caps[-1])  # n_jobs: limit_devices
+    if n_devices < 2 or n_rows < (MIN_ROWS if min_rows is None else min_rows):
         return None
     if not _top_level() or any(isinstance(a, jax.core.Tracer) or _placed(a) for a in arrays):
         return None
-    return _mesh(len(devices))
+    return _mesh(n_devices)
 
 
 def member_mesh(n_members: int, n_rows: int, *arrays) -> Mesh | None:
@@ -129,6 +141,49 @@ def member_mesh(n_members: int, n_rows: int, *arrays) -> Mesh | None:
     and ``n_members`` a multiple of the devices)."""
     mesh = row_mesh(n_rows * MEMBER_ROWS_FACTOR, *arrays)
     return mesh if mesh is not None and n_members % mesh.devices.size == 0 else None
+
+
+#: the device caps of the limit_devices blocks in force (innermost last)
+_caps: list = []
+_warned: set = set()
+
+
+def check_n_jobs(n_jobs, name: str = "n_jobs") -> int | None:
+    """The number of CPU devices ``n_jobs`` asks for, checked: None (no cap) stays None;
+    ``-1`` is every device present; an int >= 1 is capped at the devices present, with a
+    UserWarning (once per value) naming :func:`jaxclassic.distributed.use_cpu_cores` when it
+    asks for more. Not an int: TypeError; 0 or below -1: ValueError (both naming ``name``)."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an int (>= 1, or -1 for every core) or None, got "
+                        f"{type(n_jobs).__name__} {n_jobs!r}")
+    n_jobs = int(n_jobs)
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"{name} must be >= 1, -1 (every core) or None, got {n_jobs}")
+    present = max(len(_cpu_devices()), 1)
+    if n_jobs == -1:
+        return present
+    if n_jobs > present and _cpu_devices() and (n_jobs, present) not in _warned:
+        _warned.add((n_jobs, present))
+        warnings.warn(f"{name}={n_jobs} asks for more CPU cores than the {present} CPU device(s) JAX started "
+                      f"with; using {present}. Call jaxclassic.distributed.use_cpu_cores({n_jobs}) before the "
+                      "first JAX computation of the process to make the cores devices", UserWarning, stacklevel=3)
+    return min(n_jobs, present)
+
+
+@contextlib.contextmanager
+def limit_devices(n_jobs, name: str = "n_jobs"):
+    """The fits inside use at most ``check_n_jobs(n_jobs)`` CPU devices (None: no cap)."""
+    cap = check_n_jobs(n_jobs, name)
+    if cap is None:
+        yield
+        return
+    _caps.append(cap)
+    try:
+        yield
+    finally:
+        _caps.pop()
 
 
 @functools.lru_cache(maxsize=None)

@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxclassic import _progress
+
 __all__ = ["SolverResult", "iterate", "minimize_optax"]
 
 
@@ -56,6 +58,8 @@ def iterate(
     tol: float | jax.Array,
     init_error: float | jax.Array | None = None,
     history_size: int | None = None,
+    progress: _progress.Progress | None = None,
+    report: Callable[[Any, jax.Array], tuple] | None = None,
 ) -> SolverResult:
     """Run ``carry, error = step(carry)`` until ``error <= tol`` or ``max_iter`` steps.
 
@@ -77,6 +81,12 @@ def iterate(
     history_size : int, optional
         Static length of ``history``; defaults to ``max_iter`` (which must then be a Python
         int). Steps beyond it write the last entry (see :class:`SolverResult`).
+    progress : jaxclassic._progress.Progress, optional (static)
+        Report each step to the host (a fit's ``verbose > 0``: :mod:`jaxclassic._progress`);
+        None (default): nothing is added to the program.
+    report : callable, optional
+        ``(carry, error) -> tuple of scalars``, the values reported after each step (one per
+        ``progress.names``); default ``(error,)``.
 
     Returns
     -------
@@ -104,6 +114,8 @@ def iterate(
         carry, i, _, _, hist = state
         carry, err = step(carry)
         err = jnp.asarray(err, dtype=dtype)
+        if progress is not None:
+            _progress.emit(progress, i, *(report(carry, err) if report is not None else (err,)))
         hist = hist.at[i].set(err, mode="clip")  # past the end: the last entry
         stop = (err <= tol) | jnp.logical_not(jnp.isfinite(err))
         return carry, i + 1, err, stop, hist
@@ -111,6 +123,9 @@ def iterate(
     carry, n_iter, err, _, hist = jax.lax.while_loop(
         cond, body, (init, jnp.int32(0), err0, stop0, history0)
     )
+    if progress is not None and progress.stride > 1:  # the last step, between two strides
+        _progress.emit(progress, n_iter - 1, *(report(carry, err) if report is not None else (err,)),
+                       live=n_iter > 0, last=True)
     converged = (err <= tol) & jnp.isfinite(err)
     return SolverResult(carry, n_iter, converged, err, hist)
 
@@ -123,11 +138,14 @@ def minimize_optax(
     max_iter: int | jax.Array,
     tol: float | jax.Array,
     history_size: int | None = None,
+    progress: _progress.Progress | None = None,
 ) -> SolverResult:
     """Minimise a smooth ``fun(params)`` with an optax optimiser, stopping on the gradient norm.
 
     ``max_iter`` and ``history_size`` are as in :func:`iterate` (a traced ``max_iter``
-    needs a static ``history_size``).
+    needs a static ``history_size``). ``progress`` (a fit's ``verbose > 0``) reports each
+    iteration's objective (the line search's cached value at the new iterate) and gradient
+    norm with a line-search optimiser (``optax.lbfgs``), the gradient norm alone otherwise.
 
     Works with any optax transformation; for ``optax.lbfgs`` the line search receives the
     value and gradient through ``optax.value_and_grad_from_state``. The error reported is the
@@ -151,10 +169,13 @@ def minimize_optax(
         # the error is the gradient norm at the iterate the step started from
         return (optax.apply_updates(params, updates), opt_state), optax.tree.norm(grad)
 
+    def report(carry, err):
+        return (optax.tree_utils.tree_get(carry[1], "value"), err) if uses_line_search else (err,)
+
     init_grad_norm = optax.tree.norm(jax.grad(fun)(params))
     return iterate(
         step, (params, optimizer.init(params)), max_iter=max_iter, tol=tol, init_error=init_grad_norm,
-        history_size=history_size,
+        history_size=history_size, progress=progress, report=report,
     )
 
 

@@ -18,6 +18,12 @@ Two layouts of one matrix, both :class:`~jax.experimental.sparse.BCOO`:
   and ``vmap`` over them. It stores :math:`n k \ge \mathrm{nnz}` values: for rows of very
   unequal length, prefer :func:`to_bcoo`.
 
+Helpers of the models with a sparse path: :func:`predict_operand` (a sparse ``X`` to predict
+on, checked against the fitted width), :func:`rows_operand` (per-row solvers) and
+:func:`check_sparse_classifier_data` (labels and weights beside a converted ``X``); the
+estimator layer's ``prepare_fit_sparse`` / ``prepare_predict_sparse``
+(:mod:`jaxclassic.estimators._base`) validate, pad with empty zero-weight rows and convert.
+
 Models without a sparse path densify, but only up to :data:`MAX_DENSIFY_ELEMENTS` values
 (:func:`densify`): above it they raise a ``ValueError`` naming the model, the size and the
 limit, never a silent gigabyte copy.
@@ -39,6 +45,9 @@ __all__ = [
     "to_rows",
     "densify",
     "densify_limit",
+    "predict_operand",
+    "rows_operand",
+    "check_sparse_classifier_data",
 ]
 
 #: The most values (``n_samples * n_features``) a sparse ``X`` is densified to, for the models
@@ -125,16 +134,29 @@ def check_sparse(X, name: str = "X", *, dtype=None, allow_nan: bool = False):
     return X
 
 
-def to_bcoo(X, dtype=None):
+def to_bcoo(X, dtype=None, *, nse: int | None = None):
     """A sparse ``X`` as a plain-COO :class:`~jax.experimental.sparse.BCOO` (``n_batch=0``).
 
     ``X`` is validated by :func:`check_sparse` first. ``X @ W`` and ``X.T @ R`` with dense
-    ``W``, ``R`` then cost :math:`O(\\mathrm{nnz})` per column of ``W`` / ``R``.
+    ``W``, ``R`` then cost :math:`O(\\mathrm{nnz})` per column of ``W`` / ``R``. ``nse``
+    (at least the stored count) pads the entries with value 0 at index ``(0, 0)``, which add
+    nothing to any product: matrices of nearby counts then share one compiled program.
     """
+    import jax.numpy as jnp
     from jax.experimental import sparse as jsparse
 
     X = check_sparse(X, dtype=dtype)
-    return jsparse.BCOO.from_scipy_sparse(X)
+    if nse is None or nse == X.nnz:
+        return jsparse.BCOO.from_scipy_sparse(X)
+    if nse < X.nnz:
+        raise ValueError(f"nse must be >= the stored count {X.nnz}, got {nse}")
+    coo = X.tocoo()
+    data = np.zeros(nse, X.dtype)
+    indices = np.zeros((nse, 2), np.int32)
+    data[:X.nnz] = coo.data
+    indices[:X.nnz, 0] = coo.row
+    indices[:X.nnz, 1] = coo.col
+    return jsparse.BCOO((jnp.asarray(data), jnp.asarray(indices)), shape=X.shape)
 
 
 def to_rows(X, dtype=None, *, row_capacity: int | None = None):
@@ -186,3 +208,67 @@ def densify(X, *, model: str, dtype=None, limit: int | None = None, allow_nan: b
             f"KMeans, ...)"
         )
     return X.toarray()
+
+
+def predict_operand(X, dtype, n_features: int | None = None):
+    """A sparse ``X`` to predict on, as a plain-COO :class:`~jax.experimental.sparse.BCOO` of
+    the params' float ``dtype``, with ``n_features`` columns (``ValueError`` otherwise).
+
+    A plain-COO ``BCOO`` passes as it is (the estimator layer's: validated, its stored count
+    padded; also a traced one inside ``jit``), cast to ``dtype``; a ``scipy.sparse`` matrix is
+    validated by :func:`to_bcoo`.
+    """
+    if type(X).__module__.startswith("jax.experimental.sparse") and getattr(X, "n_batch", 1) == 0 \
+            and getattr(X, "n_dense", 1) == 0:
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        if X.dtype != dtype:
+            from jax.experimental import sparse as jsparse
+
+            X = jsparse.BCOO((X.data.astype(dtype), X.indices), shape=X.shape)
+    else:
+        X = to_bcoo(X, dtype=np.dtype(dtype))
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but the model was fitted with {n_features} features")
+    return X
+
+
+def rows_operand(X, *, dtype=None):
+    """A sparse ``X`` for a per-row algorithm: a row-batched ``BCOO`` (:func:`to_rows`).
+
+    One already in that layout (``n_batch=1``; the estimator layer's) passes with a check of
+    its stored values (finite); anything else sparse is validated by :func:`to_rows`, in
+    ``dtype`` (default: float32 / float64 kept, float64 only while ``jax_enable_x64`` is on, as
+    dense input).
+    """
+    if type(X).__module__.startswith("jax.experimental.sparse") and getattr(X, "n_batch", 0) == 1 \
+            and getattr(X, "n_dense", 1) == 0 and X.ndim == 2:
+        from jaxclassic.validation import is_traced
+
+        if not is_traced(X.data) and not np.isfinite(np.asarray(X.data)).all():
+            raise ValueError("X contains NaN or inf among its stored values; it must be finite")
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+        return X
+    if dtype is None:
+        from jaxclassic.validation import _float_dtype_for
+
+        dtype = np.dtype(_float_dtype_for(np.dtype(X.dtype)))
+    return to_rows(X, dtype=dtype)
+
+
+def check_sparse_classifier_data(X, y, sample_weight=None, *, n_classes=None, min_classes: int = 2):
+    """:func:`jaxclassic.validation.check_classifier_data` for an ``X`` already converted to a
+    ``BCOO`` (:func:`to_bcoo`, :func:`to_rows`, :func:`rows_operand`): checks ``y`` (class
+    codes), ``sample_weight`` (in ``X``'s dtype) and their lengths against ``X``'s rows.
+    Returns ``(X, y_int32, sample_weight, n_classes)``."""
+    from jaxclassic.validation import check_classification_targets, check_int, check_sample_weight
+
+    if n_classes is not None:
+        n_classes = check_int(n_classes, "n_classes", low=min_classes)
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    y, n_classes = check_classification_targets(y, "y", min_classes=min_classes, n_classes=n_classes,
+                                                sample_weight=sw)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X and y have inconsistent numbers of samples: {X.shape[0]} != {y.shape[0]}")
+    return X, y, sw, n_classes

@@ -5,6 +5,11 @@
 :mod:`csv` module (numbers parsed with ``float``; an empty cell, ``nan`` or ``NA`` is NaN),
 fit an estimator of :mod:`jaxclassic.estimators` and save it as a safe model file
 (:mod:`jaxclassic.io`: ``.npz`` arrays + JSON, no pickle); ``predict`` writes CSV to stdout.
+``fit --standardize`` puts scikit-learn's ``StandardScaler`` before the model (on the numeric
+columns), ``fit --one-hot`` a ``OneHotEncoder`` on the non-numeric feature columns (or on those
+listed: ``--one-hot=colour,size``; a missing cell is the category ``""``, a category unseen at fit
+time encodes as all zeros); the model file then holds the pipeline (a saved pipeline of
+:func:`jaxclassic.io.save`), and ``predict`` applies it to the columns it reads by name.
 Errors in the input (a missing column, non-numeric data, an unknown model or parameter, an
 unreadable file, a missing value for a model that takes none) print one line on stderr naming
 the problem and exit with status 2.
@@ -105,6 +110,7 @@ NOT_FROM_CSV = {
     "StackingRegressor": "it needs member estimators",
 }
 _NAN = {"", "nan", "NaN", "NA", "N/A", "null"}
+_AUTO = "\0auto"  # --one-hot without a list: every non-numeric feature column
 
 
 def _estimator_classes() -> dict:
@@ -178,8 +184,77 @@ def _numeric(rows, columns, header, path):
                 X[i, j] = float(cell)
             except ValueError:
                 raise CommandLineError(f"{path}: column {header[c]!r} is not numeric (line {i + 2}: "
-                                       f"{cell!r})") from None
+                                       f"{cell!r}); --one-hot encodes such columns") from None
     return X
+
+
+def _is_numeric_column(rows, column) -> bool:
+    """Whether every non-missing cell of ``column`` reads as a number."""
+    for row in rows:
+        cell = row[column].strip()
+        if cell in _NAN:
+            continue
+        try:
+            float(cell)
+        except ValueError:
+            return False
+    return True
+
+
+def _one_hot_columns(args, rows, features, header) -> list[int]:
+    """The feature columns ``--one-hot`` names (``--one-hot=a,b``), or with no list every
+    non-numeric one; ``[]`` without the flag."""
+    if args.one_hot is None:
+        return []
+    if args.one_hot == _AUTO:
+        return [j for j in features if not _is_numeric_column(rows, j)]
+    listed = [name.strip() for name in args.one_hot.split(",") if name.strip()]
+    if not listed:
+        raise CommandLineError("--one-hot takes a comma-separated list of columns (or none: every "
+                               f"non-numeric column), got {args.one_hot!r}")
+    columns = [_column_index(header, name, args.data) for name in listed]
+    target = [header[j] for j in columns if j not in features]
+    if target:
+        raise CommandLineError(f"--one-hot names the target column {target[0]!r}: it encodes features only")
+    return sorted(set(columns))  # in the table's order
+
+
+def _table(rows, features, categorical, header, path):
+    """The feature table: a float array, or (with one-hot columns) an object array holding
+    floats in the numeric columns and strings in the categorical ones (a missing categorical
+    cell is the category ``""``)."""
+    import numpy as np
+
+    numeric = [j for j in features if j not in categorical]
+    values = _numeric(rows, numeric, header, path)
+    if not categorical:
+        return values
+    X = np.empty((len(rows), len(features)), dtype=object)
+    for k, j in enumerate(features):
+        if j in categorical:
+            X[:, k] = [("" if row[j].strip() in _NAN else row[j].strip()) for row in rows]
+        else:
+            X[:, k] = values[:, numeric.index(j)]
+    return X
+
+
+def _preprocessed(model, n_features, categorical_positions, standardize: bool):
+    """``model``, or a Pipeline of scikit-learn's preprocessing before it: a StandardScaler
+    (``--standardize``) on the numeric columns and a OneHotEncoder (``--one-hot``, unknown
+    categories encoded as all zeros) on the categorical ones."""
+    if not standardize and not categorical_positions:
+        return model
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    if not categorical_positions:
+        return Pipeline([("standardize", StandardScaler()), ("model", model)])
+    numeric = [k for k in range(n_features) if k not in categorical_positions]
+    parts = [("one_hot", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categorical_positions)]
+    if numeric:
+        parts.insert(0, ("numeric", StandardScaler() if standardize else "passthrough", numeric))
+    return Pipeline([("prepare", ColumnTransformer(parts)), ("model", model)])
 
 
 def _labels(rows, column, header, path, *, numeric: bool):
@@ -281,26 +356,39 @@ def _cmd_fit(args) -> int:
     features = [j for j in range(len(header)) if j != target]
     if not features:
         raise CommandLineError(f"{args.data} has no feature column besides the target")
-    X = _numeric(rows, features, header, args.data)
-    _check_missing(model, X, features, header, args.data)
+    categorical = _one_hot_columns(args, rows, features, header)
+    numeric = [j for j in features if j not in categorical]
+    _check_missing(model, _numeric(rows, numeric, header, args.data), numeric, header, args.data)
+    X = _table(rows, features, categorical, header, args.data)
+    fitted = _preprocessed(model, len(features), [features.index(j) for j in categorical], args.standardize)
     start = time.perf_counter()
     try:
         if supervised:
             y = _labels(rows, target, header, args.data, numeric=is_regressor(model))
-            model.fit(X, y)
+            fitted.fit(X, y)
         else:
-            model.fit(X)
+            fitted.fit(X)
     except (ValueError, TypeError) as exc:
         raise CommandLineError(f"{args.model} could not fit {args.data}: "
                                f"{_naming_the_parameter(str(exc), params)}") from None
     seconds = time.perf_counter() - start
+    meta = dict(feature_names=[header[j] for j in features], target=args.target, data=str(args.data))
     try:
-        save_estimator(model, args.out, feature_names=[header[j] for j in features],
-                       target=args.target, data=str(args.data))
+        if fitted is model:
+            save_estimator(model, args.out, **meta)
+        else:  # the preprocessing travels in the model file, as a saved pipeline
+            from jaxclassic import io
+
+            if hasattr(model, "classes_"):
+                meta["classes"] = np.asarray(model.classes_).tolist()
+            io.save(args.out, fitted, one_hot=[header[j] for j in categorical], standardize=args.standardize,
+                    **meta)
     except OSError as exc:
         raise CommandLineError(f"cannot write {args.out}: {exc}") from None
-    _info(args, f"fitted {args.model} on {X.shape[0]} rows x {X.shape[1]} features in {seconds:.2f} s; "
-                f"saved to {args.out}")
+    steps = (["standardized"] if args.standardize else []) + ([f"{len(categorical)} column(s) one-hot encoded"]
+                                                               if categorical else [])
+    _info(args, f"fitted {args.model} on {X.shape[0]} rows x {X.shape[1]} features"
+                f"{' (' + ', '.join(steps) + ')' if steps else ''} in {seconds:.2f} s; saved to {args.out}")
     return 0
 
 
@@ -320,9 +408,9 @@ def _cmd_predict(args) -> int:
 
     try:
         meta = io.read_metadata(args.model_file)
-        if meta.get("content") != "estimator":
+        if meta.get("content") not in ("estimator", "pipeline"):
             raise CommandLineError(f"{args.model_file} holds {meta.get('content')}, not a fitted estimator")
-        model = load_estimator(args.model_file)
+        model = load_estimator(args.model_file) if meta["content"] == "estimator" else io.load(args.model_file)
     except (OSError, ValueError) as exc:
         raise CommandLineError(f"cannot load {args.model_file}: {exc}") from None
     header, rows = read_csv(args.data)
@@ -330,11 +418,15 @@ def _cmd_predict(args) -> int:
     if names is None:
         raise CommandLineError(f"{args.model_file} names no feature columns (not saved by `jaxclassic fit`)")
     columns = [_column_index(header, name, args.data) for name in names]
-    X = _numeric(rows, columns, header, args.data)
-    _check_missing(model, X, columns, header, args.data)
+    one_hot = set(meta.get("one_hot") or ())
+    categorical = [j for j in columns if header[j] in one_hot]
+    numeric = [j for j in columns if j not in categorical]
+    final = model.steps[-1][1] if hasattr(model, "steps") else model
+    _check_missing(final, _numeric(rows, numeric, header, args.data), numeric, header, args.data)
+    X = _table(rows, columns, categorical, header, args.data)
     method = "predict_proba" if args.proba else "predict"
     if not hasattr(model, method):
-        raise CommandLineError(f"{type(model).__name__} has no {method}")
+        raise CommandLineError(f"{type(final).__name__} has no {method}")
     try:
         out = getattr(model, method)(X)
     except (ValueError, TypeError) as exc:
@@ -347,7 +439,7 @@ def _cmd_predict(args) -> int:
     else:
         writer.writerow([meta.get("target") or "prediction"])
         writer.writerows([[_format(v)] for v in out])
-    _info(args, f"{type(model).__name__}: {len(rows)} predictions from {args.data}")
+    _info(args, f"{type(final).__name__}: {len(rows)} predictions from {args.data}")
     return 0
 
 
@@ -403,6 +495,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="a constructor parameter, VALUE a Python literal (repeatable)")
     p.add_argument("--out", required=True, help="where to save the model (e.g. model.jc)")
+    p.add_argument("--standardize", action="store_true",
+                   help="standardize the numeric features (scikit-learn's StandardScaler, saved in the "
+                        "model file)")
+    p.add_argument("--one-hot", nargs="?", const=_AUTO, default=None, metavar="COLUMNS",
+                   help="one-hot encode the non-numeric feature columns, or those listed (--one-hot=a,b); "
+                        "categories unseen at fit time encode as all zeros (saved in the model file)")
     p.add_argument("--quiet", action="store_true", help="no informational output")
     p.set_defaults(func=_guarded(_cmd_fit))
     p = sub.add_parser("predict", help="predictions of a saved model on a CSV file, as CSV on stdout")

@@ -28,6 +28,18 @@ they stay numpy arrays, so their bits are kept (a jax array would be cast to 32 
 
 Not saved: params types created at run time (a Gaussian process with a user kernel function,
 an SVM with a callable kernel): :func:`save` raises ``TypeError`` naming the type or field.
+
+Saved pipelines (format version 2): :func:`save` also writes a scikit-learn ``Pipeline`` or
+``ColumnTransformer`` whose steps are jaxclassic estimators and scikit-learn's array-state
+preprocessors (``StandardScaler``, ``MinMaxScaler``, ``OneHotEncoder``, ``SimpleImputer``,
+``PolynomialFeatures``, ``CountVectorizer``), each step as its constructor parameters and an
+allow-listed set of fitted attributes (:mod:`jaxclassic.estimators._pipeline_io`), still
+without pickle; :func:`load` rebuilds it, warning when the file was written under another
+scikit-learn version. A step that cannot be saved is a ``ValueError`` naming its path
+(``pipeline step 'prep' > 'num' (FunctionTransformer) ...``), raised before any file is
+written. Version 2 adds the nodes such files need (scikit-learn steps, slices, string ->
+integer maps, object arrays of strings, ints and missing values); a file is written with the
+oldest version that holds it, so params files stay version 1.
 """
 
 from __future__ import annotations
@@ -48,8 +60,28 @@ __all__ = ["save", "load", "read_metadata", "params_types", "export_xgboost", "F
 
 #: the ``format`` entry of every file's header
 FORMAT = "jaxclassic-model"
-#: the version of the layout this module writes; it reads files of this version and older
-FORMAT_VERSION = 1
+#: the newest layout this module writes; it reads files of this version and older. A file is
+#: written with the oldest version that can hold it: 1 for params and estimators (arrays,
+#: params types, Python values), 2 where it needs a node added in 2 (scikit-learn steps of a
+#: saved pipeline, slices, string -> integer maps), so older readers still read the rest
+FORMAT_VERSION = 2
+#: node types added in format version 2
+_VERSION_2_NODES = ("sklearn", "slice", "strmap", "objcells")
+
+#: the cells an object array may hold besides all-str: code -> kind (``objcells`` nodes)
+_CELL_STR, _CELL_NONE, _CELL_NAN, _CELL_INT = 0, 1, 2, 3
+
+
+def _cell_kind(v) -> int:
+    if type(v) is str:
+        return _CELL_STR
+    if v is None:
+        return _CELL_NONE
+    if type(v) is float and v != v:
+        return _CELL_NAN
+    if type(v) is int and -2**63 <= v < 2**63:
+        return _CELL_INT
+    return -1
 #: the archive entry holding the JSON header
 HEADER_KEY = "__jaxclassic__"
 
@@ -150,6 +182,13 @@ class _Encoder:
         self.arrays: dict[str, np.ndarray] = {}
         self.hook = hook
         self.types = params_types()
+        self.format_version = 1
+
+    def needs(self, node: dict) -> dict:
+        """``node``, noting the format version its type needs."""
+        if node.get("t") in _VERSION_2_NODES:
+            self.format_version = max(self.format_version, 2)
+        return node
 
     def _array(self, a: np.ndarray) -> str:
         key = f"a{len(self.arrays)}"
@@ -177,6 +216,14 @@ class _Encoder:
             return {"t": "array", "k": self._array(np.asarray(obj)), "jax": True}
         if isinstance(obj, np.ndarray):
             if obj.dtype == object:
+                kinds = np.array([_cell_kind(v) for v in obj.ravel()], dtype=np.int8).reshape(obj.shape)
+                if kinds.size and kinds.min() >= 0 and kinds.any():
+                    # str, Python int, None and NaN cells (OneHotEncoder's categories_ of a column
+                    # with gaps, its drop_idx_): the strings, the ints, and a kind code per cell
+                    text = np.where(kinds == _CELL_STR, obj, "").astype(str)
+                    ints = np.where(kinds == _CELL_INT, obj, 0).astype(np.int64)
+                    return self.needs({"t": "objcells", "k": self._array(text), "ints": self._array(ints),
+                                       "kinds": self._array(kinds)})
                 if not all(type(v) is str for v in obj.ravel()):
                     raise UnsupportedObjectError(
                         f"{where}: an object array can be saved only when it holds str, got "
@@ -207,13 +254,22 @@ class _Encoder:
             return {"t": "dc", "kind": name, "v": fields}
         if cls is tuple or cls is list:
             return {"t": cls.__name__, "v": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
+        if cls is slice:
+            return self.needs({"t": "slice", "v": [self.encode(getattr(obj, f), f"{where}.{f}")
+                                                   for f in ("start", "stop", "step")]})
+        if (cls is dict and len(obj) > 1 and all(type(k) is str for k in obj)
+                and len({type(v) for v in obj.values()}) == 1
+                and isinstance(next(iter(obj.values())), np.integer)):
+            # a vocabulary (CountVectorizer's vocabulary_): two arrays, not one entry per word
+            return self.needs({"t": "strmap", "k": self._array(np.array(list(obj), dtype=str)),
+                               "values": self._array(np.array(list(obj.values())))})
         if cls is dict:
             return {"t": "dict", "v": [[self.encode(k, f"{where} key"), self.encode(v, f"{where}[{k!r}]")]
                                        for k, v in obj.items()]}
         if self.hook is not None:
             node = self.hook(obj, self, where)
             if node is not None:
-                return node
+                return self.needs(node)
         raise UnsupportedObjectError(
             f"{where}: cannot save an object of type {cls.__module__}.{cls.__qualname__} "
             f"({obj!r:.60}); model files hold arrays, jaxclassic params types, tuples, lists, dicts, "
@@ -254,6 +310,18 @@ class _Decoder:
             return a
         if t == "objarray":
             return self._array(node).astype(object)
+        if t == "objcells":
+            text, ints = self._array(node), self._array({"k": node.get("ints")})
+            kinds = self._array({"k": node.get("kinds")})
+            if not text.shape == ints.shape == kinds.shape:
+                raise ValueError(f"{self.path}: corrupt model file: object cells of shapes {text.shape}, "
+                                 f"{ints.shape}, {kinds.shape}")
+            out = text.astype(object)
+            out[kinds == _CELL_NONE] = None
+            out[kinds == _CELL_NAN] = float("nan")
+            for index in zip(*np.nonzero(kinds == _CELL_INT)):
+                out[index] = int(ints[index])
+            return out
         if t == "npscalar":
             return self._array(node)[()]
         if t == "key":
@@ -281,6 +349,15 @@ class _Decoder:
             return [self.decode(v) for v in node["v"]]
         if t == "dict":
             return {self.decode(k): self.decode(v) for k, v in node["v"]}
+        if t == "slice":
+            start, stop, step = (self.decode(v) for v in node["v"])
+            return slice(start, stop, step)
+        if t == "strmap":
+            keys, values = self._array(node), self._array({"k": node.get("values")})
+            if keys.shape != values.shape or keys.ndim != 1:
+                raise ValueError(f"{self.path}: corrupt model file: a map of {keys.shape} keys and "
+                                 f"{values.shape} values")
+            return dict(zip(keys.tolist(), values))
         if self.hook is not None:
             return self.hook(node, self)
         raise ValueError(f"{self.path}: corrupt model file: unknown node type {t!r}")
@@ -308,10 +385,11 @@ def _json_metadata(metadata: dict) -> dict:
 
 
 # --------------------------------------------------------------------------- files
-def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: dict) -> Path:
+def _write(path, content: str, kind: str, tree: dict, arrays: dict, metadata: dict, *,
+           format_version: int = 1) -> Path:
     from jaxclassic import __version__
 
-    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "package_version": __version__,
+    header = {"format": FORMAT, "format_version": format_version, "package_version": __version__,
               "content": content, "kind": kind, "tree": tree, "metadata": metadata}
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     path = Path(path)
@@ -427,9 +505,12 @@ def save(path, params, **metadata) -> Path:
     path : str or path-like
         Where to write (any suffix; ``.jc`` is the command line's). Written to a temporary
         file in the same folder and renamed, so a failed save leaves no partial file.
-    params : a jaxclassic params NamedTuple
+    params : a jaxclassic params NamedTuple, or a scikit-learn Pipeline / ColumnTransformer
         What a ``fit_<model>`` returns (``LogisticParams``, ``ClassificationForest``,
-        ``BayesNet``...): any type of :func:`params_types`.
+        ``BayesNet``...): any type of :func:`params_types`. Or a ``Pipeline``,
+        ``ColumnTransformer`` or one of the preprocessors the module docstring lists (fitted or
+        not), its steps jaxclassic estimators or those preprocessors: the header's metadata then
+        also holds ``sklearn_version``, and ``feature_names`` / ``classes`` when it has them.
     **metadata
         JSON-serialisable values stored in the header and returned by :func:`read_metadata`,
         e.g. ``hyperparameters={"l2": 1.0}``, ``feature_names=[...]``, ``classes=[...]``
@@ -444,7 +525,8 @@ def save(path, params, **metadata) -> Path:
     ------
     UnsupportedObjectError
         (a ``TypeError`` and a ``ValueError``) if ``params`` is not a jaxclassic params type,
-        or holds something a model file cannot hold (a callable, a type made at run time).
+        or holds something a model file cannot hold (a callable, a type made at run time); for
+        a pipeline, naming the step that cannot be saved. Nothing is written then.
     TypeError
         If a metadata value is not JSON-serialisable.
 
@@ -462,10 +544,24 @@ def save(path, params, **metadata) -> Path:
     >>> io.read_metadata(path)["feature_names"]
     ['x']
 
+    A pipeline of scikit-learn's preprocessing and our estimators:
+
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from jaxclassic.estimators import Ridge
+    >>> pipe = make_pipeline(StandardScaler(), Ridge(alpha=0.1)).fit(X, y)
+    >>> _ = io.save(path, pipe)
+    >>> bool((io.load(path).predict(X) == pipe.predict(X)).all())
+    True
+
     References
     ----------
     numpy's ``.npy`` / ``.npz`` format, NEP 1 (https://numpy.org/neps/nep-0001-npy-format.html).
     """
+    if _is_sklearn_layer(params):  # a Pipeline, ColumnTransformer or preprocessor of scikit-learn
+        from jaxclassic.estimators._pipeline_io import save_pipeline
+
+        return save_pipeline(path, params, **metadata)
     cls = type(params)
     types = params_types()
     if types.get(_qualified_name(cls)) is not cls or not (_is_namedtuple_type(cls) or dataclasses.is_dataclass(cls)):
@@ -476,7 +572,8 @@ def save(path, params, **metadata) -> Path:
     meta = _json_metadata(metadata)
     encoder = _Encoder()
     tree = encoder.encode(params, "params")
-    return _write(path, "params", _qualified_name(cls), tree, encoder.arrays, meta)
+    return _write(path, "params", _qualified_name(cls), tree, encoder.arrays, meta,
+                  format_version=encoder.format_version)
 
 
 def load(path, *, with_metadata: bool = False):
@@ -490,9 +587,12 @@ def load(path, *, with_metadata: bool = False):
 
     Returns
     -------
-    params : the saved params NamedTuple
+    params : the saved params NamedTuple, or the saved pipeline
         Leaves bitwise equal to the saved ones, of the same dtypes; ``jax.Array`` leaves come
-        back as ``jax.Array`` (64-bit ones as numpy while ``jax_enable_x64`` is off).
+        back as ``jax.Array`` (64-bit ones as numpy while ``jax_enable_x64`` is off). A saved
+        pipeline comes back rebuilt step by step, transforming and predicting as the saved one;
+        saved under another scikit-learn version it loads with scikit-learn's
+        ``InconsistentVersionWarning``.
     metadata : dict, if ``with_metadata``
 
     Raises
@@ -509,6 +609,11 @@ def load(path, *, with_metadata: bool = False):
     See :func:`save`.
     """
     header, arrays = _read(path)
+    if header["content"] == "pipeline":
+        from jaxclassic.estimators._pipeline_io import load_pipeline
+
+        pipeline = load_pipeline(path, header, arrays)
+        return (pipeline, _metadata(header)) if with_metadata else pipeline
     if header["content"] != "params":
         raise ValueError(f"{path} holds a saved {header['content']} ({header['kind']}), not params: "
                          f"load it with jaxclassic.estimators.{header['kind']}.load")
@@ -518,6 +623,14 @@ def load(path, *, with_metadata: bool = False):
                          "(written by another version?)")
     params = _Decoder(arrays, path).decode(header["tree"])
     return (params, _metadata(header)) if with_metadata else params
+
+
+def _is_sklearn_layer(obj) -> bool:
+    """A scikit-learn ``Pipeline`` / ``ColumnTransformer`` / preprocessor (not one of our
+    estimators: those save themselves), recognised without importing scikit-learn."""
+    if _is_namedtuple_type(type(obj)) or not callable(getattr(obj, "get_params", None)):
+        return False
+    return type(obj).__module__.split(".")[0] == "sklearn"
 
 
 def _metadata(header: dict) -> dict:
@@ -647,6 +760,8 @@ def export_xgboost(params, path=None, *, objective: str | None = None) -> dict:
     ------
     TypeError
         If ``params`` are not XGBoost-style boosted trees.
+    ValueError
+        If the trees have categorical splits (``categorical_features=``): not exported.
 
     Examples
     --------
@@ -666,6 +781,11 @@ def export_xgboost(params, path=None, *, objective: str | None = None) -> dict:
 
     if not isinstance(params, XGBoostParams):
         raise TypeError(f"params must be XGBoostParams (from fit_xgboost), got {type(params).__name__}")
+    from jaxclassic.tree._params import has_categories
+
+    if has_categories(params.trees):
+        raise ValueError("params has categorical splits (fit_xgboost(categorical_features=...)); export_xgboost "
+                         "writes numeric splits only: refit without categorical_features (e.g. one-hot codes) to export")
     trees = params.trees
     feature = np.asarray(trees.feature)
     n_used = int(np.asarray(params.best_iteration)) + 1

@@ -10,16 +10,17 @@ that autodiff reproduces them.
 
 Conventions for ``y``:
 
-========================  ======================================  =========================
-loss                      ``y``                                    ``f``
-========================  ======================================  =========================
-squared, absolute         real                                     prediction
-log_loss                  {0, 1} (or a probability in [0, 1])     logit
-hinge, squared_hinge,     {-1, +1}                                 margin score
+========================  ========================================  =========================
+loss                      ``y``                                     ``f``
+========================  ========================================  =========================
+squared, absolute         real                                      prediction
+log_loss                  {0, 1} (or a probability in [0, 1])       logit
+hinge, squared_hinge,     {-1, +1}                                  margin score
+modified_huber,
 exponential,
 perceptron, zero_one
-softmax_cross_entropy     integer class 0..C-1, or a (C,) one-hot  (C,) score vector
-========================  ======================================  =========================
+softmax_cross_entropy     integer class 0..C-1, or a (C,) one-hot   (C,) score vector
+========================  ========================================  =========================
 
 References
 ----------
@@ -41,6 +42,7 @@ __all__ = [
     "log_loss",
     "hinge",
     "squared_hinge",
+    "modified_huber",
     "exponential",
     "softmax_cross_entropy",
     "perceptron",
@@ -55,6 +57,8 @@ __all__ = [
     "hess_hinge",
     "grad_squared_hinge",
     "hess_squared_hinge",
+    "grad_modified_huber",
+    "hess_modified_huber",
     "grad_exponential",
     "hess_exponential",
     "grad_perceptron",
@@ -202,6 +206,36 @@ def hess_squared_hinge(y, f):
     :math:`y = \pm 1`; 0 at the kink, as autodiff)."""
     y, f = _same_float(y, f)
     return jnp.where(y * f < 1, 2 * jnp.square(y), jnp.zeros_like(f))
+
+
+# --------------------------------------------------------------------------- modified Huber
+def modified_huber(y, f):
+    r"""Modified Huber loss (Zhang 2004; scikit-learn's ``SGDClassifier(loss="modified_huber")``),
+    :math:`y \in \{-1, +1\}`:
+
+    .. math::
+        \ell(y, f) = \begin{cases} \max(0, 1 - y f)^2 & y f \ge -1 \\ -4 y f & y f < -1. \end{cases}
+
+    The squared hinge, continued linearly below :math:`yf = -1` (value 4 and slope -4 meet
+    there), so it is differentiable everywhere and robust to outliers.
+    """
+    y, f = _same_float(y, f)
+    margin = y * f
+    return jnp.where(margin >= -1, jnp.square(jnp.maximum(1 - margin, 0)), -4 * margin)
+
+
+def grad_modified_huber(y, f):
+    r""":math:`\partial_f \ell = -2y\max(0, 1 - yf)` for :math:`yf \ge -1`, else :math:`-4y` (continuous)."""
+    y, f = _same_float(y, f)
+    margin = y * f
+    return jnp.where(margin >= -1, -2 * y * jnp.maximum(1 - margin, 0), -4 * y)
+
+
+def hess_modified_huber(y, f):
+    r""":math:`\partial_f^2 \ell = 2y^2[-1 \le yf < 1]` (the value autodiff gives at the two kinks)."""
+    y, f = _same_float(y, f)
+    margin = y * f
+    return jnp.where((margin >= -1) & (margin < 1), 2 * jnp.square(y), jnp.zeros_like(f))
 
 
 # --------------------------------------------------------------------------- exponential
@@ -375,6 +409,7 @@ HAND_DERIVED = {
     "log_loss": (log_loss, grad_log_loss, hess_log_loss),
     "hinge": (hinge, grad_hinge, hess_hinge),
     "squared_hinge": (squared_hinge, grad_squared_hinge, hess_squared_hinge),
+    "modified_huber": (modified_huber, grad_modified_huber, hess_modified_huber),
     "exponential": (exponential, grad_exponential, hess_exponential),
     "perceptron": (perceptron, grad_perceptron, hess_perceptron),
     "softmax_cross_entropy": (

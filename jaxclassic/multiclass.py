@@ -49,7 +49,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _dispatch, _precision
+from jaxclassic import _dispatch, _precision, _sparse
 from jaxclassic._dispatch import Dispatcher
 from jaxclassic.validation import check_classifier_data, is_traced
 
@@ -149,6 +149,9 @@ def _warn_unconverged(estimators, what: str) -> None:
 def _validate(fit, X, y, n_classes, sample_weight):
     if not callable(fit):
         raise TypeError(f"fit must be a callable fit(X, y01, *, sample_weight, ...), got {type(fit).__name__}")
+    if _sparse.is_sparse(X):  # a BCOO from the estimator layer: the binary fit checks X itself
+        X, y, sw, n_classes = _sparse.check_sparse_classifier_data(X, y, sample_weight, n_classes=n_classes)
+        return X, y, n_classes, sw
     X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     return X, y, n_classes, sw
 
@@ -247,8 +250,13 @@ def fit_one_vs_one(fit: Callable, X, y, *, n_classes: int | None = None, sample_
 
 
 # --------------------------------------------------------------------------- predict
+def _operand(X):
+    """``X`` for the binary fits' scores: sparse (``BCOO``, scipy) as it is, else an array."""
+    return X if _sparse.is_sparse(X) else jnp.asarray(X)
+
+
 def _ovr_decision(params: OneVsRestParams, X):
-    return _stacked_scores(params.estimators, jnp.asarray(X))
+    return _stacked_scores(params.estimators, _operand(X))
 
 
 def _ovr_predict(params: OneVsRestParams, X):
@@ -259,7 +267,7 @@ def _ovr_predict(params: OneVsRestParams, X):
 
 
 def _ovr_predict_proba(params: OneVsRestParams, X):
-    X = jnp.asarray(X)
+    X = _operand(X)
     if not _dispatch.predict_proba.supports(params.estimators):
         raise TypeError(f"predict_proba needs a binary fit with predict_proba; "
                         f"{type(params.estimators).__name__} has none")
@@ -273,7 +281,7 @@ def _n_classes_of(pairs) -> int:
 
 
 def _ovo_votes_and_confidences(params: OneVsOneParams, X):
-    X = jnp.asarray(X)
+    X = _operand(X)
     scores = _stacked_scores(params.estimators, X)  # (n, P)
     wins_second = jax.vmap(lambda p: _dispatch.predict(p, X) == 1, out_axes=1)(params.estimators)
     return wins_second.astype(scores.dtype), scores

@@ -129,6 +129,27 @@ pd.DataFrame({"chosen α": [best_alpha, sk_cv.best_params_["ccp_alpha"]],
 print(tree.export_text(pruned, feature_names=names, class_names=["low", "high"], max_depth=3))
 
 # %% [markdown]
+# ## The same tree as a scikit-learn estimator
+#
+# `jaxclassic.estimators.DecisionTreeClassifier` wraps `fit_cart` with scikit-learn's
+# interface (labels of any type, `GridSearchCV`, `Pipeline`); `plot.tree` draws a fitted
+# estimator with each node's test, Gini impurity, weighted sample count and class counts, as
+# `sklearn.tree.plot_tree` does.
+
+# %%
+from jaxclassic import plot
+from jaxclassic.estimators import DecisionTreeClassifier as JaxTree
+
+labels = np.where(ytr == 1, "high", "low")
+shallow = JaxTree(max_depth=2, random_state=0).fit(Xtr, labels)
+sk_shallow = DecisionTreeClassifier(max_depth=2, random_state=0).fit(Xtr, labels)
+print("test accuracy: jaxclassic %.4f, scikit-learn %.4f" % (
+    shallow.score(Xte, np.where(yte == 1, "high", "low")), sk_shallow.score(Xte, np.where(yte == 1, "high", "low"))))
+fig, ax = plt.subplots(figsize=(9, 3.6))
+plot.tree(shallow, feature_names=names, ax=ax)
+plt.show()
+
+# %% [markdown]
 # ## ID3 on play-tennis
 #
 # ID3 splits a node multiway on the categorical attribute of largest information gain

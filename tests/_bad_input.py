@@ -144,15 +144,24 @@ def _specs() -> list[FitSpec]:
         S("fit_lasso", lambda X, y, sw, **h: linear.fit_lasso(
             X, y, **{"alpha": 0.1, "max_iter": 50, **h}, sample_weight=sw),
           "regression", {"alpha": ("alpha", -1.0), "max_iter": ("max_iter", 0)}),
+        S("fit_elastic_net", lambda X, y, sw, **h: linear.fit_elastic_net(
+            X, y, **{"alpha": 0.1, "max_iter": 50, **h}, sample_weight=sw),
+          "regression", {"alpha": ("alpha", -1.0), "l1_ratio": ("l1_ratio", 1.5),
+                         "max_iter": ("max_iter", 0)}),
         S("fit_bayesian_ridge", lambda X, y, sw, **h: linear.fit_bayesian_ridge(
             X, y, **{"max_iter": 20, **h}, sample_weight=sw),
           "regression", {"max_iter": ("max_iter", 0), "alpha_1": ("alpha_1", -1.0)}),
         S("fit_sgd_regressor", lambda X, y, sw, **h: linear.fit_sgd_regressor(
             X, y, key=key(), **{"n_epochs": 2, "batch_size": 4, **h}, sample_weight=sw),
           "regression", {"learning_rate": ("learning_rate", -1.0), "batch_size": ("batch_size", 0)}),
+        S("fit_sgd_classifier", lambda X, y, sw, **h: linear.fit_sgd_classifier(
+            X, y, key=key(), **{"max_iter": 2, **h}, sample_weight=sw),
+          "binary", {"alpha": ("alpha", -1.0), "loss": ("loss", "bogus"), "l1_ratio": ("l1_ratio", 1.5),
+                     "batch_size": ("batch_size", 0)}, classifier=True),
         S("fit_logistic", lambda X, y, sw, **h: linear.fit_logistic(
             X, y, **{"l2": 1.0, "max_iter": 20, **h}, sample_weight=sw),
-          "binary", {"l2": ("l2", -1.0), "max_iter": ("max_iter", 0)}, classifier=True),
+          "binary", {"l2": ("l2", -1.0), "max_iter": ("max_iter", 0), "l1_ratio": ("l1_ratio", 1.5),
+                     "penalty": ("penalty", "l3")}, classifier=True),
         S("fit_softmax", lambda X, y, sw, **h: linear.fit_softmax(
             X, y, **{"l2": 1.0, "max_iter": 20, **h}, sample_weight=sw),
           "multiclass", {"l2": ("l2", -1.0), "n_classes": ("n_classes", 1)}, classifier=True),
@@ -181,6 +190,15 @@ def _specs() -> list[FitSpec]:
         S("fit_mixed_nb", lambda X, y, sw, **h: discriminant.fit_mixed_nb(
             X, y, categorical_features=[0], **h, sample_weight=sw),
           "mixed", {"alpha": ("alpha", -1.0), "var_smoothing": ("var_smoothing", -1.0)}, classifier=True),
+        S("fit_multinomial_nb", lambda X, y, sw, **h: discriminant.fit_multinomial_nb(
+            X, y, **h, sample_weight=sw),
+          "categorical", {"alpha": ("alpha", -1.0)}, classifier=True),
+        S("fit_bernoulli_nb", lambda X, y, sw, **h: discriminant.fit_bernoulli_nb(
+            X, y, **h, sample_weight=sw),
+          "categorical", {"alpha": ("alpha", -1.0), "binarize": ("binarize", -1.0)}, classifier=True),
+        S("fit_complement_nb", lambda X, y, sw, **h: discriminant.fit_complement_nb(
+            X, y, **h, sample_weight=sw),
+          "categorical", {"alpha": ("alpha", -1.0)}, classifier=True),
         S("fit_lda", lambda X, y, sw, **h: discriminant.fit_lda(X, y, **h, sample_weight=sw),
           "multiclass", {"shrinkage": ("shrinkage", 2.0), "solver": ("solver", "bogus")}, classifier=True),
         S("fit_qda", lambda X, y, sw, **h: discriminant.fit_qda(X, y, **h, sample_weight=sw),
@@ -208,10 +226,12 @@ def _specs() -> list[FitSpec]:
           classifier=True),
         S("fit_gradient_boosting", lambda X, y, sw, **h: ensemble.fit_gradient_boosting(
             X, y, **{"n_estimators": 3, "max_depth": 2, "n_bins": 8, **h}, sample_weight=sw),
-          "regression", {"learning_rate": ("learning_rate", -1.0), "subsample": ("subsample", 0.0)}),
+          "regression", {"learning_rate": ("learning_rate", -1.0), "subsample": ("subsample", 0.0),
+                         "verbose": ("verbose", -1)}),
         S("fit_xgboost", lambda X, y, sw, **h: ensemble.fit_xgboost(
             X, y, **{"n_estimators": 3, "max_depth": 2, "max_bin": 8, **h}, sample_weight=sw),
-          "regression", {"reg_lambda": ("reg_lambda", -1.0), "learning_rate": ("learning_rate", -1.0)}),
+          "regression", {"reg_lambda": ("reg_lambda", -1.0), "learning_rate": ("learning_rate", -1.0),
+                         "verbose": ("verbose", -1)}),
         S("fit_random_forest", lambda X, y, sw, **h: ensemble.fit_random_forest(
             X, y, key=key(), **{"n_estimators": 3, "max_depth": 2, "n_bins": 8, **h}, sample_weight=sw),
           "binary", {"n_estimators": ("n_estimators", 0), "max_samples": ("max_samples", 2.0)},
@@ -230,9 +250,15 @@ def _specs() -> list[FitSpec]:
             X, h.pop("n_clusters", 2), key=key(), **{"max_iter": 10, **h}, sample_weight=sw),
           "unsupervised", {"n_clusters": ("n_clusters", 0), "max_iter": ("max_iter", 0)},
           k=("n_clusters", 50)),
+        S("fit_minibatch_kmeans", lambda X, y, sw, **h: cluster.fit_minibatch_kmeans(
+            X, h.pop("n_clusters", 2), key=key(), **{"max_iter": 2, "batch_size": 4, **h}, sample_weight=sw),
+          "unsupervised", {"n_clusters": ("n_clusters", 0), "batch_size": ("batch_size", 0),
+                           "reassignment_ratio": ("reassignment_ratio", -1.0)},
+          k=("n_clusters", 50)),
         S("fit_gmm", lambda X, y, sw, **h: cluster.fit_gmm(
             X, h.pop("n_components", 2), key=key(), **{"max_iter": 10, **h}, sample_weight=sw),
-          "unsupervised", {"n_components": ("n_components", 0), "reg_covar": ("reg_covar", -1.0)},
+          "unsupervised", {"n_components": ("n_components", 0), "reg_covar": ("reg_covar", -1.0),
+                           "verbose": ("verbose", -1)},
           k=("n_components", 50)),
         S("fit_bayes_net", lambda X, y, sw, **h: graphical.fit_bayes_net(
             X, net_structure, **h, sample_weight=sw),
@@ -240,10 +266,10 @@ def _specs() -> list[FitSpec]:
         S("fit_hmm", lambda X, y, sw, **h: graphical.fit_hmm(
             X, y, h.pop("n_components", 2), emission="gaussian", key=key(), **{"max_iter": 5, **h},
             sample_weight=sw),
-          "hmm", {"n_components": ("n_components", 0), "tol": ("tol", -1.0)}),
+          "hmm", {"n_components": ("n_components", 0), "tol": ("tol", -1.0), "verbose": ("verbose", -1)}),
         S("fit_crf", lambda X, y, sw, **h: graphical.fit_crf(
             X, y, **{"c2": 1.0, "max_iter": 5, **h}, sample_weight=sw),
-          "crf", {"c2": ("c2", -1.0), "max_iter": ("max_iter", 0)}, classifier=True),
+          "crf", {"c2": ("c2", -1.0), "max_iter": ("max_iter", 0), "verbose": ("verbose", -1)}, classifier=True),
         # the streaming fits (row blocks of a memmap or an iterator), given in-memory arrays
         S("streaming.fit_ols", lambda X, y, sw, **h: streaming.fit_ols(X, y, sample_weight=sw, **h),
           "regression", {"rcond": ("rcond", -1.0)}),
@@ -321,11 +347,12 @@ EXCLUDED_FITS = {
 }
 
 SPEC_NAMES = (
-    "fit_ols fit_ridge fit_lasso fit_bayesian_ridge fit_sgd_regressor fit_logistic fit_softmax "
+    "fit_ols fit_ridge fit_lasso fit_elastic_net fit_bayesian_ridge fit_sgd_regressor fit_sgd_classifier fit_logistic fit_softmax "
     "fit_perceptron fit_one_vs_rest fit_one_vs_one fit_linear_svm fit_kernel_svm fit_kernel_svr "
-    "fit_gaussian_nb fit_categorical_nb fit_mixed_nb fit_lda fit_qda fit_knn fit_kde fit_gp "
+    "fit_gaussian_nb fit_categorical_nb fit_mixed_nb fit_multinomial_nb fit_bernoulli_nb "
+    "fit_complement_nb fit_lda fit_qda fit_knn fit_kde fit_gp "
     "fit_cart fit_id3 fit_c45 fit_adaboost fit_gradient_boosting fit_xgboost fit_random_forest "
-    "fit_bagging fit_stacking fit_voting fit_kmeans fit_gmm fit_bayes_net "
+    "fit_bagging fit_stacking fit_voting fit_kmeans fit_minibatch_kmeans fit_gmm fit_bayes_net "
     "fit_hmm fit_crf streaming.fit_ols streaming.fit_ridge streaming.fit_logistic "
     "streaming.fit_gaussian_nb streaming.fit_lda streaming.fit_kmeans streaming.fit_gmm"
 ).split()
@@ -548,7 +575,7 @@ def build(s: FitSpec, case: str, detail):
 # --------------------------------------------------------------------------- estimators
 #: estimator -> {hyperparameter: invalid value}: the obvious invalid settings of each class
 ESTIMATOR_BAD_HYPER: dict[str, dict] = {
-    "LogisticRegression": {"C": -1.0, "max_iter": 0},
+    "LogisticRegression": {"C": -1.0, "max_iter": 0, "l1_ratio": 1.5},
     "PerceptronClassifier": {"max_epochs": 0, "learning_rate": -1.0},
     "SoftmaxRegression": {"C": -1.0},
     "BayesianRidge": {"max_iter": 0, "alpha_1": -1.0},
@@ -556,8 +583,13 @@ ESTIMATOR_BAD_HYPER: dict[str, dict] = {
     "LinearRegression": {},
     "Ridge": {"alpha": -1.0},
     "SGDRegressor": {"learning_rate": -1.0, "n_epochs": 0},
+    "SGDClassifier": {"alpha": -1.0, "max_iter": 0, "loss": "bogus"},
     "Lasso": {"alpha": -1.0, "max_iter": 0},
+    "ElasticNet": {"alpha": -1.0, "l1_ratio": 1.5},
     "CategoricalNB": {"alpha": -1.0},
+    "MultinomialNB": {"alpha": -1.0},
+    "BernoulliNB": {"alpha": -1.0, "binarize": -1.0},
+    "ComplementNB": {"alpha": -1.0},
     "GaussianNB": {"var_smoothing": -1.0},
     "LinearDiscriminantAnalysis": {"solver": "bogus", "shrinkage": 2.0},
     "QuadraticDiscriminantAnalysis": {"reg_param": -1.0},
@@ -585,6 +617,7 @@ ESTIMATOR_BAD_HYPER: dict[str, dict] = {
     "GaussianMixture": {"n_components": 0, "reg_covar": -1.0},
     "GaussianProcessRegressor": {"noise": -1.0},
     "KMeans": {"n_clusters": 0, "max_iter": 0},
+    "MiniBatchKMeans": {"n_clusters": 0, "batch_size": 0},
     "AgglomerativeClustering": {"n_clusters": 0, "linkage": "bogus"},
     "LinearSVC": {"C": -1.0},
     "SVC": {"C": -1.0, "gamma": -1.0},
@@ -596,7 +629,7 @@ ESTIMATOR_BAD_HYPER: dict[str, dict] = {
 #: estimator -> (its count hyperparameter, a value larger than the 12 rows allow)
 ESTIMATOR_K = {
     "KNeighborsClassifier": ("n_neighbors", 50), "KNeighborsRegressor": ("n_neighbors", 50),
-    "KMeans": ("n_clusters", 50), "GaussianMixture": ("n_components", 50),
+    "KMeans": ("n_clusters", 50), "MiniBatchKMeans": ("n_clusters", 50), "GaussianMixture": ("n_components", 50),
     "AgglomerativeClustering": ("n_clusters", 50), "StackingClassifier": ("cv", 50),
     "StackingRegressor": ("cv", 50),
 }

@@ -146,13 +146,14 @@ DOCUMENTED_RESULTS: dict[tuple[str, str], tuple[Any, str]] = {
     # one sample: regressors and density models fit it (scikit-learn's check_fit2d_1sample
     # accepts either); the others name what one row cannot satisfy
     **{(f, "one_sample"): ("fits", "one row: a minimum-norm / prior-dominated fit, as scikit-learn")
-       for f in ("fit_ols", "fit_ridge", "fit_lasso", "fit_bayesian_ridge", "fit_sgd_regressor",
+       for f in ("fit_ols", "fit_ridge", "fit_lasso", "fit_elastic_net", "fit_bayesian_ridge", "fit_sgd_regressor",
                  "fit_kernel_svr", "fit_kde", "fit_gp", "fit_cart", "fit_id3", "fit_c45",
                  "fit_gradient_boosting", "fit_xgboost", "fit_bagging",
                  "fit_bayes_net", "fit_crf", "streaming.fit_ols", "streaming.fit_ridge")},
     ("fit_knn", "one_sample"): (("raises", ValueError, r"\bn_neighbors must be <="), "3 neighbours of 1 row"),
     ("fit_stacking", "one_sample"): (("raises", ValueError, r"\bn_splits\b"), "3 folds of 1 row"),
     ("fit_kmeans", "one_sample"): (("raises", ValueError, r"\bn_clusters\b"), "2 clusters of 1 row"),
+    ("fit_minibatch_kmeans", "one_sample"): (("raises", ValueError, r"\bn_clusters\b"), "2 clusters of 1 row"),
     ("fit_gmm", "one_sample"): (("raises", ValueError, r"\bn_components\b"), "2 components of 1 row"),
     ("fit_hmm", "one_sample"): (("raises", ValueError, r"\bn_components\b"), "2 Gaussian states of 1 row"),
     **{(f"streaming.fit_{f}", "one_sample"): (("raises", ValueError, rf"\b{n}\b"), "2 seeds of 1 row")

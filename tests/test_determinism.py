@@ -40,6 +40,8 @@ RANDOMISED = {
     "fit_random_forest": "bootstrap counts and feature subsets",
     "fit_bagging": "bootstrap counts",
     "fit_sgd_regressor": "the order of the mini-batches",
+    "fit_sgd_classifier": "the order of the rows in each epoch",
+    "fit_minibatch_kmeans": "k-means++ seeding and the drawn mini-batches",
 }
 
 

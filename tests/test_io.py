@@ -69,6 +69,10 @@ def _builders():
     b = {
         "linear._params.LinearParams": (lambda: linear.fit_ols(X, Y_REG), pred),
         "linear.lasso.LassoParams": (lambda: linear.fit_lasso(X, Y_REG, alpha=0.1), pred),
+        "linear.elastic_net.ElasticNetParams": (lambda: linear.fit_elastic_net(X, Y_REG, alpha=0.1, l1_ratio=0.5),
+                                                pred),
+        "linear.sgd_classifier.SGDClassifierParams": (
+            lambda: linear.fit_sgd_classifier(X, Y_BIN, key=KEY, max_iter=2), pred),
         "linear.bayesian.BayesianRidgeParams": (lambda: linear.fit_bayesian_ridge(X, Y_REG, max_iter=5), pred),
         "linear.sgd.SGDRegressorParams": (
             lambda: linear.fit_sgd_regressor(X, Y_REG, key=KEY, n_epochs=2, batch_size=8), pred),
@@ -90,6 +94,12 @@ def _builders():
         "discriminant.naive_bayes.MixedNBParams": (
             lambda: discriminant.fit_mixed_nb(X_MIXED, Y_BIN, categorical_features=[0], n_categories=[3]),
             pred_mixed),
+        "discriminant.discrete_nb.MultinomialNBParams": (
+            lambda: discriminant.fit_multinomial_nb(X_CAT, Y_BIN), pred_cat),
+        "discriminant.discrete_nb.BernoulliNBParams": (
+            lambda: discriminant.fit_bernoulli_nb(X_CAT, Y_BIN, binarize=1.0), pred_cat),
+        "discriminant.discrete_nb.ComplementNBParams": (
+            lambda: discriminant.fit_complement_nb(X_CAT, Y_BIN), pred_cat),
         "discriminant.lda_qda.LDAParams": (lambda: discriminant.fit_lda(X, Y_3), pred),
         "discriminant.lda_qda.QDAParams": (lambda: discriminant.fit_qda(X, Y_3, reg_param=0.1), pred),
         "neighbors.knn.KNNClassifierParams": (lambda: neighbors.fit_knn(X, Y_3, n_neighbors=3), pred),
@@ -134,6 +144,8 @@ def _builders():
         "ensemble.stacking.RegressionStacking": (
             lambda: ensemble.fit_stacking([ridge], ridge, X, Y_REG, n_splits=2, task="regression", key=KEY), pred),
         "cluster.kmeans.KMeansParams": (lambda: cluster.fit_kmeans(X, 2, key=KEY, max_iter=5), cluster.predict),
+        "cluster.minibatch_kmeans.MiniBatchKMeansParams": (
+            lambda: cluster.fit_minibatch_kmeans(X, 2, key=KEY, max_iter=2, batch_size=8), cluster.predict),
         "cluster.hierarchical.AgglomerativeParams": (
             lambda: cluster.fit_agglomerative(X, n_clusters=2), lambda params, _: params.labels),
         **{f"cluster.gmm.{name}GMMParams": (
@@ -260,7 +272,7 @@ def test_round_trip_is_bitwise_and_predicts_the_same(name, tmp_path):
     loaded, meta = io.load(path, with_metadata=True)
     assert_identical(params, loaded)
     assert meta["kind"] == name and meta["hyperparameters"] == {"note": name}
-    assert meta["feature_names"] == ["a", "b", "c"] and meta["format_version"] == io.FORMAT_VERSION
+    assert meta["feature_names"] == ["a", "b", "c"] and meta["format_version"] == 1  # params need no version-2 node
     assert _tree_bits(respond(params, X)) == _tree_bits(respond(loaded, X))  # the same compiled program
 
 

@@ -590,7 +590,9 @@ def test_tree_draws_the_splits_of_sklearns_cart(iris, iris_tree, ax):
     # one) makes the same
     # splits (< 255 distinct values bin exactly; no tie in the gain there, unlike with petal
     # width, which ties petal length at the root): same features, node sizes and leaf classes
-    # in depth-first order, thresholds to the 2 printed decimals
+    # in depth-first order, thresholds to the 2 printed decimals; every node's impurity,
+    # samples, class counts and class as sklearn.tree.plot_tree prints them (counts exact,
+    # the Gini impurity to the 2 printed decimals)
     from sklearn.tree import DecisionTreeClassifier
 
     from jaxclassic.tree import export_text
@@ -602,21 +604,23 @@ def test_tree_draws_the_splits_of_sklearns_cart(iris, iris_tree, ax):
     texts = [t.get_text().splitlines() for t in ax.texts]
     assert len(texts) == sk.node_count == int(iris_tree.n_nodes)
     for node, lines in enumerate(texts):  # sklearn numbers nodes depth-first, left first
-        assert lines[-1] == f"samples = {sk.n_node_samples[node]}"
+        counts = np.rint(sk.value[node, 0] * sk.weighted_n_node_samples[node]).astype(int)
+        cls = ["setosa", "versicolor", "virginica"][int(np.argmax(sk.value[node]))]
+        assert lines[-4:] == [f"impurity = {sk.impurity[node]:.2f}", f"samples = {sk.n_node_samples[node]}",
+                              f"value = [{', '.join(str(c) for c in counts)}]", f"class = {cls}"]
         if sk.children_left[node] >= 0:
             name, op, value = lines[0].split()
             assert (name, op) == (names[sk.feature[node]], "<=")
             assert float(value) == pytest.approx(sk.threshold[node], abs=6e-3)  # 2 decimals
         else:
-            cls = ["setosa", "versicolor", "virginica"][int(np.argmax(sk.value[node]))]
-            assert lines[0] == f"class: {cls}"
+            assert len(lines) == 4  # no test at a leaf
     # the split rules read as export_text prints them
     rules = [line.split("|--- ")[1] for line in export_text(iris_tree, names).splitlines()
              if "<=" in line]
     assert [lines[0] for lines in texts if "<=" in lines[0]] == rules
     assert len(ax.collections[0].get_segments()) == sk.node_count - 1
     leaf_colours = {to_rgba(t.get_bbox_patch().get_facecolor())[:3] for t in ax.texts
-                    if t.get_text().startswith("class")}
+                    if t.get_text().startswith("impurity")}
     assert len(leaf_colours) == 3
 
 
@@ -625,7 +629,8 @@ def test_tree_cut_at_max_depth(iris_tree, ax):
     # depth 1 of iris: the root split, the pure setosa leaf, and the cut right subtree
     plot.tree(iris_tree, max_depth=1, ax=ax)
     first_lines = [t.get_text().splitlines()[0] for t in ax.texts]
-    assert first_lines[0].startswith("feature_") and first_lines[1:] == ["class: 0", "(...)"]
+    assert first_lines[0].startswith("feature_") and first_lines[1:] == ["impurity = 0.00", "(...)"]
+    assert ax.texts[1].get_text().splitlines()[-1] == "class = 0"
     assert len(ax.collections[0].get_segments()) == 2
 
 
@@ -692,10 +697,42 @@ def test_tree_of_a_fitted_estimator_draws_its_params_with_its_names(iris, ax):
     fig, by_hand = plt.subplots()
     try:
         plot.tree(estimator.params_, feature_names=names, class_names=list(estimator.classes_), ax=by_hand)
-        assert drawn == [t.get_text() for t in by_hand.texts]
+        # the same boxes, but the estimator names its impurity by its criterion
+        assert [t.replace("gini = ", "impurity = ") for t in drawn] == [t.get_text() for t in by_hand.texts]
     finally:
         plt.close(fig)
-    assert drawn[0].startswith("petal ") and "class: setosa" in drawn[1]
+    assert drawn[0].startswith("petal ") and "class = setosa" in drawn[1]
+    assert drawn[0].splitlines()[1].startswith("gini = ")  # the estimator's criterion names the impurity
+
+
+def test_tree_node_texts_read_as_sklearn_plot_tree(ax):
+    # hand derivation on four rows, two classes split at x <= 1.5: the root's Gini impurity
+    # 1 - 2 (1/2)^2 = 0.5 over counts [2, 2], two pure leaves (Gini 0); plot_tree's wording
+    from jaxclassic.tree import fit_cart
+
+    X = np.array([[0.0, 5.0], [1.0, 4.0], [2.0, 4.0], [3.0, 5.0]])
+    plot.tree(fit_cart(X, np.array([0, 0, 1, 1])), feature_names=["u", "v"], class_names=["no", "yes"], ax=ax)
+    assert [t.get_text() for t in ax.texts] == [
+        "u <= 1.50\nimpurity = 0.50\nsamples = 4\nvalue = [2, 2]\nclass = no",
+        "impurity = 0.00\nsamples = 2\nvalue = [2, 0]\nclass = no",
+        "impurity = 0.00\nsamples = 2\nvalue = [0, 2]\nclass = yes"]
+
+
+@pytest.mark.full
+def test_tree_of_a_regressor_reads_as_sklearn_plot_tree(iris, ax):
+    # reference: scikit-learn's regression tree at depth 1 on iris (sepal length from the
+    # rest): same split, squared error, samples and mean per node, to the 2 printed decimals
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    from jaxclassic.estimators import DecisionTreeRegressor
+
+    X, y = iris[0][:, 1:], iris[0][:, 0]
+    sk = SkTree(max_depth=1).fit(X, y).tree_
+    plot.tree(DecisionTreeRegressor(max_depth=1).fit(X, y), ax=ax)
+    texts = [t.get_text().splitlines() for t in ax.texts]
+    for node, lines in enumerate(texts):
+        assert lines[-3:] == [f"squared_error = {sk.impurity[node]:.2f}", f"samples = {sk.n_node_samples[node]}",
+                              f"value = {sk.value[node, 0, 0]:.2f}"]
 
 
 def test_tree_of_an_unfitted_estimator_says_so(ax):
@@ -841,3 +878,138 @@ def test_gmm_ellipses_rejects_a_radius_of_zero(ax):
 def test_gmm_ellipses_rejects_a_non_mixture(ax):
     with pytest.raises(TypeError, match="model must be a fitted Gaussian mixture .* got dict"):
         plot.gmm_ellipses({}, ax=ax)
+
+
+# --------------------------------------------------------------------------- names, legends, layout (issue 28)
+def test_decision_regions_class_names_label_the_legend(ax):
+    X = np.array([[0.0, 0.0], [1.0, 2.0], [2.0, 1.0], [3.0, 3.0]])
+    plot.decision_regions(lambda G: (G[:, 0] > G[:, 1]).astype(int), X, [0, 0, 1, 1], ax=ax, grid_resolution=5,
+                          class_names=["left", "right"], feature_names=["width", "height"])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["left", "right"]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("width", "height")
+    with pytest.raises(ValueError, match="class_names must hold 2 names, got 3"):
+        plot.decision_regions(lambda G: (G[:, 0] > G[:, 1]).astype(int), X, [0, 0, 1, 1], ax=ax,
+                              grid_resolution=5, class_names=["a", "b", "c"])
+
+
+def test_confusion_matrix_class_names_are_its_tick_labels(ax):
+    plot.confusion_matrix(Y_TRUE, Y_PRED, class_names=["B", "C", "D"], ax=ax, colorbar=False)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["B", "C", "D"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["B", "C", "D"]
+    with pytest.raises(ValueError, match="give class_names or display_labels .*not both"):
+        plot.confusion_matrix(Y_TRUE, Y_PRED, class_names=["B", "C", "D"], display_labels=["B", "C", "D"], ax=ax)
+
+
+def _inside(box, outer, slack=1.0):
+    return (box.x0 >= outer.x0 - slack and box.y0 >= outer.y0 - slack and box.x1 <= outer.x1 + slack
+            and box.y1 <= outer.y1 + slack)
+
+
+def _overlap(a, b):
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_confusion_matrix_at_3_inches_clips_nothing():
+    # every label, tick label and the colour bar inside a 3 x 3 inch figure; the colour bar
+    # beside the matrix, not over it (the renderer's own extents of the drawn texts)
+    fig, ax = plt.subplots(figsize=(3, 3))
+    try:
+        plot.confusion_matrix(["setosa", "versicolor", "virginica", "setosa"],
+                              ["setosa", "virginica", "virginica", "versicolor"], ax=ax)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        page = fig.bbox
+        # the Axes' tight box holds its drawn tick labels and axis labels
+        assert _inside(ax.get_tightbbox(renderer), page)
+        colorbar = fig.axes[1]
+        assert _inside(colorbar.get_tightbbox(renderer), page)
+        assert not _overlap(colorbar.get_window_extent(renderer), ax.get_window_extent(renderer))
+        # long class names turned 45 degrees, so neighbours do not run into each other
+        assert {t.get_rotation() for t in ax.get_xticklabels()} == {45.0}
+    finally:
+        plt.close(fig)
+
+
+def test_regularization_path_at_3_inches_legend_covers_no_line():
+    # ten named coefficient paths: the legend outside the Axes (covering none of the lines)
+    # and, with the axis labels and ticks, inside the 3 x 3 inch figure
+    from types import SimpleNamespace
+
+    alphas = np.logspace(-2, 1, 6)
+    coefs = np.outer(1.0 / (1.0 + alphas), np.arange(1.0, 11.0))
+    fig, ax = plt.subplots(figsize=(3, 3))
+    try:
+        names = ["age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]
+        path = SimpleNamespace(coefs=coefs, alphas=alphas)  # a LassoPath's two fields
+        plot.regularization_path(path, feature_names=names, ax=ax)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        legend = ax.get_legend()
+        assert [t.get_text() for t in legend.get_texts()] == names
+        assert not _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+        assert _inside(legend.get_window_extent(renderer), fig.bbox)
+        assert _inside(ax.get_tightbbox(renderer), fig.bbox)  # drawn tick labels and axis labels
+    finally:
+        plt.close(fig)
+
+
+def test_a_figure_the_caller_laid_out_keeps_its_layout():
+    fig, ax = plt.subplots(figsize=(3, 3), layout="tight")
+    try:
+        plot.confusion_matrix([0, 1], [0, 1], ax=ax)
+        assert type(fig.get_layout_engine()).__name__ == "TightLayoutEngine"
+    finally:
+        plt.close(fig)
+
+
+def test_gmm_ellipses_legend_and_feature_names(ax):
+    from types import SimpleNamespace
+
+    gmm = SimpleNamespace(means=np.array([[0.0, 0.0, 1.0], [3.0, 3.0, 1.0]]),
+                          covariances=np.array([[1.0, 0.5, 1.0], [2.0, 1.0, 1.0]]), covariance_type="diag")
+    plot.gmm_ellipses(gmm, np.zeros((4, 3)), features=(1, 2), ax=ax, feature_names=["a", "b", "c"],
+                      component_names=["small", "large"])
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("b", "c")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "data", "small", "large", "means", "1 sigma", "2 sigma"]
+    handles = ax.get_legend().legend_handles
+    assert [h.get_linestyle() for h in handles[-2:]] == ["-", "--"]
+    with pytest.raises(ValueError, match="feature_names must hold 3 names, got 2"):
+        plot.gmm_ellipses(gmm, ax=ax, feature_names=["a", "b"])
+
+
+def test_gmm_ellipses_without_legend(ax):
+    from types import SimpleNamespace
+
+    gmm = SimpleNamespace(means=np.zeros((1, 2)), covariances=np.ones(1), covariance_type="spherical")
+    assert plot.gmm_ellipses(gmm, ax=ax, legend=False).get_legend() is None
+
+
+# --------------------------------------------------------------------------- feature importances
+def test_feature_importances_of_an_estimator_are_its_attribute_sorted(ax):
+    # reference: the estimator's own feature_importances_ (scikit-learn's forest here), sorted
+    # by numpy; the names are the DataFrame's columns
+    pd = pytest.importorskip("pandas")
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(60, 3)), columns=["noise", "signal", "weak"])
+    y = (X.signal + 0.3 * X.weak > 0).astype(int)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    plot.feature_importances(forest, ax=ax)
+    order = np.argsort(-forest.feature_importances_)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [X.columns[j] for j in order]
+    np.testing.assert_array_equal([p.get_width() for p in ax.patches], forest.feature_importances_[order])
+    tops = [p.get_y() for p in ax.patches]
+    assert tops == sorted(tops, reverse=True)  # the largest at the top
+
+
+def test_feature_importances_max_features_and_errors(ax):
+    plot.feature_importances(np.array([0.1, 0.5, 0.4]), max_features=2, ax=ax)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["x1", "x2"]
+    with pytest.raises(ValueError, match="feature_names must hold 3 names, got 1"):
+        plot.feature_importances([0.1, 0.5, 0.4], feature_names=["a"], ax=ax)
+    from sklearn.linear_model import LinearRegression
+
+    with pytest.raises(TypeError, match="model must be fitted and have feature_importances_"):
+        plot.feature_importances(LinearRegression(), ax=ax)

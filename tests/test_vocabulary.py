@@ -72,7 +72,11 @@ COUNT_NAME_EXCEPTIONS = {("kernels.from_pairwise", "k"): "a kernel function k(x,
 
 #: classification / regression pairs that are two functions, with why
 TWO_FUNCTIONS = {("svm.fit_kernel_svm", "svm.fit_kernel_svr"):
-                 "C-SVC's and epsilon-SVR's duals are different problems"}
+                 "C-SVC's and epsilon-SVR's duals are different problems",
+                 ("linear.fit_sgd_classifier", "linear.fit_sgd_regressor"):
+                 "the regressor centres the data (exact intercept) under optax's momentum / Adam and "
+                 "a cosine schedule; the classifier is scikit-learn's margin-loss SGD (one-vs-rest, "
+                 "the 'optimal' 1/(alpha t) step, a proximal L1 step, the tol rule)"}
 
 #: each estimator and the functional fits it wraps (family.fit)
 ESTIMATOR_FITS = {
@@ -83,7 +87,10 @@ ESTIMATOR_FITS = {
     "BayesianRidge": ["linear.fit_bayesian_ridge"],
     "C45Classifier": ["tree.fit_c45"],
     "CategoricalHMM": ["graphical.fit_hmm"],
+    "BernoulliNB": ["discriminant.fit_bernoulli_nb"],
     "CategoricalNB": ["discriminant.fit_categorical_nb"],
+    "ComplementNB": ["discriminant.fit_complement_nb"],
+    "MultinomialNB": ["discriminant.fit_multinomial_nb"],
     "ChainCRF": ["graphical.fit_crf"],
     "DecisionTreeClassifier": ["tree.fit_cart"],
     "DecisionTreeRegressor": ["tree.fit_cart"],
@@ -95,10 +102,12 @@ ESTIMATOR_FITS = {
     "GradientBoostingRegressor": ["ensemble.fit_gradient_boosting"],
     "ID3Classifier": ["tree.fit_id3"],
     "KMeans": ["cluster.fit_kmeans"],
+    "MiniBatchKMeans": ["cluster.fit_minibatch_kmeans"],
     "KNeighborsClassifier": ["neighbors.fit_knn"],
     "KNeighborsRegressor": ["neighbors.fit_knn"],
     "KernelDensity": ["neighbors.fit_kde"],
     "Lasso": ["linear.fit_lasso"],
+    "ElasticNet": ["linear.fit_elastic_net"],
     "LinearDiscriminantAnalysis": ["discriminant.fit_lda"],
     "LinearRegression": ["linear.fit_ols"],
     "LinearSVC": ["svm.fit_linear_svm"],
@@ -109,6 +118,7 @@ ESTIMATOR_FITS = {
     "RandomForestRegressor": ["ensemble.fit_random_forest"],
     "Ridge": ["linear.fit_ridge"],
     "SGDRegressor": ["linear.fit_sgd_regressor"],
+    "SGDClassifier": ["linear.fit_sgd_classifier"],
     "SVC": ["svm.fit_kernel_svm"],
     "SVR": ["svm.fit_kernel_svr"],
     "SoftmaxRegression": ["linear.fit_softmax"],

@@ -14,6 +14,9 @@ from jaxclassic.cluster.kmeans import KMeansParams
 from jaxclassic.cluster.kmeans import fit_kmeans
 from jaxclassic.cluster.kmeans import kmeans_elbow
 from jaxclassic.cluster.kmeans import kmeans_plusplus
+from jaxclassic.cluster.minibatch_kmeans import MiniBatchKMeansParams
+from jaxclassic.cluster.minibatch_kmeans import fit_minibatch_kmeans
+from jaxclassic.cluster.minibatch_kmeans import minibatch_kmeans_step
 from jaxclassic.cluster.gmm import DiagGMMParams
 from jaxclassic.cluster.gmm import FullGMMParams
 from jaxclassic.cluster.gmm import GMMParams
@@ -37,6 +40,9 @@ __all__ = [
     "fit_kmeans",
     "kmeans_elbow",
     "kmeans_plusplus",
+    "MiniBatchKMeansParams",
+    "fit_minibatch_kmeans",
+    "minibatch_kmeans_step",
     "GMMParams",
     "FullGMMParams",
     "TiedGMMParams",

@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from jaxclassic import _tiling
+from jaxclassic import _progress, _tiling
 from jaxclassic._solver import iterate, minimize_optax
 from jaxclassic.cluster import _gmm_covariance as _cov
 
@@ -144,8 +144,10 @@ def _gradient_m_step(stats, weights, means, prec_chol, reg_covar, covariance_typ
 
 # --------------------------------------------------------------------------- the loop
 def run_em(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,
-           max_iter, init, m_step, m_step_iter, tile):
+           max_iter, init, m_step, m_step_iter, tile, progress=None):
     """One EM run from one start (traceable; ``fit_gmm`` jits and vmaps it over keys).
+    ``progress``: reports each iteration's mean log-likelihood and change
+    (:mod:`jaxclassic._progress`; None: nothing).
 
     Returns ``(weights, means, covariances, precisions_cholesky, converged, n_iter,
     lower_bound, lower_bounds)``: the fields of :class:`jaxclassic.cluster.gmm.GMMParams`.
@@ -171,6 +173,7 @@ def run_em(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, co
         # error would stop the solver as diverged)
         change = jnp.where(jnp.isneginf(prev), big, jnp.abs(bound - prev))
         history = history.at[i].set(bound, mode="clip")
+        _progress.emit(progress, i, bound, jnp.abs(bound - prev))  # verbose > 0
         return (*new, bound, history, i + 1), change
 
     resp = _initial_responsibilities(X, sample_weight, key, n_components, init, init_resp)

@@ -91,7 +91,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _jit
+from jaxclassic import _jit, _progress
 from jaxclassic import _linalg
 from jaxclassic import _precision, _tiling
 from jaxclassic._implicit import with_implicit_derivatives
@@ -210,16 +210,16 @@ PARAMS_TYPES = {"full": FullGMMParams, "tied": TiedGMMParams, "diag": DiagGMMPar
 
 # --------------------------------------------------------------------------- the fit
 @partial(_jit.jit, static_argnames=("n_components", "covariance_type", "max_iter", "init", "n_init",
-                                   "m_step", "m_step_iter", "tile"))
+                                   "m_step", "m_step_iter", "tile", "progress"))
 def _fit_gmm(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,
-             max_iter, init, n_init, m_step, m_step_iter, tile):
+             max_iter, init, n_init, m_step, m_step_iter, tile, progress=None):
     # EM's loop sees no tangent; the parameters get the implicit derivatives of the EM fixed
     # point in X, the weights and reg_covar (module docstring, _gmm_em.em_residual)
     data = (X, sample_weight, reg_covar)
     X, sample_weight, reg_covar, init_resp = jax.lax.stop_gradient((X, sample_weight, reg_covar, init_resp))
     params = _run_restarts(X, sample_weight, key, init_resp, tol, reg_covar, n_components=n_components,
                            covariance_type=covariance_type, max_iter=max_iter, init=init, n_init=n_init,
-                           m_step=m_step, m_step_iter=m_step_iter, tile=tile)
+                           m_step=m_step, m_step_iter=m_step_iter, tile=tile, progress=progress)
     theta = (params.weights, params.means, params.covariances, params.precisions_cholesky)
     theta = with_implicit_derivatives(partial(_em.em_residual, covariance_type=covariance_type, tile=tile),
                                       theta, *data)
@@ -230,12 +230,12 @@ def _fit_gmm(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, 
 
 
 def _run_restarts(X, sample_weight, key, init_resp, tol, reg_covar, *, n_components, covariance_type,
-                  max_iter, init, n_init, m_step, m_step_iter, tile):
+                  max_iter, init, n_init, m_step, m_step_iter, tile, progress=None):
     def single(key):
         return PARAMS_TYPES[covariance_type](*_em.run_em(
             X, sample_weight, key, init_resp, tol, reg_covar, n_components=n_components,
             covariance_type=covariance_type, max_iter=max_iter, init=init, m_step=m_step,
-            m_step_iter=m_step_iter, tile=tile))
+            m_step_iter=m_step_iter, tile=tile, progress=progress))
 
     if n_init == 1:
         return single(key)
@@ -247,7 +247,7 @@ def _run_restarts(X, sample_weight, key, init_resp, tol, reg_covar, *, n_compone
 
 def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, tol=1e-3,
             reg_covar=1e-6, init="kmeans", n_init=1, sample_weight=None, m_step="exact",
-            m_step_iter=5) -> GMMParams:
+            m_step_iter=5, verbose=0) -> GMMParams:
     r"""Fit a Gaussian mixture by EM (or generalised EM).
 
     Maximises :math:`\sum_i s_i\log\sum_k\pi_k\mathcal N(x_i\mid\mu_k,\Sigma_k)` by alternating
@@ -283,6 +283,11 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
         Closed-form M-step, or generalised EM's ``m_step_iter`` L-BFGS steps on :math:`Q`.
     m_step_iter : int
         Steps of the generalised M-step (static).
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the iterations and,
+        every ``k`` iterations and after the last, a line ``[t]\tlower_bound:<L_t>\tchange:<|L_t -
+        L_{t-1}|>`` sent from inside the compiled EM loop (:mod:`jaxclassic._progress`; with
+        ``n_init > 1`` the restarts run as one vmap and each iteration is reported once).
 
     Returns
     -------
@@ -317,6 +322,7 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
     max_iter = check_int(max_iter, "max_iter", low=0)
     n_init = check_int(n_init, "n_init", low=1)
     m_step_iter = check_int(m_step_iter, "m_step_iter", low=1)
+    progress = _progress.spec(verbose, "fit_gmm", ("lower_bound", "change"))
     check_scalar(tol, "tol", low=0.0)
     check_scalar(reg_covar, "reg_covar", low=0.0)
     sw = check_sample_weight(sample_weight, n, dtype=X.dtype)
@@ -338,9 +344,11 @@ def fit_gmm(X, n_components, *, key=None, covariance_type="full", max_iter=100, 
             raise ValueError("init responsibilities must be non-negative")
         init, n_init = "array", 1  # restarts from one array are identical
     tile = _em.tile_rows(n, n_components, d, X.dtype)
-    params = _fit_gmm(X, sw, key, init_resp, tol, reg_covar, n_components=n_components,
-                      covariance_type=covariance_type, max_iter=max_iter, init=init, n_init=n_init,
-                      m_step=m_step, m_step_iter=m_step_iter, tile=tile)
+    extra = {} if progress is None else {"progress": progress}  # verbose=0: the program without reporting
+    with _progress.reporting(progress, max_iter):
+        params = _fit_gmm(X, sw, key, init_resp, tol, reg_covar, n_components=n_components,
+                          covariance_type=covariance_type, max_iter=max_iter, init=init, n_init=n_init,
+                          m_step=m_step, m_step_iter=m_step_iter, tile=tile, **extra)
     if not any(is_traced(leaf) for leaf in jax.tree.leaves(params)):
         _check_after_fit(params, max_iter)
     return params

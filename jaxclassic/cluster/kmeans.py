@@ -116,8 +116,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _jit
-from jaxclassic import _precision, _tiling
+from jaxclassic import _jit, _progress
+from jaxclassic import _precision, _sparse, _tiling
 from jaxclassic._solver import iterate
 from jaxclassic.cluster._api import predict
 from jaxclassic.exceptions import ConvergenceWarning
@@ -378,11 +378,12 @@ def _lloyd_step(state, tiles, active, batched):
     return (new, labels), jnp.where(unchanged, 0.0, shift).astype(centres.dtype)
 
 
-def _lloyd(tiles, centres, active, tol, *, max_iter, batched):
-    """A Lloyd run from ``centres`` in the solver template; final labels and exact inertia."""
+def _lloyd(tiles, centres, active, tol, *, max_iter, batched, progress=None):
+    """A Lloyd run from ``centres`` in the solver template; final labels and exact inertia.
+    ``progress``: each iteration's squared centre shift (:mod:`jaxclassic._progress`)."""
     previous = jnp.full((tiles.weight.size,), -1, jnp.int32)
     step = partial(_lloyd_step, tiles=tiles, active=active, batched=batched)
-    result = iterate(step, (centres, previous), max_iter=max_iter, tol=tol)
+    result = iterate(step, (centres, previous), max_iter=max_iter, tol=tol, progress=progress)
     centres = result.carry[0]
     labels, inertia = _final_pass(tiles, centres, active)
     return centres, labels, inertia, result.n_iter, result.converged
@@ -404,7 +405,7 @@ def _final_pass(tiles: _Tiles, centres, active):
 
 
 def _fit_core(X, sw, key, init_centres, tol, n_active, n_trials=None, *, n_clusters, init, n_init,
-              max_iter, n_local_trials, tile, batched):
+              max_iter, n_local_trials, tile, batched, progress=None):
     """The whole fit on validated input (pure; ``n_active <= n_clusters`` slots are used, and
     k-means++ keeps the best of the first ``n_trials <= n_local_trials`` candidates)."""
     n, d = X.shape
@@ -427,7 +428,8 @@ def _fit_core(X, sw, key, init_centres, tol, n_active, n_trials=None, *, n_clust
         else:
             centres, _ = _random_seeds(Xc, sw, restart_key, n_active, n_clusters=n_clusters)
         centres, labels, inertia, n_iter, converged = _lloyd(
-            tiles, centres, active, scaled_tol, max_iter=max_iter, batched=batched or n_init > 1)
+            tiles, centres, active, scaled_tol, max_iter=max_iter, batched=batched or n_init > 1,
+            progress=progress)
         return centres, labels[:n], inertia, n_iter, converged
 
     if n_init == 1:
@@ -439,7 +441,7 @@ def _fit_core(X, sw, key, init_centres, tol, n_active, n_trials=None, *, n_clust
     return KMeansParams(centres + mean, labels, inertia, n_iter, converged)
 
 
-_STATIC = ("n_clusters", "init", "n_init", "max_iter", "n_local_trials", "tile", "batched")
+_STATIC = ("n_clusters", "init", "n_init", "max_iter", "n_local_trials", "tile", "batched", "progress")
 
 
 def _fit_and_count(X, sw, key, init_centres, tol, n_active, n_trials, **static):
@@ -563,14 +565,15 @@ def _check_init(init, n_clusters, n_features, dtype):
 
 # --------------------------------------------------------------------------- public API
 def fit_kmeans(X, n_clusters, *, key=None, init="k-means++", n_init=1, max_iter=300, tol=1e-4,
-               sample_weight=None, n_local_trials=None) -> KMeansParams:
+               sample_weight=None, n_local_trials=None, verbose=0) -> KMeansParams:
     r"""Fit k-means by Lloyd's algorithm (module docstring): minimise
     :math:`\sum_i s_i\lVert x_i - c_{l_i}\rVert^2`.
 
     Parameters
     ----------
-    X : (n_samples, n_features) array
-        Finite (NaN raises).
+    X : (n_samples, n_features) array or scipy.sparse matrix
+        Finite (NaN raises). A sparse ``X`` is never densified: its own Lloyd path
+        (:mod:`jaxclassic.cluster._kmeans_sparse`; the same fit from the same ``init`` centres).
     n_clusters : int
         ``1 <= n_clusters <=`` the number of rows of positive weight; the program is compiled
         for :func:`cluster_capacity` slots, so every ``k`` of a bucket shares it (module
@@ -598,6 +601,12 @@ def fit_kmeans(X, n_clusters, *, key=None, init="k-means++", n_init=1, max_iter=
     n_local_trials : None, "auto" or int
         k-means++ candidates per centre: ``None`` one (the textbook's D² sampling), ``"auto"``
         scikit-learn's :math:`2 + \lfloor\ln k\rfloor` (greedy), or an int.
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the Lloyd iterations
+        and a line ``[t]\tcenter_shift:<value>`` (the total squared centre shift; 0 once no
+        label changes) every ``k`` iterations and after the last, sent from inside the compiled
+        loop (:mod:`jaxclassic._progress`; ``n_init > 1`` restarts are one vmap: each iteration
+        is reported once).
 
     Returns
     -------
@@ -620,10 +629,14 @@ def fit_kmeans(X, n_clusters, *, key=None, init="k-means++", n_init=1, max_iter=
     X, sample_weight = (
         nondifferentiable("fit_kmeans", a, reason=_NO_DERIVATIVE) if is_traced(a) else a
         for a in (X, sample_weight))
+    if _sparse.is_sparse(X):
+        return _fit_sparse(X, n_clusters, key, init, n_init, max_iter, tol, sample_weight, n_local_trials)
     X, n_clusters, key, sw = _check_inputs(X, n_clusters, key, sample_weight)
     n_init = check_int(n_init, "n_init", low=1)
     max_iter = check_int(max_iter, "max_iter", low=1)
     tol = check_scalar(tol, "tol", low=0.0)
+    progress = _progress.spec(verbose, "fit_kmeans", ("center_shift",))
+    extra = {} if progress is None else {"progress": progress}  # verbose=0: the program without reporting
     kind, centres = _check_init(init, n_clusters, X.shape[1], X.dtype)
     if kind == "array" and n_init > 1:
         warnings.warn(f"Explicit initial centres passed (init array): running once instead of "
@@ -632,10 +645,11 @@ def fit_kmeans(X, n_clusters, *, key=None, init="k-means++", n_init=1, max_iter=
     n_trials = _resolve_trials(n_local_trials, n_clusters)
     slots, trials, tile = _capacities(X.shape[0], X.shape[1], X.dtype.itemsize, n_clusters, n_init,
                                       n_local_trials)
-    params, present = _fit(X, sw, key, _pad_centres(centres, slots), as_operand(tol, X.dtype),
-                           np.int32(n_clusters), np.int32(n_trials),
-                           n_clusters=slots, init=kind, n_init=n_init, max_iter=max_iter,
-                           n_local_trials=trials, tile=tile, batched=False)
+    with _progress.reporting(progress, max_iter):
+        params, present = _fit(X, sw, key, _pad_centres(centres, slots), as_operand(tol, X.dtype),
+                               np.int32(n_clusters), np.int32(n_trials),
+                               n_clusters=slots, init=kind, n_init=n_init, max_iter=max_iter,
+                               n_local_trials=trials, tile=tile, batched=False, **extra)
     params = _first(params, n_clusters)
     if not is_traced(present):
         present = int(present)
@@ -643,6 +657,30 @@ def fit_kmeans(X, n_clusters, *, key=None, init="k-means++", n_init=1, max_iter=
             warnings.warn(f"Number of distinct clusters ({present}) found smaller than n_clusters "
                           f"({n_clusters}): duplicate points in X", ConvergenceWarning, stacklevel=2)
     return params
+
+
+def _fit_sparse(X, n_clusters, key, init, n_init, max_iter, tol, sample_weight, n_local_trials):
+    """:func:`fit_kmeans` on a ``scipy.sparse`` X: validated here, fitted by
+    :func:`jaxclassic.cluster._kmeans_sparse.fit_kmeans_sparse` (never densified)."""
+    from jaxclassic.cluster._kmeans_sparse import fit_kmeans_sparse
+
+    dtype = np.float64 if jax.config.read("jax_enable_x64") else np.float32
+    X = _sparse.check_sparse(X, dtype=dtype)
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=dtype)
+    n_clusters = check_int(n_clusters, "n_clusters", low=1)
+    n_positive = int(np.count_nonzero(np.asarray(sw) > 0))
+    if n_clusters > n_positive:
+        raise ValueError(f"n_clusters={n_clusters} must be <= n_samples={n_positive} "
+                         "(the number of rows of positive weight)")
+    key = key_from_seed(0) if key is None else check_key(key)
+    n_init = check_int(n_init, "n_init", low=1)
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    tol = check_scalar(tol, "tol", low=0.0)
+    kind, centres = _check_init(init, n_clusters, X.shape[1], dtype)
+    if kind == "array":
+        n_init = 1
+    return fit_kmeans_sparse(X, sw, key, kind, centres, tol, n_clusters=n_clusters, n_init=n_init,
+                             max_iter=max_iter, n_local_trials=_resolve_trials(n_local_trials, n_clusters))
 
 
 def kmeans_plusplus(X, n_clusters, *, key=None, sample_weight=None, n_local_trials=None):

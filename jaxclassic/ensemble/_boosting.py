@@ -41,6 +41,8 @@ import numpy as np
 
 from jaxclassic.ensemble.bagging import _host_pad, _host_slice, _padded_members, estimator_capacity
 from jaxclassic.tree._params import RegressionTree
+from jaxclassic.tree._params import has_categories
+from jaxclassic.tree._params import in_left_set as _in_left_set
 from jaxclassic.tree.binning import split_points
 from jaxclassic.validation import check_int, check_scalar, default_float_dtype
 
@@ -73,7 +75,7 @@ def tree_depth(max_nodes: int) -> int:
     return (int(max_nodes) + 1).bit_length() - 2
 
 
-def make_tree(grown, value, edges, n_features, weight, bin_ranges=None):
+def make_tree(grown, value, edges, n_features, weight, bin_ranges=None, categorical=None):
     """A :class:`RegressionTree` (``value (M, 1)``) from the engine's ``Grown`` and node values.
 
     ``weight`` fills ``weighted_n_node_samples`` (the summed weights, or for gradient-pair
@@ -81,7 +83,9 @@ def make_tree(grown, value, edges, n_features, weight, bin_ranges=None):
     bin_max)``, :func:`~jaxclassic.tree.binning.bin_ranges`) scikit-learn's midpoints of the
     node's adjacent values (:func:`~jaxclassic.tree.binning.split_points`; gradient
     boosting); without, ``edges[feature, threshold_bin]``, the cut point itself (the XGBoost
-    family's convention, and the codes-only streaming fit).
+    family's convention, and the codes-only streaming fit). ``categorical`` ``(F,)`` bool (a
+    growth with categorical features): the tree's ``categorical`` and ``left_categories``,
+    and ``nan`` thresholds at its categorical splits.
     """
     dtype = value.dtype
     used = jnp.arange(value.shape[0]) < grown.n_nodes
@@ -93,6 +97,11 @@ def make_tree(grown, value, edges, n_features, weight, bin_ranges=None):
         feature = jnp.where(internal, grown.feature, -1)
         threshold = split_points(feature, grown.left_bin, grown.right_bin, *bin_ranges).astype(dtype)
     count = grown.node_stats[:, -1]
+    cats = {}
+    if categorical is not None:
+        at_cat = internal & categorical[jnp.maximum(grown.feature, 0)]
+        threshold = jnp.where(at_cat, jnp.nan, threshold)
+        cats = dict(categorical=categorical, left_categories=grown.left_categories & at_cat[:, None])
     return RegressionTree(
         children_left=grown.children_left,
         children_right=grown.children_right,
@@ -107,6 +116,7 @@ def make_tree(grown, value, edges, n_features, weight, bin_ranges=None):
         is_leaf=grown.is_leaf,
         n_nodes=grown.n_nodes,
         bin_edges=jnp.zeros((n_features, 0), edges.dtype),
+        **cats,
     )
 
 
@@ -136,6 +146,9 @@ def route_codes(tree, codes_T, depth: int, n_bins: int):
         f = jnp.maximum(tree.feature[node], 0)
         code = flat[f * n_rows + rows].astype(jnp.int32)
         left = jnp.where(code == n_bins, tree.missing_left[node], code <= tree.threshold_bin[node])
+        if has_categories(tree):  # categorical splits: the code in the node's left set
+            in_set = tree.left_categories[node, jnp.minimum(code, tree.left_categories.shape[-1] - 1)]
+            left = jnp.where((code < n_bins) & tree.categorical[f], in_set, left)
         nxt = jnp.where(left, tree.children_left[node], tree.children_right[node])
         return jnp.where(tree.children_left[node] >= 0, nxt, node)
 
@@ -150,6 +163,9 @@ def route_raw(tree, X, depth: int):
     def step(_, node):
         x = X[rows, jnp.maximum(tree.feature[node], 0)]
         left = jnp.where(jnp.isnan(x), tree.missing_left[node], x <= tree.threshold[node])
+        if has_categories(tree):  # categorical splits: the code in the node's left set
+            left = jnp.where(tree.categorical[jnp.maximum(tree.feature[node], 0)],
+                             _in_left_set(tree.left_categories, node, x, tree.missing_left[node]), left)
         nxt = jnp.where(left, tree.children_left[node], tree.children_right[node])
         return jnp.where(tree.children_left[node] >= 0, nxt, node)
 
@@ -206,6 +222,8 @@ def padded_trees(trees, fields=ROUTE_FIELDS):
     (``bagging._padded_members``); traced trees as they are."""
     if any(isinstance(a, jax.core.Tracer) for a in jax.tree.leaves(trees)):
         return trees
+    if has_categories(trees):
+        fields = tuple(fields) + ("categorical", "left_categories")
     return _padded_members(trees, estimator_capacity(trees.feature.shape[0]), fields)
 
 

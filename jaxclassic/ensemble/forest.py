@@ -145,7 +145,7 @@ from jaxclassic.ensemble.bagging import (
     prediction_capacity,
     oob_sums,
 )
-from jaxclassic.tree.binning import bin_ranges
+from jaxclassic.tree.binning import bin_ranges, categorical_codes, check_categorical_features
 from jaxclassic.tree.cart import _FIRST_WIDTH_SMALL as _FIRST_WIDTH
 from jaxclassic.tree.cart import _SMALL_ROWS, TASK_CRITERIA, default_budget
 from jaxclassic.tree.cart import TreeTruncatedWarning, _check_stopping_rules, _codes_have_missing
@@ -311,6 +311,7 @@ def fit_random_forest(
     chunk_size: int | None = None,
     max_nodes: int | None = None,
     max_width: int | None = None,
+    categorical_features=None,
 ) -> ForestParams:
     r"""Fit a random forest: bin once, grow every tree over (bootstrap, key) in one program.
 
@@ -355,6 +356,10 @@ def fit_random_forest(
         are not run (``bagging.map_capacity``).
     max_nodes, max_width : int, optional (static)
         Node budget and level width of each tree (``cart.default_budget``).
+    categorical_features : None, (n_features,) bool or integer indices, optional
+        Features whose values are category codes ``0..n_bins - 1`` (NaN: missing), split by
+        sets of categories in every tree (:func:`jaxclassic.tree.fit_cart`). None: every
+        feature numeric (the program without it).
 
     Returns
     -------
@@ -415,8 +420,11 @@ def fit_random_forest(
     auto_width = max_width is None
     max_nodes, max_width = forest_budget(n_samples, max_depth, max_nodes, max_width)
 
+    categorical = check_categorical_features(categorical_features, n_features)
     codes, edges = _tree.bin_features(Xc, n_bins, sample_weight=sw)
     ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
+    if categorical is not None:
+        codes = categorical_codes(Xc, codes, categorical, n_bins)
     # every array of trees has E_cap = estimator_capacity(E) members, those past E dead (module
     # docstring, "Programs and n_estimators"): draws and keys depend on the tree's index only
     capacity = estimator_capacity(n_estimators)
@@ -435,6 +443,8 @@ def fit_random_forest(
         # feature's order sorted once for all the trees
         sort, order = _sorted.plan(codes, edges.shape[1] + 1, max_depth, regression=task == "regression",
                                    has_missing=has_missing, max_features=max_features)
+        if categorical is not None:  # the sorted engine has no categorical split
+            sort, order = False, None
         static = dict(task=task, criterion=criterion, n_bins=edges.shape[1] + 1, max_features=max_features,
                       max_nodes=max_nodes, n_classes=n_classes, has_missing=has_missing, sort=sort)
         # small classification data: every tree grown narrow first, the truncated ones again at
@@ -455,8 +465,8 @@ def fit_random_forest(
 
         def grow_trees(grow, width):
             if mesh is None:
-                return _grow_trees(*grow_args, grow, order, max_width=width, **static)
-            return _cores.run_split(_grow_trees, mesh, grow_args + (grow, order), {4: 0, 5: 0, 11: 0},
+                return _grow_trees(*grow_args, grow, order, categorical, max_width=width, **static)
+            return _cores.run_split(_grow_trees, mesh, grow_args + (grow, order, categorical), {4: 0, 5: 0, 11: 0},
                                     dict(static, max_width=width), split_outputs=True)
 
         trees, truncated = grow_trees(live, widths[0])
@@ -488,7 +498,7 @@ def fit_random_forest(
                 min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                 min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
                 max_features=max_features, sample_weight=w, key=k, n_classes=n_classes,
-                max_nodes=max_nodes, max_width=max_width, bin_ranges=ranges)
+                max_nodes=max_nodes, max_width=max_width, bin_ranges=ranges, categorical_features=categorical)
 
         # a chunk's dead trees (past E) have no rows: they stop at their root
         weights = weights * live[:, None].astype(weights.dtype)
@@ -523,7 +533,8 @@ def _first(tree, n: int):
 @partial(_jit.jit, static_argnames=("task", "criterion", "n_bins", "max_features", "max_nodes",
                                    "max_width", "n_classes", "has_missing", "sort"))
 def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_samples_leaf,
-                min_weight_fraction_leaf, min_impurity_decrease, max_depth, grow, order=None, *, task, criterion,
+                min_weight_fraction_leaf, min_impurity_decrease, max_depth, grow, order=None, categorical=None, *, task,
+                criterion,
                 n_bins, max_features, max_nodes, max_width, n_classes, has_missing, sort=False):
     """The trees of weights ``(E_cap, n)`` and keys ``(E_cap,)`` where ``grow`` ``(E_cap,)``
     bool, one after another (``lax.scan``): each tree's ``while_loop`` runs its own levels,
@@ -549,7 +560,8 @@ def _grow_trees(codes, edges, ranges, y, weights, keys, min_samples_split, min_s
         def fit(buffers):
             return _tree_fit_binned(
                 codes, edges, ranges, y, weight, feature_mask, key, min_samples_split,
-                min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, max_depth, order, task=task,
+                min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, max_depth, order, categorical,
+                task=task,
                 criterion=criterion, n_bins=n_bins, max_features=max_features, max_nodes=max_nodes,
                 max_width=max_width, n_classes=n_classes, has_missing=has_missing, buffers=buffers, sort=sort)
 
@@ -623,6 +635,8 @@ def _padded(params, mask, fields):
     capacity = prediction_capacity(n_trees)
     mask = np.asarray(mask)
     mask = np.concatenate([mask, np.zeros((capacity - n_trees,) + mask.shape[1:], mask.dtype)])
+    if _tree._params.has_categories(trees):  # categorical splits route by their sets too
+        fields = tuple(fields) + ("categorical", "left_categories")
     return _padded_members(trees, capacity, fields), mask
 
 

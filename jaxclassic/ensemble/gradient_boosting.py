@@ -94,14 +94,14 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxclassic import _cores, _jit
+from jaxclassic import _cores, _jit, _progress
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
 from jaxclassic.ensemble._api import decision_function, feature_importances, predict, predict_proba
 from jaxclassic.tree._engine import CRITERIA, _across, grow, histogram_buffers
 from jaxclassic.tree._params import TreeParams
 from jaxclassic.tree import _sorted
-from jaxclassic.tree.binning import bin_features, bin_ranges
+from jaxclassic.tree.binning import bin_features, bin_ranges, categorical_codes, check_categorical_features
 from jaxclassic.tree.cart import _codes_have_missing
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
@@ -240,10 +240,10 @@ def _row_losses(loss, y, f, n_outputs):
 
 @partial(_jit.jit, static_argnames=("loss", "loss_name", "n_outputs", "capacity", "max_depth",
                                    "n_bins", "max_nodes", "max_width", "use_subsample", "has_missing", "sort",
-                                   "axis_name"))
-def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=None, *, loss, loss_name, n_outputs,
-             capacity, max_depth, n_bins, max_nodes, max_width, use_subsample, has_missing=True, sort=False,
-             axis_name=None):
+                                   "axis_name", "progress"))
+def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=None, categorical=None, *, loss,
+             loss_name, n_outputs, capacity, max_depth, n_bins, max_nodes, max_width, use_subsample,
+             has_missing=True, sort=False, axis_name=None, progress=None):
     """The ``capacity`` rounds' trees ``(capacity, K, ...)``, training losses ``(capacity,)``
     and the clamped flag; rounds ``t >= n_rounds`` (traced) are skipped (``lax.cond``: no
     work, all-zero trees and loss), so every ``n_estimators`` of a bucket
@@ -275,7 +275,7 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=No
             grown = _sorted.grow_sorted(codes_T, stats, (w > 0).astype(dtype), order=order, **rules)
         else:
             grown, buffers = grow(codes_T, stats, (w > 0).astype(dtype), has_missing=has_missing, buffers=buffers,
-                                  axis_name=axis_name, **rules)
+                                  axis_name=axis_name, categorical=categorical, **rules)
         s = grown.node_stats
         node_mean = s[:, 1] / jnp.where(s[:, 0] > 0, s[:, 0], 1) + mean
         return grown, node_mean, buffers
@@ -308,12 +308,13 @@ def _program(codes_T, y, sw, edges, ranges, init, hyper, key, n_rounds, order=No
             gs, hs = across(seg(w[:, None] * g, leaf)), across(seg(w[:, None] * h, leaf))  # (K, M)
             step = jnp.where(jnp.abs(hs) < 1e-150, 0, -factor * gs / jnp.where(hs != 0, hs, 1))
         value = jnp.where(grown.is_leaf, step, node_mean)  # (K, M)
-        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0, None))(
-            grown, value, edges, n_features, grown.node_stats[..., 0], ranges)
+        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0, None, None))(
+            grown, value, edges, n_features, grown.node_stats[..., 0], ranges, categorical)
         trees = trees._replace(impurity=grown.impurity.astype(dtype))  # for feature_importances
         f = f + hyper["learning_rate"] * jnp.take_along_axis(value, leaf, axis=1).T
         train_sums = across(jnp.stack([jnp.sum(sw * _row_losses(loss, y, f, K)), jnp.sum(sw)]))
         train = train_sums[0] / train_sums[1]
+        _progress.emit(progress, t, train)  # verbose > 0
         return (f, clamped | c, buffers), (trees, train)
 
     f0 = jnp.broadcast_to(init, (n, K)).astype(dtype)
@@ -340,8 +341,10 @@ def fit_gradient_boosting(
     n_bins: int = 255,
     init=None,
     n_classes: int | None = None,
+    verbose: int = 0,
     sample_weight=None,
     key=None,
+    categorical_features=None,
 ) -> GradientBoostingParams:
     r"""Fit Friedman's gradient boosting (TreeBoost) with regression trees.
 
@@ -373,11 +376,23 @@ def fit_gradient_boosting(
         ``log_loss`` only: the number of classes ``K`` (inferred as ``max(y) + 1`` if not
         given; needed when ``y`` is traced). ``K = 2`` is the binomial model (one tree per
         round), ``K > 2`` the multinomial one (``K`` trees per round).
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the rounds and, every
+        ``k`` rounds and after the last, a line ``[t]\ttrain-<metric>:<value>`` of the mean
+        training loss (rmse, logloss, mlogloss, mae; ``loss`` for a callable), sent from inside
+        the compiled rounds (:mod:`jaxclassic._progress`; one fit: under ``vmap`` each round is
+        reported once).
     sample_weight : array-like (n_samples,), optional
         Rows of weight 0 have no influence.
     key : jax.random key, optional (keyword-only)
         The row draws of ``subsample < 1`` (unused otherwise). None: the fixed key
         ``jax.random.key(0)``, so a call is deterministic (same key, same model).
+    categorical_features : None, (n_features,) bool or integer indices, optional
+        Features whose values are category codes ``0..n_bins - 1`` (NaN: missing), split by
+        sets of categories: the best prefix of the node's categories ordered by their mean
+        pseudo-residual (exact for the squared error of the regression trees;
+        :func:`jaxclassic.tree.fit_cart`). A category unseen in a node goes where the node
+        sends missing values. None: every feature numeric (the program without it).
 
     Returns
     -------
@@ -419,6 +434,7 @@ def fit_gradient_boosting(
         loss_fn = _LOSSES[loss_name]
     n_estimators, max_depth = B.check_boosting_args(n_estimators, learning_rate, max_depth, subsample)
     n_bins = check_int(n_bins, "n_bins", low=2, high=256)
+    verbose = _progress.check_verbose(verbose)
     Xc = check_array(X, "X", allow_nan=True)
     n_samples = Xc.shape[0]
     dtype = Xc.dtype
@@ -448,8 +464,11 @@ def fit_gradient_boosting(
     check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
     use_subsample = is_traced(subsample) or float(subsample) < 1.0
     key = key_from_seed(0) if key is None else check_key(key)
+    categorical = check_categorical_features(categorical_features, Xc.shape[1])
     codes, edges = bin_features(Xc, n_bins, sample_weight=None if is_traced(sample_weight) else sample_weight)
     ranges = bin_ranges(Xc, codes, n_bins, sample_weight=sw)
+    if categorical is not None:
+        codes = categorical_codes(Xc, codes, categorical, n_bins)
     if init is None:
         init_score = _init_score(loss_name, y, sw, n_outputs, dtype)
     else:
@@ -465,16 +484,25 @@ def fit_gradient_boosting(
     has_missing = _codes_have_missing(codes, n_bins)
     # the sorted engine where its levels are cheaper (tree/_sorted.py, use_sorted)
     sort, order = _sorted.plan(codes, n_bins, max_depth, regression=True, has_missing=has_missing, max_features=None)
-    args = (transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, order)
+    if categorical is not None:  # the sorted engine has no categorical split
+        sort, order = False, None
+    args = (transposed(codes), y, sw, edges, ranges, init_score, hyper, key, n_estimators, order, categorical)
     statics = dict(loss=loss_fn, loss_name=loss_name, n_outputs=n_outputs,
                    capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins,
                    max_nodes=max_nodes, max_width=max_width, use_subsample=use_subsample, has_missing=has_missing,
                    sort=sort)
-    mesh = None if sort or loss_name == "absolute" else _cores.row_mesh(Xc.shape[0], X, y, sw, *jax.tree.leaves(hyper))
-    if mesh is None:
-        trees, train_loss, clamped = _program(*args, **statics)
-    else:  # the CPU's cores as devices (opt-in): each builds the histograms of its rows
-        trees, train_loss, clamped = _cores.run_split(_program, mesh, args, {0: 1, 1: 0, 2: 0}, statics)
+    progress = _progress.boosting_spec(verbose, "fit_gradient_boosting",
+                                       "softmax" if n_outputs > 1 else loss_name)
+    if progress is not None:  # verbose=0 calls the program compiled without reporting
+        statics["progress"] = progress
+    mesh = None
+    if not (sort or loss_name == "absolute" or categorical is not None):
+        mesh = _cores.row_mesh(Xc.shape[0], X, y, sw, *jax.tree.leaves(hyper))
+    with _progress.reporting(progress, n_estimators):
+        if mesh is None:
+            trees, train_loss, clamped = _program(*args, **statics)
+        else:  # the CPU's cores as devices (opt-in): each builds the histograms of its rows
+            trees, train_loss, clamped = _cores.run_split(_program, mesh, args, {0: 1, 1: 0, 2: 0}, statics)
     trees, train_loss = B.first_rounds((trees, train_loss), n_estimators)
     B.warn_if_clamped(clamped)
     return cls(trees, init_score, hyper["learning_rate"], train_loss, edges)

@@ -106,7 +106,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _cores, _jit
+from jaxclassic import _cores, _jit, _progress
 from jaxclassic import losses
 from jaxclassic._early_stopping import early_stopping_init, early_stopping_update
 from jaxclassic.ensemble import _boosting as B
@@ -114,7 +114,7 @@ from jaxclassic.ensemble._api import decision_function, feature_importances, pre
 from jaxclassic.ensemble._xgb_cuts import cut_edges, traced_cut_edges
 from jaxclassic.tree._engine import GradientPair, _across, grow, histogram_buffers
 from jaxclassic.tree._params import TreeParams
-from jaxclassic.tree.binning import apply_bins
+from jaxclassic.tree.binning import apply_bins, categorical_codes, check_categorical_features
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
     as_operand,
@@ -327,10 +327,11 @@ def _xgboost_tie_rule(grown, codes_T, count, n_bins, max_depth, axis_name=None):
 # --------------------------------------------------------------------------- the program
 @partial(_jit.jit, static_argnames=(
     "loss", "vector", "doubled", "n_outputs", "capacity", "max_depth", "n_bins", "n_colsample",
-    "use_subsample", "has_eval", "patience", "has_missing", "axis_name"))
-def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds, *, loss, vector, doubled,
+    "use_subsample", "has_eval", "patience", "has_missing", "axis_name", "progress"))
+def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds, categorical=None, *, loss,
+             vector, doubled,
              n_outputs, capacity, max_depth, n_bins, n_colsample, use_subsample, has_eval, patience,
-             has_missing=True, axis_name=None):
+             has_missing=True, axis_name=None, progress=None):
     """The boosting rounds ``t < capacity`` (one ``lax.scan``), those at ``t >= n_rounds``
     (traced) skipped as after an early stop (``lax.cond``: no work, one-leaf trees of value
     0, NaN losses), so every ``n_estimators`` of a bucket (``bagging.estimator_capacity``)
@@ -357,7 +358,7 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
                     max_depth=max_depth, criterion_params=crit_params, min_samples_split=2,
                     min_samples_leaf=1, min_weight_leaf=hyper["min_child_weight"],
                     min_impurity_decrease=mid, feature_mask=fmask, has_missing=has_missing, buffers=buffers,
-                    axis_name=axis_name)
+                    axis_name=axis_name, categorical=categorical)
 
     def new_trees(t, f, fe, buffers):
         k_sub, k_col = jax.random.split(jax.random.fold_in(key, t))
@@ -378,7 +379,7 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
             grown = jax.tree.map(lambda a: a[None], grown)
         else:
             grown, buffers = jax.vmap(grow_one, in_axes=(0, None, 0, 0))(stats, count, fmask, buffers)
-        if has_missing:  # without missing values the engine's choice is xgboost's
+        if has_missing and categorical is None:  # without missing values the engine's choice is xgboost's
             tie_rule = partial(_xgboost_tie_rule, codes_T=codes_T, count=count, n_bins=n_bins, max_depth=max_depth,
                                axis_name=axis_name)
             if K == 1:
@@ -391,7 +392,8 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
         left, right = jnp.maximum(grown.children_left, 0), jnp.maximum(grown.children_right, 0)
         take = lambda a, i: jnp.take_along_axis(a, i, axis=1)
         gain = jnp.where(grown.children_left >= 0, take(score, left) + take(score, right) - score, 0)
-        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0))(grown, value, edges, n_features, H)
+        trees = jax.vmap(B.make_tree, in_axes=(0, 0, None, None, 0, None, None))(grown, value, edges, n_features, H,
+                                                                                None, categorical)
         # the engine routed every training row to its leaf (row_node): no second pass
         f = f + take(trees.value[..., 0], grown.row_node).T
         if has_eval:
@@ -414,6 +416,7 @@ def _program(codes_T, y, sw, ecodes_T, ey, ew, edges, base, hyper, key, n_rounds
         ev = _mean(_row_losses(loss, ey, fe, vector), ew) if has_eval else jnp.asarray(jnp.nan, dtype)
         nan = jnp.asarray(jnp.nan, dtype)
         out = (trees, gain, jnp.where(run, train, nan), jnp.where(run, ev, nan))
+        _progress.emit(progress, t, *((train, ev) if has_eval else (train,)), live=run)  # verbose > 0
         if patience is not None:  # the rounds past n_rounds leave the state as it is
             es = jax.tree.map(partial(jnp.where, live), early_stopping_update(es, ev, patience=patience), es)
         return (f, fe, es, clamped | c, buffers), out
@@ -497,8 +500,10 @@ def fit_xgboost(
     n_classes: int | None = None,
     eval_set=None,
     early_stopping_rounds: int | None = None,
+    verbose: int = 0,
     sample_weight=None,
     key=None,
+    categorical_features=None,
 ) -> XGBoostParams:
     r"""Fit an XGBoost model: second-order boosting of depth-limited histogram trees.
 
@@ -539,6 +544,12 @@ def fit_xgboost(
         Monitored each round (``eval_loss``).
     early_stopping_rounds : int >= 1, optional (static)
         Patience on the eval loss (needs ``eval_set``).
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the rounds and, every
+        ``k`` rounds and after the last, an xgboost-style line ``[t]\ttrain-<metric>:<value>``
+        (and ``valid-<metric>`` with ``eval_set``; the metric is xgboost's default of the loss:
+        rmse, logloss, mlogloss; ``loss`` for a callable loss), sent from inside the compiled
+        rounds (:mod:`jaxclassic._progress`; one fit: under ``vmap`` each round is reported once).
     sample_weight : array-like (n_samples,), optional
         Rows of weight 0 have no influence (they take no part in the cut points either: the
         fit equals xgboost's on the rows of positive weight). Traced (``jit`` / ``vmap``, e.g.
@@ -547,6 +558,13 @@ def fit_xgboost(
     key : jax.random key, optional (keyword-only)
         The draws of ``subsample < 1`` and ``colsample_bytree < 1`` (unused otherwise). None:
         the fixed key ``jax.random.key(0)``, so a call is deterministic (same key, same model).
+    categorical_features : None, (n_features,) bool or integer indices, optional
+        Features whose values are category codes ``0..max_bin - 1`` (NaN: missing), split by
+        sets of categories: the best prefix of the node's categories ordered by
+        :math:`G / (H + \lambda)` (LightGBM's and scikit-learn's HistGradientBoosting's
+        partition; xgboost's own ``enable_categorical`` searches alike). A category unseen in a
+        node goes where the node sends missing values. None: every feature numeric (the
+        program without it). Models with categorical splits are not exported to xgboost.
 
     Returns
     -------
@@ -586,6 +604,7 @@ def fit_xgboost(
         check_scalar(value, name, low=0.0)
     check_scalar(colsample_bytree, "colsample_bytree", low=0.0, high=1.0, include_low=False)
     max_bin = check_int(max_bin, "max_bin", low=2, high=256)
+    verbose = _progress.check_verbose(verbose)
     if early_stopping_rounds is not None:
         early_stopping_rounds = check_int(early_stopping_rounds, "early_stopping_rounds", low=1)
         if eval_set is None:
@@ -614,6 +633,9 @@ def fit_xgboost(
     n_bins = max_bin + 2 if has_missing else max_bin
     engine_edges = edges if has_missing else _first_columns(edges, max_bin - 1)  # no missing value: the cuts alone
     codes = apply_bins(Xc, engine_edges)
+    categorical = check_categorical_features(categorical_features, n_features)
+    if categorical is not None:
+        codes = categorical_codes(Xc, codes, categorical, max_bin, n_bins)
     if not has_missing:  # the split search scores one missing side (engine); codes fit a byte
         codes = as_operand(codes, jnp.uint8)
     if eval_set is not None:
@@ -623,6 +645,8 @@ def fit_xgboost(
         ye, *_ = _check_targets(ye, loss_name, Xe.shape[0], we, n_outputs if n_outputs > 1 else
                                (2 if loss_name == "log_loss" else None), dtype, name="eval_set y")
         ecodes = apply_bins(Xe, engine_edges)
+        if categorical is not None:
+            ecodes = categorical_codes(Xe, ecodes, categorical, max_bin, n_bins)
     else:
         ecodes, ye, we = (_first_rows(a) for a in (codes, y, sw))
     if base_score is None:
@@ -636,17 +660,21 @@ def fit_xgboost(
     hyper = {k: as_operand(v, dtype) for k, v in dict(
         learning_rate=learning_rate, reg_lambda=reg_lambda, reg_alpha=reg_alpha, gamma=gamma,
         min_child_weight=min_child_weight, subsample=subsample).items()}
-    args = (transposed(codes), y, sw, transposed(ecodes), ye, we, edges, base, hyper, key, n_estimators)
+    args = (transposed(codes), y, sw, transposed(ecodes), ye, we, edges, base, hyper, key, n_estimators, categorical)
     statics = dict(
         loss=loss_fn, vector=n_outputs > 1, doubled=loss_name == "softmax", n_outputs=n_outputs,
         capacity=B.estimator_capacity(n_estimators), max_depth=max_depth, n_bins=n_bins, n_colsample=n_colsample,
         use_subsample=use_subsample, has_eval=eval_set is not None, patience=early_stopping_rounds,
         has_missing=has_missing)
-    mesh = _cores.row_mesh(n_samples, X, y, sw, *jax.tree.leaves(hyper))
-    if mesh is None:
-        out, clamped = _program(*args, **statics)
-    else:  # the CPU's cores as devices (opt-in): each builds the histograms of its rows
-        out, clamped = _cores.run_split(_program, mesh, args, {0: 1, 1: 0, 2: 0}, statics)
+    progress = _progress.boosting_spec(verbose, "fit_xgboost", loss_name, eval_set is not None)
+    if progress is not None:  # verbose=0 calls the program compiled without reporting
+        statics["progress"] = progress
+    mesh = None if categorical is not None else _cores.row_mesh(n_samples, X, y, sw, *jax.tree.leaves(hyper))
+    with _progress.reporting(progress, n_estimators):
+        if mesh is None:
+            out, clamped = _program(*args, **statics)
+        else:  # the CPU's cores as devices (opt-in): each builds the histograms of its rows
+            out, clamped = _cores.run_split(_program, mesh, args, {0: 1, 1: 0, 2: 0}, statics)
     trees, base, gain, train_loss, eval_loss, best, n_iter, converged = out
     trees, gain, train_loss, eval_loss = B.first_rounds((trees, gain, train_loss, eval_loss), n_estimators)
     B.warn_if_clamped(clamped)

@@ -25,15 +25,20 @@ from jaxclassic.estimators._config import set_config
 
 #: public class -> the module of this package that defines it (imported on first access)
 _CLASSES: dict[str, str] = {
+    "BernoulliNB": "naive_bayes",
     "CategoricalNB": "discriminant",
+    "ComplementNB": "naive_bayes",
+    "MultinomialNB": "naive_bayes",
     "GaussianNB": "discriminant",
     "LinearDiscriminantAnalysis": "discriminant",
     "QuadraticDiscriminantAnalysis": "discriminant",
     "Lasso": "lasso",
+    "ElasticNet": "lasso",
     "BayesianRidge": "linear_regression",
     "LinearRegression": "linear_regression",
     "Ridge": "linear_regression",
     "SGDRegressor": "linear_regression",
+    "SGDClassifier": "linear_sgd",
     "LogisticRegression": "linear_classification",
     "PerceptronClassifier": "linear_classification",
     "SoftmaxRegression": "linear_classification",
@@ -61,6 +66,7 @@ _CLASSES: dict[str, str] = {
     "GaussianProcessRegressor": "gaussian_process",
     "AgglomerativeClustering": "cluster",
     "KMeans": "cluster",
+    "MiniBatchKMeans": "cluster",
     "LinearSVC": "linear_svm",
     "SVC": "svm",
     "SVR": "svm",
@@ -70,15 +76,20 @@ _CLASSES: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    from jaxclassic.estimators.naive_bayes import BernoulliNB
     from jaxclassic.estimators.discriminant import CategoricalNB
+    from jaxclassic.estimators.naive_bayes import ComplementNB
+    from jaxclassic.estimators.naive_bayes import MultinomialNB
     from jaxclassic.estimators.discriminant import GaussianNB
     from jaxclassic.estimators.discriminant import LinearDiscriminantAnalysis
     from jaxclassic.estimators.discriminant import QuadraticDiscriminantAnalysis
     from jaxclassic.estimators.lasso import Lasso
+    from jaxclassic.estimators.lasso import ElasticNet
     from jaxclassic.estimators.linear_regression import BayesianRidge
     from jaxclassic.estimators.linear_regression import LinearRegression
     from jaxclassic.estimators.linear_regression import Ridge
     from jaxclassic.estimators.linear_regression import SGDRegressor
+    from jaxclassic.estimators.linear_sgd import SGDClassifier
     from jaxclassic.estimators.linear_classification import LogisticRegression
     from jaxclassic.estimators.linear_classification import PerceptronClassifier
     from jaxclassic.estimators.linear_classification import SoftmaxRegression
@@ -106,6 +117,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from jaxclassic.estimators.gaussian_process import GaussianProcessRegressor
     from jaxclassic.estimators.cluster import AgglomerativeClustering
     from jaxclassic.estimators.cluster import KMeans
+    from jaxclassic.estimators.cluster import MiniBatchKMeans
     from jaxclassic.estimators.linear_svm import LinearSVC
     from jaxclassic.estimators.svm import SVC
     from jaxclassic.estimators.svm import SVR

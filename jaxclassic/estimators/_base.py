@@ -73,6 +73,9 @@ __all__ = [
     "encode_labels",
     "prepare_fit",
     "prepare_predict",
+    "prepare_fit_sparse",
+    "prepare_predict_sparse",
+    "SparseInputMixin",
     "fit_sample_weight",
     "C_VOCABULARY",
     "SaveLoadMixin",
@@ -462,6 +465,109 @@ def prepare_predict(estimator, X, *, attributes=None, allow_nan: bool = False):
     return jax.device_put(Xp), n
 
 
+# --------------------------------------------------------------------------- sparse input
+#: the layouts :func:`prepare_fit_sparse` / :func:`prepare_predict_sparse` return a sparse X in
+SPARSE_LAYOUTS = ("bcoo", "rows", "csr", "dense")
+
+
+def _pad_sparse_rows(X, n_padded: int):
+    """A CSR ``X`` with empty rows appended up to ``n_padded`` rows (only ``indptr`` grows)."""
+    import scipy.sparse as sp
+
+    n, d = X.shape
+    if n_padded <= n:
+        return X
+    indptr = np.concatenate([X.indptr, np.full(n_padded - n, X.indptr[-1], X.indptr.dtype)])
+    return sp.csr_matrix((X.data, X.indices, indptr), shape=(n_padded, d))
+
+
+def _sparse_layout(estimator, X, layout: str):
+    """A validated, canonical CSR ``X`` in ``layout`` (:data:`SPARSE_LAYOUTS`): ``"bcoo"``
+    (:func:`jaxclassic._sparse.to_bcoo`, the stored count padded to a bucket so that nearby
+    counts share a program), ``"rows"`` (:func:`jaxclassic._sparse.to_rows`, the row capacity
+    a power of two), ``"csr"`` (the scipy matrix itself) or ``"dense"``
+    (:func:`jaxclassic._sparse.densify`, within its limit, as a device array)."""
+    from jaxclassic import _sparse
+
+    if layout == "csr":
+        return X
+    if layout == "bcoo":
+        return _sparse.to_bcoo(X, nse=bucket_size(max(X.nnz, 1), 1))
+    if layout == "rows":
+        largest = int(np.diff(X.indptr).max()) if X.shape[0] else 0
+        return _sparse.to_rows(X, row_capacity=1 << max(0, largest - 1).bit_length())
+    if layout == "dense":
+        return jax.device_put(_sparse.densify(X, model=type(estimator).__name__))
+    raise ValueError(f"layout must be one of {list(SPARSE_LAYOUTS)}, got {layout!r}")
+
+
+def prepare_fit_sparse(estimator, X, y, sample_weight=None, *, layout: str = "bcoo",
+                       classifier: bool = False, pad: bool = True, y_numeric: bool = True):
+    """:func:`prepare_fit` for an estimator with a sparse path: dense ``X`` goes to
+    :func:`prepare_fit` unchanged; a ``scipy.sparse`` CSR / CSC ``X`` is accepted.
+
+    Sparse ``X`` is validated by scikit-learn (``accept_sparse=("csr", "csc")``, finite) and
+    :func:`jaxclassic._sparse.check_sparse` (canonical CSR in the compute dtype), padded with
+    **empty rows of weight 0** to the bucket (only the row pointers grow, so there is no size
+    limit on the padding) and returned in ``layout`` (:func:`_sparse_layout`): ``"bcoo"``,
+    ``"rows"``, ``"csr"`` or ``"dense"``. Returns ``(X, y, sample_weight, n_samples)`` as
+    :func:`prepare_fit`.
+    """
+    from jaxclassic import _sparse
+
+    if not _sparse.is_sparse(X):
+        return prepare_fit(estimator, X, y, sample_weight, classifier=classifier, pad=pad,
+                           y_numeric=y_numeric)
+    X, y = validate_data(
+        estimator, X, y, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
+        y_numeric=(y_numeric and not classifier), ensure_all_finite=True, reset=True,
+    )
+    dtype = start_fit(estimator, compute_dtype(X.dtype))
+    X = _sparse.check_sparse(X, dtype=dtype)
+    if classifier:
+        y = encode_labels(estimator, y)
+    else:
+        y = np.asarray(y, dtype=dtype)
+    n = X.shape[0]
+    sw = fit_sample_weight(sample_weight, X, dtype)
+    n_padded = bucket_size(n, _min_bucket(estimator)) if pad else n
+    if n_padded > n:
+        X = _pad_sparse_rows(X, n_padded)
+        _, y, sw = pad_rows(np.empty((n, 0), dtype), y, sw, n_padded)
+    yj, swj = to_core(y, sw, owned=n_padded > n)
+    return _sparse_layout(estimator, X, layout), yj, swj, n
+
+
+class SparseInputMixin:
+    """Declares, in scikit-learn's tags (``input_tags.sparse``), that an estimator takes
+    ``scipy.sparse`` input (:func:`prepare_fit_sparse`); put it first among the bases."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def prepare_predict_sparse(estimator, X, *, layout: str = "bcoo", attributes=None):
+    """:func:`prepare_predict` for an estimator with a sparse path: dense ``X`` goes to
+    :func:`prepare_predict` unchanged; a CSR / CSC ``X`` is validated, padded with empty rows
+    to its bucket and returned in ``layout`` (as :func:`prepare_fit_sparse`). Returns
+    ``(X, n_samples)``; callers slice the first ``n_samples`` results."""
+    from jaxclassic import _sparse
+
+    if not _sparse.is_sparse(X):
+        return prepare_predict(estimator, X, attributes=attributes)
+    check_is_fitted(estimator, attributes)
+    X = validate_data(estimator, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
+                      ensure_all_finite=True, reset=False)
+    dtype = fitted_dtype(estimator)
+    enter_dtype(dtype)
+    X = _sparse.check_sparse(X, dtype=dtype)
+    n = X.shape[0]
+    X = _pad_sparse_rows(X, bucket_size(n, _min_bucket(estimator)))
+    return _sparse_layout(estimator, X, layout), n
+
+
 # --------------------------------------------------------------------------- model files
 def _estimator_class(name):
     """The class ``name`` of ``jaxclassic.estimators`` (None if there is no such class), with its
@@ -484,14 +590,19 @@ def _encode_estimator(obj, encoder, where: str):
     estimator met twice saved once) and scikit-learn's ``Bunch``."""
     from sklearn.utils import Bunch
 
+    from jaxclassic.estimators import _pipeline_io
+
     if isinstance(obj, Bunch):
         return {"t": "bunch", "v": [[k, encoder.encode(v, f"{where}.{k}")] for k, v in obj.items()]}
+    if _pipeline_io.is_saveable_sklearn(obj):  # Pipeline, ColumnTransformer, array-state preprocessors
+        return _pipeline_io.encode_sklearn(obj, encoder, where)
     if not isinstance(obj, _SklearnBaseEstimator):
+        if callable(getattr(obj, "fit", None)):  # a step of another library
+            raise _pipeline_io.refuse(obj, where)
         return None
     cls = type(obj)
     if _estimator_class(cls.__name__) is not cls:
-        raise TypeError(f"{where}: only the classes of jaxclassic.estimators can be saved, got "
-                        f"{cls.__module__}.{cls.__qualname__}")
+        raise _pipeline_io.refuse(obj, where)
     memo = encoder.__dict__.setdefault("_memo", {})
     if id(obj) in memo:
         return {"t": "estref", "id": memo[id(obj)]}
@@ -514,6 +625,10 @@ def _decode_estimator(node, decoder):
         if node.get("id") not in memo:
             raise ValueError(f"{decoder.path}: corrupt model file: reference to estimator {node.get('id')!r}")
         return memo[node["id"]]
+    if t == "sklearn":
+        from jaxclassic.estimators._pipeline_io import decode_sklearn
+
+        return decode_sklearn(node, decoder)
     if t != "estimator":
         raise ValueError(f"{decoder.path}: corrupt model file: unknown node type {t!r}")
     cls = _estimator_class(node.get("class"))
@@ -560,7 +675,8 @@ def save_estimator(estimator, path, **metadata):
     if hasattr(estimator, "classes_"):
         auto["classes"] = np.asarray(estimator.classes_).tolist()
     meta = io._json_metadata({**auto, **metadata})
-    return io._write(path, "estimator", type(estimator).__name__, tree, encoder.arrays, meta)
+    return io._write(path, "estimator", type(estimator).__name__, tree, encoder.arrays, meta,
+                     format_version=encoder.format_version)
 
 
 def load_estimator(path):

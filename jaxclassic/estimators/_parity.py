@@ -82,7 +82,12 @@ REFERENCE_CLASSES: dict[str, str] = {
     "CategoricalHMM": "hmmlearn.hmm.CategoricalHMM",
 }
 
+#: n_jobs is taken where a fit can use the CPU's cores as devices (jaxclassic._cores: boosting,
+#: forests, bagging of trees, and the members of voting / stacking) or where scikit-learn's
+#: users expect it (LogisticRegression, LinearRegression, KNeighbors*: checked, no effect)
 _N_JOBS = "XLA runs each compiled fit on all cores (and vmaps fits over folds, trees, pairs); there is no process pool"
+#: verbose is taken by the long fits (boosting, forests, bagging, SVC / SVR, GaussianMixture,
+#: the HMMs, ChainCRF, voting / stacking: jaxclassic._progress); these rows are the fits not yet wired
 _VERBOSE = "no progress printing; iteration counts and histories are fitted attributes (n_iter_, loss_history_...)"
 _COPY = "inputs are never modified: JAX arrays are immutable and the fit works on its own device copy"
 _TREE_SEARCH = ("neighbour search is brute force on tiled distance blocks (exact, vmapped, runs on "
@@ -98,17 +103,14 @@ _EXTENSION_KW = "an xgboost-only feature not implemented by the core (jaxclassic
 
 PARAMETER_GAPS: dict[tuple[str, str], str] = {
     # ---------------------------------------------------------------- linear models
-    ("LogisticRegression", "l1_ratio"): "elastic-net is not implemented: the core's penalty is L2 (Newton/L-BFGS on a smooth objective)",
     ("LogisticRegression", "dual"): "liblinear's dual formulation; the core solves the primal (Newton or L-BFGS)",
     ("LogisticRegression", "intercept_scaling"): "liblinear's synthetic-feature trick; the core fits an unpenalised intercept directly",
     ("LogisticRegression", "verbose"): _VERBOSE,
     ("LogisticRegression", "warm_start"): "the core's solvers start from zero (no coefficient initialisation argument)",
-    ("LogisticRegression", "n_jobs"): _N_JOBS,
     ("BayesianRidge", "compute_score"): "the log marginal likelihood per iteration is not recorded by the core's evidence loop",
     ("BayesianRidge", "copy_X"): _COPY,
     ("BayesianRidge", "verbose"): _VERBOSE,
     ("LinearRegression", "copy_X"): _COPY,
-    ("LinearRegression", "n_jobs"): _N_JOBS,
     ("Ridge", "copy_X"): _COPY,
     ("Ridge", "max_iter"): "the closed form (Cholesky of the Gram matrix) has no iterations; no iterative solvers",
     ("Ridge", "tol"): "the closed form (Cholesky of the Gram matrix) has no stopping tolerance",
@@ -122,10 +124,23 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     ("SGDRegressor", "epsilon"): "the epsilon of the huber / epsilon-insensitive losses, which are not implemented",
     ("SGDRegressor", "warm_start"): "each fit starts from zero (the core has no coefficient initialisation argument)",
     ("SGDRegressor", "average"): "averaged SGD (Polyak-Ruppert) is not implemented",
+    ("SGDClassifier", "shuffle"): "the rows are always visited in a fresh order each epoch, drawn from the key of random_state",
+    ("SGDClassifier", "verbose"): _VERBOSE,
+    ("SGDClassifier", "epsilon"): "the epsilon of the huber / epsilon-insensitive losses, which are not implemented",
+    ("SGDClassifier", "n_jobs"): _N_JOBS,
+    ("SGDClassifier", "early_stopping"): "stopping is on the training objective (tol, n_iter_no_change); no held-out split",
+    ("SGDClassifier", "validation_fraction"): "no early_stopping on held-out rows (see early_stopping)",
+    ("SGDClassifier", "class_weight"): "not implemented; pass per-row sample_weight (weights of the class of each row)",
+    ("SGDClassifier", "warm_start"): "each fit starts from zero; partial_fit continues from the fitted coefficients",
+    ("SGDClassifier", "average"): "averaged SGD (Polyak-Ruppert) is not implemented",
     ("Lasso", "precompute"): "the weighted Gram matrix is always precomputed (one O(p^2) sweep whatever n is)",
     ("Lasso", "copy_X"): _COPY,
     ("Lasso", "random_state"): "cyclic coordinate descent only: there is no random selection to seed",
     ("Lasso", "selection"): "cyclic coordinate descent only (a sweep is one fori_loop over the features)",
+    ("ElasticNet", "precompute"): "the weighted Gram matrix is always precomputed (one O(p^2) sweep whatever n is)",
+    ("ElasticNet", "copy_X"): _COPY,
+    ("ElasticNet", "random_state"): "cyclic coordinate descent only: there is no random selection to seed",
+    ("ElasticNet", "selection"): "cyclic coordinate descent only (a sweep is one fori_loop over the features)",
     # ---------------------------------------------------------------- discriminant analysis
     ("LinearDiscriminantAnalysis", "tol"): "the svd solver's rank threshold; the eigh solver cuts eigenvalues below eps * d * max",
     ("LinearDiscriminantAnalysis", "covariance_estimator"): "covariance estimator objects have no functional core to call inside the compiled fit; use shrinkage",
@@ -143,13 +158,11 @@ PARAMETER_GAPS: dict[tuple[str, str], str] = {
     # ---------------------------------------------------------------- boosting
     ("AdaBoostClassifier", "estimator"): "the weak learner is the core's array tree, set by max_depth (1 = scikit-learn's default stump); an estimator object has no functional core to vmap",
     ("GradientBoostingClassifier", "max_features"): "feature subsampling per split is not implemented in the boosting core",
-    ("GradientBoostingClassifier", "verbose"): _VERBOSE,
     ("GradientBoostingClassifier", "max_leaf_nodes"): _MAX_LEAF_NODES,
     ("GradientBoostingClassifier", "warm_start"): "the rounds are one lax.scan of fixed length; adding rounds to a fitted model is not implemented",
     ("GradientBoostingClassifier", "ccp_alpha"): "boosted trees are not pruned (cost-complexity pruning is a host pass on single trees)",
     ("GradientBoostingRegressor", "max_features"): "feature subsampling per split is not implemented in the boosting core",
     ("GradientBoostingRegressor", "alpha"): "the quantile of the 'huber' / 'quantile' losses, which are not implemented (squared_error, absolute_error)",
-    ("GradientBoostingRegressor", "verbose"): _VERBOSE,
     ("GradientBoostingRegressor", "max_leaf_nodes"): _MAX_LEAF_NODES,
     ("GradientBoostingRegressor", "warm_start"): "the rounds are one lax.scan of fixed length; adding rounds to a fitted model is not implemented",
     ("GradientBoostingRegressor", "ccp_alpha"): "boosted trees are not pruned (cost-complexity pruning is a host pass on single trees)",
@@ -160,11 +173,10 @@ def _xgboost_gaps(name: str) -> dict[tuple[str, str], str]:
     reasons = {
         "max_leaves": "trees grow depth-wise to max_depth (lossguide growth to a leaf budget is not implemented)",
         "grow_policy": "depth-wise growth only (xgboost's default 'depthwise'); no 'lossguide'",
-        "verbosity": _VERBOSE,
+        "verbosity": "xgboost's logging level of its C++ core (warnings, debug); the eval lines are fit(verbose=...) here as in xgboost",
         "objective": "the objective follows the class: squared error for the regressor, log-loss / softmax for the classifier; custom objectives go through the functional jaxclassic.ensemble.fit_xgboost(loss=...)",
         "booster": "tree booster only ('gbtree'); no 'gblinear' / 'dart'",
         "tree_method": "one method: histograms of max_bin quantile bins (xgboost's 'hist')",
-        "n_jobs": _N_JOBS,
         "max_delta_step": _EXTENSION_KW + " (the leaf-step cap)",
         "sampling_method": "rows are subsampled uniformly (xgboost's 'uniform'); gradient-based sampling is not implemented",
         "colsample_bylevel": "feature subsampling is per tree only (colsample_bytree)",
@@ -195,7 +207,6 @@ def _hmm_gaps() -> dict[tuple[str, str], str]:
         gaps[(name, "startprob_prior")] = priors
         gaps[(name, "transmat_prior")] = priors
         gaps[(name, "algorithm")] = "decode / predict use Viterbi only (hmmlearn's default); posteriors come from predict_proba"
-        gaps[(name, "verbose")] = _VERBOSE
         gaps[(name, "implementation")] = "one implementation: forward-backward in log space in a lax.scan (hmmlearn's 'log' / 'scaling' give the same results)"
     gaps[("CategoricalHMM", "emissionprob_prior")] = priors
     for param in ("means_prior", "means_weight", "covars_prior", "covars_weight"):
@@ -212,43 +223,25 @@ PARAMETER_GAPS.update({
     ("BaggingClassifier", "max_features"): "every member sees all features (random subspaces are not implemented in fit_bagging)",
     ("BaggingClassifier", "bootstrap_features"): "every member sees all features (random subspaces are not implemented in fit_bagging)",
     ("BaggingClassifier", "warm_start"): _WARM_START_ENSEMBLE,
-    ("BaggingClassifier", "n_jobs"): _N_JOBS,
-    ("BaggingClassifier", "verbose"): _VERBOSE,
     ("BaggingRegressor", "max_features"): "every member sees all features (random subspaces are not implemented in fit_bagging)",
     ("BaggingRegressor", "bootstrap_features"): "every member sees all features (random subspaces are not implemented in fit_bagging)",
     ("BaggingRegressor", "warm_start"): _WARM_START_ENSEMBLE,
-    ("BaggingRegressor", "n_jobs"): _N_JOBS,
-    ("BaggingRegressor", "verbose"): _VERBOSE,
     ("RandomForestClassifier", "max_leaf_nodes"): _MAX_LEAF_NODES,
-    ("RandomForestClassifier", "n_jobs"): _N_JOBS,
-    ("RandomForestClassifier", "verbose"): _VERBOSE,
     ("RandomForestClassifier", "warm_start"): _WARM_START_ENSEMBLE,
     ("RandomForestClassifier", "ccp_alpha"): _CCP_FOREST,
     ("RandomForestClassifier", "monotonic_cst"): _MONOTONIC,
     ("RandomForestRegressor", "max_leaf_nodes"): _MAX_LEAF_NODES,
-    ("RandomForestRegressor", "n_jobs"): _N_JOBS,
-    ("RandomForestRegressor", "verbose"): _VERBOSE,
     ("RandomForestRegressor", "warm_start"): _WARM_START_ENSEMBLE,
     ("RandomForestRegressor", "ccp_alpha"): _CCP_FOREST,
     ("RandomForestRegressor", "monotonic_cst"): _MONOTONIC,
-    ("StackingClassifier", "n_jobs"): "members are fitted one after another on the host, each by its own compiled program",
-    ("StackingClassifier", "verbose"): _VERBOSE,
-    ("StackingRegressor", "n_jobs"): "members are fitted one after another on the host, each by its own compiled program",
-    ("StackingRegressor", "verbose"): _VERBOSE,
-    ("VotingClassifier", "n_jobs"): "members are fitted one after another on the host, each by its own compiled program",
     ("VotingClassifier", "flatten_transform"): "no transform method (the members' outputs are not exposed as features)",
-    ("VotingClassifier", "verbose"): _VERBOSE,
-    ("VotingRegressor", "n_jobs"): "members are fitted one after another on the host, each by its own compiled program",
-    ("VotingRegressor", "verbose"): _VERBOSE,
     # ---------------------------------------------------------------- neighbours
     ("KNeighborsClassifier", "algorithm"): _TREE_SEARCH,
     ("KNeighborsClassifier", "leaf_size"): _TREE_SEARCH,
     ("KNeighborsClassifier", "metric_params"): "metrics are named by a string; 'minkowski' takes p directly (no weighted or custom metrics)",
-    ("KNeighborsClassifier", "n_jobs"): _N_JOBS,
     ("KNeighborsRegressor", "algorithm"): _TREE_SEARCH,
     ("KNeighborsRegressor", "leaf_size"): _TREE_SEARCH,
     ("KNeighborsRegressor", "metric_params"): "metrics are named by a string; 'minkowski' takes p directly (no weighted or custom metrics)",
-    ("KNeighborsRegressor", "n_jobs"): _N_JOBS,
     ("KernelDensity", "algorithm"): "densities are exact sums over tiled blocks of all training rows; no trees",
     ("KernelDensity", "metric"): "euclidean distance only (the kernels are normalised for it)",
     ("KernelDensity", "atol"): "densities are exact (scikit-learn's atol=rtol=0); no approximate tree traversal",
@@ -261,13 +254,14 @@ PARAMETER_GAPS.update({
     ("GaussianMixture", "means_init"): "user-given starting parameters are not implemented (init_params picks k-means, k-means++ or random starts)",
     ("GaussianMixture", "precisions_init"): "user-given starting parameters are not implemented (init_params picks k-means, k-means++ or random starts)",
     ("GaussianMixture", "warm_start"): "each fit starts from init_params (n_init restarts are vmapped); continuing from a previous fit is not implemented",
-    ("GaussianMixture", "verbose"): _VERBOSE,
-    ("GaussianMixture", "verbose_interval"): _VERBOSE,
     ("GaussianProcessRegressor", "copy_X_train"): _COPY,
     ("GaussianProcessRegressor", "n_targets"): "a single target (1-d y) only; multi-output GPs are not implemented",
-    ("KMeans", "verbose"): _VERBOSE,
     ("KMeans", "copy_x"): _COPY,
     ("KMeans", "algorithm"): "Lloyd's algorithm only (vmapped over restarts); Elkan's triangle-inequality bounds are not implemented",
+    ("MiniBatchKMeans", "verbose"): _VERBOSE,
+    ("MiniBatchKMeans", "compute_labels"): "labels_ and the whole-data inertia_ are always computed (one tiled pass)",
+    ("MiniBatchKMeans", "init_size"): "the seeding runs on all rows (k-means++ is one pass over them a centre), not on a random subset",
+    ("MiniBatchKMeans", "n_init"): "one seeding; scikit-learn's default for k-means++ is one too (n_init='auto')",
     ("AgglomerativeClustering", "memory"): "the tree is computed on every fit; no joblib caching",
     ("AgglomerativeClustering", "connectivity"): "connectivity-constrained merging is not implemented (all pairs are candidates)",
     ("AgglomerativeClustering", "compute_full_tree"): "the full tree is always built (cut_tree then cuts it)",
@@ -275,7 +269,5 @@ PARAMETER_GAPS.update({
     ("LinearSVC", "multi_class"): "one-vs-rest only (LIBLINEAR's default); Crammer-Singer is not implemented",
     ("LinearSVC", "verbose"): _VERBOSE,
     ("SVC", "shrinking"): "SMO without LIBSVM's shrinking heuristic (a speed-up; the optimum is the same up to tol)",
-    ("SVC", "verbose"): _VERBOSE,
     ("SVR", "shrinking"): "SMO without LIBSVM's shrinking heuristic (a speed-up; the optimum is the same up to tol)",
-    ("SVR", "verbose"): _VERBOSE,
 })

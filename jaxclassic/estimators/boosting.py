@@ -31,6 +31,7 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
+from jaxclassic import _cores
 from jaxclassic import ensemble as E
 from jaxclassic import losses
 from jaxclassic.ensemble import _boosting as B
@@ -56,6 +57,9 @@ from jaxclassic.estimators._base import (
 from jaxclassic.estimators.tree import (
     _check_choice,
     _count_or_fraction,
+    categorical_bins,
+    categorical_fit_input,
+    categorical_predict_input,
 )
 from jaxclassic.validation import key_from_seed
 
@@ -234,8 +238,9 @@ class _BaseGradientBoosting(BaseEstimator):
     def _core_kwargs(self, n, Xj, hyper):
         """The core fit's keyword arguments: ``hyper`` (:meth:`_check_hyper`, checked before
         the data reached the device) and the rules that need the row count."""
-        self.n_bins_ = tree_bins(Xj, n, self.n_bins)
+        self.n_bins_ = categorical_bins(tree_bins(Xj, n, self.n_bins), self.n_bins, Xj, self.is_categorical_)
         return dict(
+            categorical_features=self.is_categorical_,
             **hyper,
             min_samples_split=_count_or_fraction(self.min_samples_split, "min_samples_split", n, 2),
             min_samples_leaf=_count_or_fraction(self.min_samples_leaf, "min_samples_leaf", n, 1),
@@ -330,7 +335,16 @@ _GB_DOC_PARAMS = """learning_rate : float > 0, default=0.1
         ``random_state``) and stop at the first round whose validation score does not beat
         one of the last ``n_iter_no_change`` ones by more than ``tol`` (that round is kept).
     validation_fraction : float in (0, 1), default=0.1
-    tol : float >= 0, default=1e-4"""
+    tol : float >= 0, default=1e-4
+    verbose : int >= 0, default=0
+        0: silent. ``k > 0``: a tqdm bar of the rounds and a line ``[t]\ttrain-<metric>:<value>``
+        every ``k`` rounds and after the last (the mean training loss: rmse, mae, logloss,
+        mlogloss), sent from inside the compiled rounds (:mod:`jaxclassic._progress`).
+    categorical_features : None, "from_dtype", bool mask, column indices or feature names, default=None
+        Features split by sets of categories (the core's ``categorical_features``), as
+        scikit-learn's ``HistGradientBoosting*``: ``"from_dtype"`` takes a DataFrame's pandas
+        ``category`` columns (a category unseen at fit time is a missing value at prediction);
+        other categorical columns hold integer codes below the bin count. None: all numeric."""
 
 
 class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
@@ -363,7 +377,9 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
                  criterion="friedman_mse", min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0, init=None,
                  random_state=None, n_bins=255, n_iter_no_change=None, validation_fraction=0.1,
-                 tol=1e-4):
+                 tol=1e-4, verbose=0, categorical_features=None):
+        self.categorical_features = categorical_features
+        self.verbose = verbose
         self.n_iter_no_change = n_iter_no_change
         self.validation_fraction = validation_fraction
         self.tol = tol
@@ -386,11 +402,13 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         """Boost ``n_estimators`` trees on ``(X, y)``; returns ``self``."""
         loss = _GB_LOSSES[_check_choice(self.loss, "loss", _GB_LOSSES)]
         hyper = self._check_hyper()
+        X = categorical_fit_input(self, X)
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, allow_nan=True)
         kwargs = self._core_kwargs(n, Xj, hyper)
         held_out = self._validation_rows(yj, n, classifier=False)
         fit_weight = swj if held_out is None else jnp.where(jnp.asarray(held_out), 0, swj)
-        params = E.fit_gradient_boosting(Xj, yj, loss=loss, sample_weight=fit_weight, **kwargs)
+        params = E.fit_gradient_boosting(Xj, yj, loss=loss, sample_weight=fit_weight, verbose=self.verbose,
+                                         **kwargs)
         if held_out is not None:
             params = self._stop_early(params, Xj, yj, swj, held_out, _VALIDATION_SCORES[loss])
         self.params_ = to_host(params)
@@ -404,7 +422,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     @dtype_scope
     def predict(self, X):
         """:math:`F_0 + \\eta \\sum_m \\text{tree}_m(x)` ``(n,)``."""
-        Xp, n = prepare_predict(self, X, allow_nan=True)
+        Xp, n = prepare_predict(self, categorical_predict_input(self, X), allow_nan=True)
         return np.asarray(E.predict(self.params_, Xp))[:n]
 
 
@@ -442,7 +460,9 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
                  criterion="friedman_mse", min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0, init=None,
                  random_state=None, n_bins=255, n_iter_no_change=None, validation_fraction=0.1,
-                 tol=1e-4):
+                 tol=1e-4, verbose=0, categorical_features=None):
+        self.categorical_features = categorical_features
+        self.verbose = verbose
         self.n_iter_no_change = n_iter_no_change
         self.validation_fraction = validation_fraction
         self.tol = tol
@@ -465,13 +485,14 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         """Boost on ``(X, y)`` (``K`` trees a round for ``K > 2`` classes); returns ``self``."""
         _check_choice(self.loss, "loss", {"log_loss"})
         hyper = self._check_hyper()
+        X = categorical_fit_input(self, X)
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=True, allow_nan=True)
         kwargs = self._core_kwargs(n, Xj, hyper)
         self.n_classes_ = len(self.classes_)
         held_out = self._validation_rows(yj, n, classifier=True)
         fit_weight = swj if held_out is None else jnp.where(jnp.asarray(held_out), 0, swj)
         params = E.fit_gradient_boosting(Xj, yj, loss="log_loss", n_classes=self.n_classes_,
-                                         sample_weight=fit_weight, **kwargs)
+                                         sample_weight=fit_weight, verbose=self.verbose, **kwargs)
         if held_out is not None:
             score = _VALIDATION_SCORES["binary" if self.n_classes_ == 2 else "multinomial"]
             params = self._stop_early(params, Xj, yj, swj, held_out, score)
@@ -486,13 +507,13 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     @dtype_scope
     def decision_function(self, X):
         """Raw scores: the log-odds ``(n,)`` (two classes) or one per class ``(n, K)``."""
-        Xp, n = prepare_predict(self, X, allow_nan=True)
+        Xp, n = prepare_predict(self, categorical_predict_input(self, X), allow_nan=True)
         return np.asarray(E.decision_function(self.params_, Xp))[:n]
 
     @dtype_scope
     def predict_proba(self, X):
         """``[1 - σ(F), σ(F)]``, or ``softmax(F)`` for more than two classes."""
-        Xp, n = prepare_predict(self, X, allow_nan=True)
+        Xp, n = prepare_predict(self, categorical_predict_input(self, X), allow_nan=True)
         return np.asarray(E.predict_proba(self.params_, Xp))[:n]
 
     def predict_log_proba(self, X):
@@ -531,7 +552,23 @@ _XGB_DOC_PARAMS = """n_estimators : int >= 1, default=100
         Patience on the loss of ``eval_set`` (passed to ``fit``).
     importance_type : {"gain", "weight", "cover", "total_gain", "total_cover"}, default="gain"
         What ``feature_importances_`` reports (normalised to sum 1).
-    random_state : int, RandomState or None, default=None"""
+    random_state : int, RandomState or None, default=None
+    n_jobs : int or None, default=None
+        CPU cores the fit may use, as CPU devices (:mod:`jaxclassic._cores`: each builds the
+        histograms of a block of the rows, from ``jaxclassic._cores.MIN_ROWS`` rows): at most
+        ``min(n_jobs, devices present)``; ``-1`` all present; None no cap. JAX has one CPU
+        device unless :func:`jaxclassic.distributed.use_cpu_cores` was called before its first
+        computation; asking for more than are present warns and uses those.
+    categorical_features : None, "from_dtype", bool mask, column indices or feature names, default=None
+        Features split by sets of categories (the core's ``categorical_features``), as
+        scikit-learn's ``HistGradientBoosting*``: ``"from_dtype"`` takes a DataFrame's pandas
+        ``category`` columns (a category unseen at fit time is a missing value at prediction);
+        other categorical columns hold integer codes below the bin count. None: all numeric.
+
+    ``fit(..., verbose=...)``, as xgboost's: ``True`` or ``k``: a tqdm bar of the rounds and a
+    line ``[t]\ttrain-<metric>:<value>\tvalid-<metric>:<value>`` (rmse, logloss, mlogloss;
+    ``valid-`` with an ``eval_set``) every round or every ``k`` rounds and after the last, sent
+    from inside the compiled rounds (:mod:`jaxclassic._progress`)."""
 
 
 class _BaseXGBoost(BaseEstimator):
@@ -553,8 +590,8 @@ class _BaseXGBoost(BaseEstimator):
         if len(eval_set) != 1:
             raise ValueError(f"eval_set must hold one (X, y) pair (the core monitors one set), got {len(eval_set)}")
         Xe, ye = eval_set[0]
-        Xe = validate_data(self, Xe, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan",
-                           reset=False).astype(fitted_dtype(self), copy=False)
+        Xe = validate_data(self, categorical_predict_input(self, Xe), dtype=[np.float64, np.float32],
+                           ensure_all_finite="allow-nan", reset=False).astype(fitted_dtype(self), copy=False)
         ye = np.asarray(ye).reshape(-1)
         if classifier:
             codes = np.searchsorted(self.classes_, ye)
@@ -569,7 +606,9 @@ class _BaseXGBoost(BaseEstimator):
         Xe, ye, we = pad_rows(Xe, ye, we, _n_padded(Xe, self._min_bucket))
         return to_core(Xe, ye, we)
 
-    def _fit(self, X, y, sample_weight, eval_set, sample_weight_eval_set, classifier):
+    def _fit(self, X, y, sample_weight, eval_set, sample_weight_eval_set, classifier, verbose=False):
+        _cores.check_n_jobs(self.n_jobs)  # before the data reach the device
+        X = categorical_fit_input(self, X)
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
         if self.early_stopping_rounds is not None and eval_set is None:
             raise ValueError("early_stopping_rounds needs an eval_set passed to fit")
@@ -582,17 +621,19 @@ class _BaseXGBoost(BaseEstimator):
             self._metric = "rmse"
         evals = self._eval_data(eval_set, sample_weight_eval_set, classifier)
         subsample, colsample = float(self.subsample), float(self.colsample_bytree)
-        self.max_bin_ = tree_bins(Xj, n, self.max_bin)
-        params = E.fit_xgboost(
-            Xj, yj, loss=loss, n_estimators=_check_int(self.n_estimators, "n_estimators", 1),
-            learning_rate=_check_positive(self.learning_rate, "learning_rate"),
-            max_depth=_check_int(self.max_depth, "max_depth", 1), reg_lambda=float(self.reg_lambda),
-            reg_alpha=float(self.reg_alpha), gamma=float(self.gamma),
-            min_child_weight=float(self.min_child_weight), subsample=subsample, colsample_bytree=colsample,
-            max_bin=self.max_bin_, base_score=self.base_score,
-            n_classes=self.n_classes_ if classifier and self.n_classes_ > 2 else None,
-            eval_set=evals, early_stopping_rounds=self.early_stopping_rounds, sample_weight=swj,
-            key=_key(self.random_state) if subsample < 1 or colsample < 1 else None)
+        self.max_bin_ = categorical_bins(tree_bins(Xj, n, self.max_bin), self.max_bin, Xj, self.is_categorical_)
+        with _cores.limit_devices(self.n_jobs):
+            params = E.fit_xgboost(
+                Xj, yj, loss=loss, n_estimators=_check_int(self.n_estimators, "n_estimators", 1),
+                learning_rate=_check_positive(self.learning_rate, "learning_rate"),
+                max_depth=_check_int(self.max_depth, "max_depth", 1), reg_lambda=float(self.reg_lambda),
+                reg_alpha=float(self.reg_alpha), gamma=float(self.gamma),
+                min_child_weight=float(self.min_child_weight), subsample=subsample, colsample_bytree=colsample,
+                max_bin=self.max_bin_, base_score=self.base_score,
+                n_classes=self.n_classes_ if classifier and self.n_classes_ > 2 else None,
+                eval_set=evals, early_stopping_rounds=self.early_stopping_rounds, sample_weight=swj,
+                key=_key(self.random_state) if subsample < 1 or colsample < 1 else None, verbose=verbose,
+                categorical_features=self.is_categorical_)
         self.params_ = to_host(params)
         self.n_iter_ = int(params.n_iter)
         self.best_iteration_ = int(params.best_iteration)
@@ -622,7 +663,7 @@ class _BaseXGBoost(BaseEstimator):
 
     @dtype_scope
     def _core(self, fn, X):
-        Xp, n = prepare_predict(self, X, allow_nan=True)
+        Xp, n = prepare_predict(self, categorical_predict_input(self, X), allow_nan=True)
         return np.asarray(fn(self.params_, Xp))[:n]
 
 
@@ -657,7 +698,10 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
 
     def __init__(self, *, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0, reg_alpha=0.0,
                  gamma=0.0, min_child_weight=1.0, subsample=1.0, colsample_bytree=1.0, max_bin=256,
-                 base_score=None, early_stopping_rounds=None, importance_type="gain", random_state=None):
+                 base_score=None, early_stopping_rounds=None, importance_type="gain", random_state=None,
+                 n_jobs=None, categorical_features=None):
+        self.categorical_features = categorical_features
+        self.n_jobs = n_jobs
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -676,8 +720,9 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
     @dtype_scope
     def fit(self, X, y, *, sample_weight=None, eval_set=None, sample_weight_eval_set=None, verbose=False):
         """Boost on ``(X, y)``; ``eval_set=[(X_val, y_val)]`` is monitored (``evals_result()``)
-        and drives ``early_stopping_rounds``; ``verbose`` is ignored. Returns ``self``."""
-        return self._fit(X, y, sample_weight, eval_set, sample_weight_eval_set, classifier=False)
+        and drives ``early_stopping_rounds``; ``verbose`` (``True`` or ``k``) prints xgboost's eval lines
+        (class docstring). Returns ``self``."""
+        return self._fit(X, y, sample_weight, eval_set, sample_weight_eval_set, classifier=False, verbose=verbose)
 
     def predict(self, X):
         """The raw score (trees up to ``best_iteration``), ``(n,)``."""
@@ -709,7 +754,10 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
 
     def __init__(self, *, n_estimators=100, learning_rate=0.3, max_depth=6, reg_lambda=1.0, reg_alpha=0.0,
                  gamma=0.0, min_child_weight=1.0, subsample=1.0, colsample_bytree=1.0, max_bin=256,
-                 base_score=None, early_stopping_rounds=None, importance_type="gain", random_state=None):
+                 base_score=None, early_stopping_rounds=None, importance_type="gain", random_state=None,
+                 n_jobs=None, categorical_features=None):
+        self.categorical_features = categorical_features
+        self.n_jobs = n_jobs
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -728,7 +776,7 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
     @dtype_scope
     def fit(self, X, y, *, sample_weight=None, eval_set=None, sample_weight_eval_set=None, verbose=False):
         """Boost on ``(X, y)`` (``eval_set`` as :meth:`XGBoostRegressor.fit`); returns ``self``."""
-        return self._fit(X, y, sample_weight, eval_set, sample_weight_eval_set, classifier=True)
+        return self._fit(X, y, sample_weight, eval_set, sample_weight_eval_set, classifier=True, verbose=verbose)
 
     def predict_proba(self, X):
         """Class probabilities ``(n, n_classes)`` in ``classes_`` order."""

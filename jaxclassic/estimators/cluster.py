@@ -1,4 +1,4 @@
-"""scikit-learn-compatible clustering: ``KMeans`` and ``AgglomerativeClustering``.
+"""scikit-learn-compatible clustering: ``KMeans``, ``MiniBatchKMeans`` and ``AgglomerativeClustering``.
 
 Thin wrappers over :mod:`jaxclassic.cluster`: they validate the input, pad the rows of k-means
 to a shape bucket with zero weights (refits of nearby sizes reuse one compiled program; a row
@@ -8,7 +8,12 @@ result with scikit-learn's fitted attributes. The maths lives in the core.
 
 Differences from scikit-learn, documented on the classes:
 
-* ``KMeans``: Lloyd's algorithm only (no ``algorithm="elkan"``, no sparse input); the seeds
+* ``KMeans``: sparse CSR / CSC input has its own Lloyd path, never densified
+  (:mod:`jaxclassic.cluster._kmeans_sparse`; equal to the dense fit from the same ``init``).
+  ``MiniBatchKMeans`` densifies sparse input within :data:`jaxclassic._sparse.MAX_DENSIFY_ELEMENTS`
+  (a ``ValueError`` above it) for ``fit`` and ``partial_fit``; its ``predict`` / ``transform`` /
+  ``score`` are KMeans's (sparse, not densified).
+* ``KMeans``: Lloyd's algorithm only (no ``algorithm="elkan"``); the seeds
   come from ``jax.random`` (a key drawn from ``random_state``), so a fit equals scikit-learn's
   only from the same explicit ``init`` centres; the tolerance is scaled by the *weighted*
   feature variance (scikit-learn: unweighted), so zero-weight rows have no influence.
@@ -44,7 +49,7 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.validation import check_bool, key_from_seed
 
-__all__ = ["KMeans", "AgglomerativeClustering"]
+__all__ = ["KMeans", "MiniBatchKMeans", "AgglomerativeClustering"]
 
 
 def _key(random_state):
@@ -56,6 +61,20 @@ def _key(random_state):
     return key_from_seed(int(check_random_state(random_state).randint(0, 2**31 - 1)))
 
 
+def _is_sparse(X) -> bool:
+    from jaxclassic import _sparse
+
+    return _sparse.is_sparse(X)
+
+
+def _densified(estimator, X):
+    """A ``scipy.sparse`` ``X`` as a dense array within :data:`jaxclassic._sparse.MAX_DENSIFY_ELEMENTS`
+    (a clear ``ValueError`` above it); anything else unchanged. k-means has no sparse path yet."""
+    from jaxclassic import _sparse
+
+    return _sparse.densify(X, model=type(estimator).__name__) if _sparse.is_sparse(X) else X
+
+
 def _check_int(value, name, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
@@ -64,6 +83,10 @@ def _check_int(value, name, low):
 
 class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """k-means by Lloyd's algorithm (:func:`jaxclassic.cluster.fit_kmeans`).
+
+    ``X`` may be ``scipy.sparse`` CSR / CSC: fitted by a sparse Lloyd path and predicted /
+    transformed / scored by sparse products, never densified (the same fit as the dense one from
+    the same ``init`` centres; k-means++ seeds are other draws of the same distribution).
 
     Parameters
     ----------
@@ -86,6 +109,10 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         On the total squared centre shift, relative to the mean (weighted) feature variance.
     random_state : int, RandomState or None, default=None
         Draws the ``jax.random`` key of the seeding.
+    verbose : int >= 0, default=0
+        Above 0: a tqdm bar of the Lloyd iterations and a line ``[t]\tcenter_shift:<value>``
+        every ``verbose`` iterations and after the last, sent from inside the compiled loop
+        (:func:`jaxclassic.cluster.fit_kmeans`, :mod:`jaxclassic._progress`).
 
     Attributes
     ----------
@@ -107,7 +134,8 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4,
-                 random_state=None):
+                 random_state=None, verbose=0):
+        self.verbose = verbose
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -118,6 +146,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True  # KMeans: a sparse Lloyd path; MiniBatchKMeans: densified within the limit
         return tags
 
     def _n_init(self):
@@ -135,7 +164,7 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         n_init = self._n_init()
         if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
             raise ValueError(f"tol must be a float >= 0, got {self.tol!r}")
-        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=True)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32], reset=True)
         dtype = start_fit(self, compute_dtype(X.dtype))
         X = X.astype(dtype, copy=False)
         n = X.shape[0]
@@ -153,11 +182,14 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
                 raise ValueError(f"The shape of the initial centers {init.shape} does not match "
                                  f"the number of clusters {n_clusters} and features {X.shape[1]}.")
             n_init = 1
-        Xp, _, swp = pad_rows(X, None, sw, _n_padded(X))
-        Xj, swj = to_core(Xp, swp)
+        if _is_sparse(X):  # its own Lloyd path, never densified; no row padding
+            Xj, swj = X, to_core(sw)[0]
+        else:
+            Xp, _, swp = pad_rows(X, None, sw, _n_padded(X))
+            Xj, swj = to_core(Xp, swp)
         params = _km.fit_kmeans(Xj, n_clusters, key=_key(self.random_state), init=init, n_init=n_init,
                                 max_iter=max_iter, tol=float(self.tol), sample_weight=swj,
-                                n_local_trials="auto")
+                                n_local_trials="auto", verbose=self.verbose)
         self.params_ = to_host(params)
         self.cluster_centers_ = self.params_.cluster_centers
         self.labels_ = self.params_.labels[:n].astype(np.int64)
@@ -165,26 +197,180 @@ class KMeans(ClusterMixin, TransformerMixin, BaseEstimator):
         self.n_iter_ = int(params.n_iter)
         return self
 
+    def _sparse_distances(self, X):
+        """Squared distances of a sparse ``X`` to the centres (never densified), or None for dense X."""
+        if not _is_sparse(X):
+            return None
+        from jaxclassic.cluster._kmeans_sparse import sparse_distances
+        from jaxclassic.estimators._base import check_is_fitted, enter_dtype
+
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32], reset=False)
+        enter_dtype(fitted_dtype(self))
+        return np.asarray(sparse_distances(self.cluster_centers_, X))
+
     @dtype_scope
     def predict(self, X):
-        """Index of the nearest centre of every row."""
+        """Index of the nearest centre of every row (``X`` dense or sparse)."""
+        d2 = self._sparse_distances(X)
+        if d2 is not None:
+            return np.argmin(d2, axis=1).astype(np.int64)
         Xp, n = prepare_predict(self, X)
         return np.asarray(_km.predict(self.params_, Xp))[:n].astype(np.int64)
 
     @dtype_scope
     def transform(self, X):
         """Euclidean distances to every centre, (n_samples, n_clusters)."""
+        d2 = self._sparse_distances(X)
+        if d2 is not None:
+            return np.sqrt(d2)
         Xp, n = prepare_predict(self, X)
         return np.asarray(_km.transform(self.params_, Xp))[:n]
 
     @dtype_scope
     def score(self, X, y=None, sample_weight=None):
         """Minus the inertia of ``X`` under the fitted centres (scikit-learn's ``score``)."""
+        d2 = self._sparse_distances(X)
+        if d2 is not None:
+            sw = fit_sample_weight(sample_weight, np.empty((d2.shape[0], 0)), fitted_dtype(self))
+            return -float(np.sum(sw * d2.min(axis=1)))
         Xp, n = prepare_predict(self, X)
         sw = fit_sample_weight(sample_weight, np.empty((n, 0)), fitted_dtype(self))
         swp = np.zeros(Xp.shape[0], sw.dtype)
         swp[:n] = sw
         return -float(_km.inertia(self.params_, Xp, sample_weight=swp))
+
+
+class MiniBatchKMeans(KMeans):
+    """Mini-batch k-means (:func:`jaxclassic.cluster.fit_minibatch_kmeans`), scikit-learn's algorithm:
+    batches drawn with probability proportional to ``sample_weight``, per-centre counts and the
+    ``1/count`` step, random reassignment of light centres, early stopping on the smoothed batch
+    inertia; ``partial_fit`` is one step on the given batch
+    (:func:`jaxclassic.cluster.minibatch_kmeans_step`).
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    init : {"k-means++", "random"} or array of shape (n_clusters, n_features), default="k-means++"
+        Seeded on all rows, once (scikit-learn: on ``init_size`` random rows, best of ``n_init``).
+    max_iter : int, default=100
+        Passes over the data (``max_iter * n_samples // batch_size`` steps at most).
+    batch_size : int, default=1024
+    random_state : int, RandomState or None, default=None
+    tol : float, default=0.0
+    max_no_improvement : int or None, default=10
+    reassignment_ratio : float, default=0.01
+
+    Attributes
+    ----------
+    cluster_centers_, labels_, inertia_ (of the whole data, or of the last ``partial_fit`` batch),
+    n_iter_ (passes), n_steps_, counts_ (weight absorbed by each centre), n_features_in_, params_
+    """
+
+    def __init__(self, n_clusters=8, *, init="k-means++", max_iter=100, batch_size=1024, random_state=None,
+                 tol=0.0, max_no_improvement=10, reassignment_ratio=0.01):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.max_iter = max_iter
+        self.batch_size = batch_size
+        self.random_state = random_state
+        self.tol = tol
+        self.max_no_improvement = max_no_improvement
+        self.reassignment_ratio = reassignment_ratio
+
+    def _check(self):
+        n_clusters = _check_int(self.n_clusters, "n_clusters", 1)
+        max_iter = _check_int(self.max_iter, "max_iter", 1)
+        batch_size = _check_int(self.batch_size, "batch_size", 1)
+        for name in ("tol", "reassignment_ratio"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+                raise ValueError(f"{name} must be a float >= 0, got {value!r}")
+        if self.max_no_improvement is not None:
+            _check_int(self.max_no_improvement, "max_no_improvement", 0)
+        return n_clusters, max_iter, batch_size
+
+    def _init_array(self, n_clusters, n_features, dtype):
+        if isinstance(self.init, str):
+            return self.init
+        init = np.asarray(self.init, dtype=dtype)
+        if init.shape != (n_clusters, n_features):
+            raise ValueError(f"The shape of the initial centers {init.shape} does not match "
+                             f"the number of clusters {n_clusters} and features {n_features}.")
+        return init
+
+    def _store(self, params, X, n):
+        self.params_ = to_host(params)
+        self.cluster_centers_ = self.params_.cluster_centers
+        self.counts_ = self.params_.counts
+        self.n_steps_ = int(params.n_iter)
+        self.inertia_ = float(params.inertia)
+        self.labels_ = np.asarray(_km._predict(self.params_, X))[:n].astype(np.int64)
+
+    @dtype_scope
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster ``X`` by mini-batch steps (``y`` ignored); returns ``self``."""
+        from jaxclassic.cluster import minibatch_kmeans as _mbk
+
+        n_clusters, max_iter, batch_size = self._check()
+        X = validate_data(self, _densified(self, X), dtype=[np.float64, np.float32], reset=True)
+        dtype = start_fit(self, compute_dtype(X.dtype))
+        X = X.astype(dtype, copy=False)
+        n = X.shape[0]
+        if n < n_clusters:
+            raise ValueError(f"n_samples={n} should be >= n_clusters={n_clusters}.")
+        sw = fit_sample_weight(sample_weight, X, dtype)
+        init = self._init_array(n_clusters, X.shape[1], dtype)
+        Xp, _, swp = pad_rows(X, None, sw, _n_padded(X))
+        Xj, swj = to_core(Xp, swp)
+        params = _mbk.fit_minibatch_kmeans(
+            Xj, n_clusters, key=_key(self.random_state), init=init, batch_size=batch_size, max_iter=max_iter,
+            tol=float(self.tol), max_no_improvement=self.max_no_improvement,
+            reassignment_ratio=float(self.reassignment_ratio), sample_weight=swj)
+        self._store(params, Xj, n)
+        self.n_iter_ = int(np.ceil(self.n_steps_ * batch_size / n))
+        return self
+
+    @dtype_scope
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """One mini-batch step on ``X`` (the first call seeds the centres on it); returns ``self``."""
+        from jaxclassic.cluster import minibatch_kmeans as _mbk
+
+        n_clusters, _, _ = self._check()
+        first = not hasattr(self, "params_")
+        X = validate_data(self, _densified(self, X), dtype=[np.float64, np.float32], reset=first)
+        if first:
+            dtype = start_fit(self, compute_dtype(X.dtype))
+        else:
+            from jaxclassic.estimators._base import enter_dtype
+
+            dtype = fitted_dtype(self)
+            enter_dtype(dtype)
+        X = X.astype(dtype, copy=False)
+        n = X.shape[0]
+        sw = fit_sample_weight(sample_weight, X, dtype)
+        Xj, swj = to_core(X, sw)
+        if first or not hasattr(self, "_partial_key"):  # partial_fit after fit continues its centres
+            self._partial_key = _key(self.random_state)
+        if first:
+            if n < n_clusters:
+                raise ValueError(f"n_samples={n} should be >= n_clusters={n_clusters}.")
+            init = self._init_array(n_clusters, X.shape[1], dtype)
+            if isinstance(init, str):
+                seeds = _km.kmeans_plusplus(Xj, n_clusters, key=self._partial_key, sample_weight=swj,
+                                            n_local_trials="auto")[0] if init == "k-means++" else \
+                    Xj[_km._random_seeds(Xj, swj, self._partial_key, n_clusters, n_clusters=n_clusters)[1]]
+            else:
+                seeds = init
+            state = _mbk.MiniBatchKMeansParams(jax.numpy.asarray(seeds, dtype), jax.numpy.zeros(n_clusters, dtype),
+                                               np.int32(0), np.int32(0), np.zeros((), dtype), np.bool_(False))
+        else:
+            state = self.params_
+        params = _mbk.minibatch_kmeans_step(state, Xj, sample_weight=swj, key=self._partial_key,
+                                            reassignment_ratio=float(self.reassignment_ratio))
+        self._store(params, Xj, n)
+        self.n_iter_ = self.n_steps_
+        return self
 
 
 class AgglomerativeClustering(ClusterMixin, BaseEstimator):

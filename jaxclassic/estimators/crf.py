@@ -70,6 +70,10 @@ class ChainCRF(BaseEstimator):
         Stop when the gradient norm of the objective divided by the total weight is <= tol.
     memory_size : int, default 10
         L-BFGS history length.
+    verbose : int >= 0, default 0
+        Above 0: a tqdm bar of the L-BFGS iterations and a line
+        ``[t]\tobjective:<value>\tgrad_norm:<value>`` every ``verbose`` iterations and after the
+        last, sent from inside the compiled loop (:mod:`jaxclassic._progress`).
 
     Attributes
     ----------
@@ -107,7 +111,8 @@ class ChainCRF(BaseEstimator):
     Lafferty, McCallum, Pereira (2001); N. Okazaki (2007), CRFsuite; sklearn-crfsuite.
     """
 
-    def __init__(self, c2=1.0, max_iter=100, tol=1e-3, memory_size=10):
+    def __init__(self, c2=1.0, max_iter=100, tol=1e-3, memory_size=10, verbose=0):
+        self.verbose = verbose
         self.c2 = c2
         self.max_iter = max_iter
         self.tol = tol
@@ -192,7 +197,7 @@ class ChainCRF(BaseEstimator):
         params = _crf.fit_crf(
             idx, labels, lengths=lengths, c2=c2, sample_weight=weight, n_labels=len(self.classes_),
             n_features=bucket_size(len(self.vocabulary_)), max_iter=max_iter, tol=tol,
-            memory_size=memory_size,
+            memory_size=memory_size, verbose=self.verbose,
         )
         self.params_ = to_host(params)
         self.n_iter_ = int(params.n_iter)

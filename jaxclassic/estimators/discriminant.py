@@ -8,7 +8,8 @@ fitted attributes. The maths lives in the core.
 Differences from scikit-learn, all documented on the classes:
 
 * ``GaussianNB``: ``epsilon_`` uses the *weighted* feature variance (so zero-weight rows have
-  no influence); scikit-learn uses the unweighted one.
+  no influence); scikit-learn uses the unweighted one. ``partial_fit`` takes it from all the rows
+  seen so far (so batches equal one ``fit``); scikit-learn's from the last batch alone.
 * ``CategoricalNB``: no sparse input; a category code ``>= n_categories_`` at prediction raises
   ``ValueError`` (scikit-learn: ``IndexError``). Like scikit-learn, ``X`` is cast to int
   (floats are truncated) and must be non-negative.
@@ -121,13 +122,43 @@ class GaussianNB(_ProbaClassifierMixin, ClassifierMixin, BaseEstimator):
         params = _nb.fit_gaussian_nb(
             X, y, n_classes=len(self.classes_), priors=priors,
             var_smoothing=float(self.var_smoothing), sample_weight=sw)
+        self._store(params)
+        return self
+
+    @dtype_scope
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of rows to the model (scikit-learn's ``partial_fit``).
+
+        ``classes`` (every label ``y`` may hold) is required on the first call. Each class's
+        weight, mean and centred scatter are merged with the batch's by Chan's update
+        (:func:`jaxclassic.streaming.update_gaussian_nb`, the merge of the streaming fits), so
+        batches give the model of one ``fit`` on all their rows, ``epsilon_`` included (from the
+        variance of all rows seen; scikit-learn's ``partial_fit`` takes it from the last batch).
+        """
+        from jaxclassic.estimators.naive_bayes import _pad, partial_fit_setup
+        from jaxclassic.streaming import discriminant as _streaming
+
+        check_scalar(self.var_smoothing, "var_smoothing", low=0.0)
+        X, codes, sw, first = partial_fit_setup(self, X, y, classes, sample_weight, accept_sparse=False)
+        dtype = fitted_dtype(self)
+        priors = None if self.priors is None else np.asarray(self.priors, dtype=dtype)
+        if first:
+            params = _streaming.empty_gaussian_nb(len(self.classes_), X.shape[1], dtype)
+        else:
+            params = self.params_
+        Xp, yp, swp = _pad(X, codes, sw)
+        params = _streaming.update_gaussian_nb(params, Xp, yp, priors=priors,
+                                               var_smoothing=float(self.var_smoothing), sample_weight=swp)
+        self._store(params)
+        return self
+
+    def _store(self, params):
         self.params_ = to_host(params)
         self.theta_ = np.asarray(params.theta)
         self.var_ = np.asarray(params.var)
         self.class_prior_ = np.asarray(params.class_prior)
         self.class_count_ = np.asarray(params.class_count)
         self.epsilon_ = float(params.epsilon)
-        return self
 
     @dtype_scope
     def _joint_log_likelihood(self, X):

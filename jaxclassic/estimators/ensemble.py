@@ -24,7 +24,7 @@ object's functional core is not reachable from its instance without a table of e
 
 Departures, documented on each class: trees split on ``n_bins`` histogram bins (exact when a
 feature has at most ``n_bins`` distinct values); no ``estimators_`` of tree objects (the
-stacked trees are ``params_.trees``), ``n_jobs``, ``warm_start``, ``class_weight="balanced_subsample"``,
+stacked trees are ``params_.trees``), ``warm_start``, ``class_weight="balanced_subsample"``,
 ``max_leaf_nodes``, ``monotonic_cst``, ``ccp_alpha``; bagging has no ``max_features`` /
 ``bootstrap_features``; the out-of-bag decision function is NaN on rows no tree left out
 (scikit-learn: 0 with a warning) and the out-of-bag score skips them.
@@ -35,6 +35,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from jaxclassic import _cores, _progress
 from jaxclassic import ensemble as E
 from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.estimators._base import (
@@ -50,6 +51,9 @@ from jaxclassic.estimators._base import (
 )
 from jaxclassic.estimators.boosting import _check_int, _key, _log
 from jaxclassic.estimators.tree import (
+    categorical_bins,
+    categorical_fit_input,
+    categorical_predict_input,
     _CLASSIFICATION_CRITERIA,
     _REGRESSION_CRITERIA,
     DecisionTreeClassifier,
@@ -99,8 +103,11 @@ class _BaseBootstrap(BaseEstimator):
         _check_int(self.n_estimators, "n_estimators", 1)
         check_bool(self.bootstrap, "bootstrap")
         check_bool(self.oob_score, "oob_score")
+        _cores.check_n_jobs(self.n_jobs)
+        _progress.check_verbose(self.verbose)
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
+        X = categorical_fit_input(self, X)
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
         if classifier and getattr(self, "class_weight", None) is not None:
             if self.class_weight == "balanced_subsample":
@@ -109,8 +116,11 @@ class _BaseBootstrap(BaseEstimator):
             swj = jax.device_put(apply_class_weight(self.class_weight, self.classes_, yj, swj))
         if classifier:
             self.n_classes_ = len(self.classes_)
-        params = self._core_fit(Xj, yj, swj, n, classifier)
+        with _cores.limit_devices(self.n_jobs):
+            params = self._core_fit(Xj, yj, swj, n, classifier)
         self.params_ = to_host(params)
+        _progress.done(self.verbose, type(self).__name__,
+                       f"{int(self.n_estimators)} members fitted as one vmapped program")
         self.n_outputs_ = 1
         if self.oob_score:
             self.oob_score_ = float(E.oob_score(params, Xj, yj))
@@ -123,7 +133,7 @@ class _BaseBootstrap(BaseEstimator):
 
     @dtype_scope
     def _core(self, fn, X):
-        Xp, n = prepare_predict(self, X, allow_nan=True)
+        Xp, n = prepare_predict(self, categorical_predict_input(self, X), allow_nan=True)
         return np.asarray(fn(self.params_, Xp))[:n]
 
 
@@ -177,8 +187,10 @@ def _forest_kwargs(est, n, n_positive, classifier, n_bins):
 class _BaseForest(_BaseBootstrap):
     def _core_fit(self, Xj, yj, swj, n, classifier):
         n_positive = int(np.count_nonzero(np.asarray(swj) > 0))  # numpy: no eager program
-        self.n_bins_ = tree_bins(Xj, n, self.n_bins)
+        self.n_bins_ = categorical_bins(tree_bins(Xj, n, self.n_bins), self.n_bins, Xj, self.is_categorical_)
         kwargs = _forest_kwargs(self, n, n_positive, classifier, self.n_bins_)
+        if self.is_categorical_ is not None:
+            kwargs["categorical_features"] = self.is_categorical_
         params = E.fit_random_forest(
             Xj, yj, n_estimators=int(self.n_estimators), bootstrap=bool(self.bootstrap),
             max_samples=_max_samples(self.max_samples, n_positive) if self.bootstrap else None,
@@ -215,7 +227,18 @@ _FOREST_DOC = """n_estimators : int >= 1, default=100
         ``n_bins`` values): where every feature repeats at most
         31, 63 or 127 distinct values (each at least twice on average), the fit bins at 32,
         64 or 128 instead (``n_bins_``): the same exact binning and trees, several times
-        faster (``jaxclassic.tree.binning.fewest_bins``)."""
+        faster (``jaxclassic.tree.binning.fewest_bins``).
+    n_jobs : int or None, default=None
+        CPU cores the fit may use, as CPU devices (:mod:`jaxclassic._cores`): tree members
+        are grown in equal blocks, one block per device (from ``MIN_ROWS / 16`` rows, when the
+        devices divide the members' bucket), at most ``min(n_jobs, devices present)``; ``-1``
+        all present; None no cap. JAX has one CPU device unless
+        :func:`jaxclassic.distributed.use_cpu_cores` was called before its first computation;
+        asking for more than are present warns and uses those. A functional ``estimator``'s
+        bag is one vmapped program on one device (``n_jobs`` has no effect there).
+    verbose : int >= 0, default=0
+        The members are one vmapped program, with no steps to report between: above 0, one
+        line on ``stderr`` when it has run (:func:`jaxclassic._progress.done`)."""
 
 
 class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
@@ -234,6 +257,10 @@ class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
         :func:`jaxclassic.estimators._parity.apply_class_weight`: ``"balanced"`` from the
         weighted class counts, scikit-learn's from the unweighted ones, the same without
         ``sample_weight``).
+    categorical_features : None, "from_dtype", bool mask, column indices or feature names, default=None
+        Features split by sets of categories in every tree
+        (:class:`~jaxclassic.estimators.DecisionTreeClassifier`'s ``categorical_features``:
+        ``"from_dtype"`` takes a DataFrame's pandas ``category`` columns). None: all numeric.
 
     Attributes
     ----------
@@ -254,7 +281,11 @@ class RandomForestClassifier(_BaseForest, _BootstrapClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features="sqrt",
                  min_impurity_decrease=0.0, bootstrap=True, oob_score=False, random_state=None,
-                 max_samples=None, n_bins=255, class_weight=None):
+                 max_samples=None, n_bins=255, class_weight=None, n_jobs=None, verbose=0,
+                 categorical_features=None):
+        self.categorical_features = categorical_features
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -277,6 +308,10 @@ class RandomForestRegressor(_BaseForest, _BootstrapRegressor):
     Parameters
     ----------
     """ + _FOREST_DOC + """
+    categorical_features : None, "from_dtype", bool mask, column indices or feature names, default=None
+        Features split by sets of categories in every tree
+        (:class:`~jaxclassic.estimators.DecisionTreeClassifier`'s ``categorical_features``:
+        ``"from_dtype"`` takes a DataFrame's pandas ``category`` columns). None: all numeric.
 
     Attributes
     ----------
@@ -295,7 +330,10 @@ class RandomForestRegressor(_BaseForest, _BootstrapRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=1.0,
                  min_impurity_decrease=0.0, bootstrap=True, oob_score=False, random_state=None,
-                 max_samples=None, n_bins=255):
+                 max_samples=None, n_bins=255, n_jobs=None, verbose=0, categorical_features=None):
+        self.categorical_features = categorical_features
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.max_depth = max_depth
@@ -350,7 +388,18 @@ _BAGGING_DOC = """n_estimators : int >= 1, default=10
     bootstrap : bool, default=True
         False (tree members only): every member sees every row.
     oob_score : bool, default=False
-    random_state : int, RandomState or None, default=None"""
+    random_state : int, RandomState or None, default=None
+    n_jobs : int or None, default=None
+        CPU cores the fit may use, as CPU devices (:mod:`jaxclassic._cores`): tree members
+        are grown in equal blocks, one block per device (from ``MIN_ROWS / 16`` rows, when the
+        devices divide the members' bucket), at most ``min(n_jobs, devices present)``; ``-1``
+        all present; None no cap. JAX has one CPU device unless
+        :func:`jaxclassic.distributed.use_cpu_cores` was called before its first computation;
+        asking for more than are present warns and uses those. A functional ``estimator``'s
+        bag is one vmapped program on one device (``n_jobs`` has no effect there).
+    verbose : int >= 0, default=0
+        The members are one vmapped program, with no steps to report between: above 0, one
+        line on ``stderr`` when it has run (:func:`jaxclassic._progress.done`)."""
 
 
 class BaggingClassifier(_BaseBagging, _BootstrapClassifier):
@@ -382,7 +431,9 @@ class BaggingClassifier(_BaseBagging, _BootstrapClassifier):
     """
 
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, bootstrap=True, oob_score=False,
-                 random_state=None):
+                 random_state=None, n_jobs=None, verbose=0):
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
@@ -414,7 +465,9 @@ class BaggingRegressor(_BaseBagging, _BootstrapRegressor):
     """
 
     def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, bootstrap=True, oob_score=False,
-                 random_state=None):
+                 random_state=None, n_jobs=None, verbose=0):
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples

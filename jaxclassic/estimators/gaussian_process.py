@@ -99,7 +99,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
-    amplitude_, length_scale_, noise_ : float (length_scale_: array with ARD)
+    amplitude_, length_scale_, noise_ : float (``length_scale_``: array with ARD)
         The fitted hyperparameters.
     kernel_ : GPKernel
         The same, as the core's pytree (numpy leaves).

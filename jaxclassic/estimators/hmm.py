@@ -106,7 +106,7 @@ class _BaseHMM(BaseEstimator):
             n_init = 1
         params = fit_hmm(X, lengths, self.n_components, max_iter=self.n_iter, tol=self.tol,
                          n_init=n_init, init=init, update=params_letters or None,
-                         sample_weight=sample_weight, key=_key(self.random_state),
+                         sample_weight=sample_weight, key=_key(self.random_state), verbose=self.verbose,
                          **self._fit_kwargs()) if params_letters else None
         if params is None:  # nothing to update: the start, scored
             params = init if init is not None else self._random_init(X, lengths, sample_weight)
@@ -218,6 +218,10 @@ class CategoricalHMM(_BaseHMM):
     params, init_params : str, default="ste"
         Letters of the parameters EM updates / ``fit`` initialises (module docstring).
     random_state : int, RandomState or None
+    verbose : int >= 0, default=0
+        hmmlearn's flag (its ``False``): above 0, a tqdm bar of the Baum--Welch iterations and a
+        line ``[t]\tlog_likelihood:<value>\tchange:<value>`` every ``verbose`` iterations and after
+        the last, sent from inside the compiled loop (:mod:`jaxclassic._progress`).
 
     Attributes
     ----------
@@ -243,7 +247,8 @@ class CategoricalHMM(_BaseHMM):
     _emission = "categorical"
 
     def __init__(self, n_components=1, *, n_features=None, n_iter=10, tol=1e-2, n_init=1,
-                 params="ste", init_params="ste", random_state=None):
+                 params="ste", init_params="ste", random_state=None, verbose=0):
+        self.verbose = verbose
         self.n_components = n_components
         self.n_features = n_features
         self.n_iter = n_iter
@@ -296,6 +301,10 @@ class GaussianHMM(_BaseHMM):
     n_init : int, default=1
     params, init_params : str, default="stmc"
     random_state : int, RandomState or None
+    verbose : int >= 0, default=0
+        hmmlearn's flag (its ``False``): above 0, a tqdm bar of the Baum--Welch iterations and a
+        line ``[t]\tlog_likelihood:<value>\tchange:<value>`` every ``verbose`` iterations and after
+        the last, sent from inside the compiled loop (:mod:`jaxclassic._progress`).
 
     Attributes
     ----------
@@ -323,7 +332,8 @@ class GaussianHMM(_BaseHMM):
     _emission = "gaussian"
 
     def __init__(self, n_components=1, *, covariance_type="diag", reg_covar=1e-6, n_iter=10,
-                 tol=1e-2, n_init=1, params="stmc", init_params="stmc", random_state=None):
+                 tol=1e-2, n_init=1, params="stmc", init_params="stmc", random_state=None, verbose=0):
+        self.verbose = verbose
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.reg_covar = reg_covar

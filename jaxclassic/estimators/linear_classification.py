@@ -6,15 +6,27 @@ the functional fit and store its params (``params_``) and scikit-learn's fitted 
 
 Differences from scikit-learn, documented on the classes:
 
-* ``LogisticRegression``: L2 penalty only (``penalty="l2"`` or ``None``; ``C=np.inf`` also
-  means no penalty; ``"l1"`` / ``"elasticnet"`` need a non-smooth solver the core does not
-  have); ``class_weight`` as scikit-learn's (a per-row weight, weighted class counts);
+* ``LogisticRegression``: scikit-learn 1.9's penalty (``l1_ratio`` picks it: 0 L2, 1 L1, between
+  elastic-net; ``C=np.inf`` no penalty; the deprecated ``penalty=`` still works, with 1.9's
+  ``FutureWarning``); L1 and elastic-net by proximal Newton
+  (:mod:`jaxclassic.linear.logistic_l1`), binary and multinomial; ``class_weight`` as scikit-learn's
+  (a per-row weight, weighted class counts);
   ``method`` picks the solver of :func:`jaxclassic.linear.fit_logistic` (default
   ``"newton"``: exact Newton with a Cholesky solve), or ``solver`` by scikit-learn's names
   ``"lbfgs"`` / ``"newton-cholesky"`` / ``"newton-cg"``. More than two classes use the
   multinomial (softmax) model, as scikit-learn does. ``tol`` is on the gradient norm of the
   weight-averaged objective (default 1e-8 in float64, 1e-6 in float32).
 * ``SoftmaxRegression``: the multinomial model for any number of classes (two included).
+* Sparse ``X`` (``scipy.sparse`` CSR / CSC) is accepted by ``LogisticRegression`` and
+  ``SoftmaxRegression``. With the L2 penalty it is fitted by L-BFGS on a
+  :class:`jax.experimental.sparse.BCOO` (:mod:`jaxclassic.linear._sparse_fits`: products
+  :math:`O(\\mathrm{nnz})`, never densified), with L1 / elastic-net by FISTA on the BCOO
+  (:func:`jaxclassic.linear.logistic_l1.proximal_gradient`; it takes more iterations than Newton:
+  raise ``max_iter`` if it warns): the default ``method="newton"`` becomes ``"lbfgs"`` / ``"gd"``
+  for sparse input. An explicit Newton solver (``solver="newton-cholesky"`` or ``"saga"``) densifies
+  through :func:`jaxclassic._sparse.densify`, up to its stated limit (2**27 values, else a
+  ``ValueError``).
+  Predictions on sparse ``X`` are :math:`O(\\mathrm{nnz})` products.
 * ``PerceptronClassifier``: Rosenblatt's rule with no penalty (scikit-learn's ``Perceptron``
   with ``penalty=None``), stopping after an epoch without mistakes; multiclass one-vs-rest.
 
@@ -33,7 +45,10 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from jaxclassic import _jit
+import warnings
+
+from jaxclassic import _cores, _jit
+from jaxclassic._sparse import is_sparse
 from jaxclassic.estimators._base import (
     to_host,
     C_VOCABULARY,
@@ -41,7 +56,8 @@ from jaxclassic.estimators._base import (
     ClassifierMixin,
     dtype_scope,
     prepare_fit,
-    prepare_predict,
+    prepare_fit_sparse,
+    prepare_predict_sparse,
 )
 from jaxclassic.estimators._parity import apply_class_weight
 from jaxclassic.linear import _api
@@ -49,7 +65,7 @@ from jaxclassic.linear.logistic import fit_logistic
 from jaxclassic.linear.multiclass import fit_one_vs_rest
 from jaxclassic.linear.perceptron import fit_perceptron
 from jaxclassic.linear.softmax import fit_softmax
-from jaxclassic.validation import check_bool, key_from_seed
+from jaxclassic.validation import check_bool, check_scalar, key_from_seed
 
 __all__ = ["LogisticRegression", "SoftmaxRegression", "PerceptronClassifier"]
 
@@ -65,6 +81,56 @@ def _l2_from(C, penalty) -> float:
     return 0.0 if penalty is None or np.isinf(C) else 1.0 / C
 
 
+_PENALTY_DEPRECATED = (
+    "'penalty' was deprecated in scikit-learn 1.8 and will be removed in 1.10. To avoid this warning, "
+    "leave 'penalty' set to its default value and use 'l1_ratio' or 'C' instead. Use l1_ratio=0 instead "
+    "of penalty='l2', l1_ratio=1 instead of penalty='l1', l1_ratio set to a float between 0 and 1 "
+    "instead of penalty='elasticnet', and C=np.inf instead of penalty=None.")
+
+
+def _penalty_from(C, penalty, l1_ratio):
+    """scikit-learn 1.9's reading of ``(C, penalty, l1_ratio)``, as the core's
+    ``(penalty, strength, l1_ratio)`` of :func:`jaxclassic.linear.fit_logistic` (strength = 1/C,
+    0 without a penalty). Warns as scikit-learn 1.9 does; raises before anything is compiled."""
+    if isinstance(C, bool) or not isinstance(C, (int, float, np.number)):
+        raise TypeError(f"C must be a real number, got {type(C).__name__} {C!r}")
+    C = float(C)
+    if not C > 0:
+        raise ValueError(f"C must be > 0, got {C}")
+    if l1_ratio is not None:
+        check_scalar(l1_ratio, "l1_ratio", low=0.0, high=1.0)
+        l1_ratio = float(l1_ratio)
+    if penalty == "deprecated":
+        if l1_ratio is None:
+            warnings.warn("'l1_ratio=None' was deprecated in scikit-learn 1.8 and will trigger an error "
+                          "in 1.10. Use 0<=l1_ratio<=1 instead.", FutureWarning, stacklevel=4)
+            penalty = "l2"
+        else:
+            penalty = "l2" if l1_ratio == 0 else "l1" if l1_ratio == 1 else "elasticnet"
+        if np.isinf(C):
+            penalty = None
+    else:
+        if penalty not in ("l1", "l2", "elasticnet", None):
+            raise ValueError(f"penalty must be one of 'l1', 'l2', 'elasticnet' or None, got {penalty!r}")
+        warnings.warn(_PENALTY_DEPRECATED, FutureWarning, stacklevel=4)
+        if penalty != "elasticnet" and l1_ratio is not None and 0 < l1_ratio < 1:
+            warnings.warn(f"l1_ratio parameter is only used when penalty is 'elasticnet'. Got "
+                          f"(penalty={penalty})", UserWarning, stacklevel=4)
+        if (penalty == "l2" and l1_ratio != 0) or (penalty == "l1" and l1_ratio != 1):
+            warnings.warn(f"Inconsistent values: penalty={penalty} with l1_ratio={l1_ratio}. penalty "
+                          "is deprecated. Please use l1_ratio only.", UserWarning, stacklevel=4)
+        if penalty == "elasticnet" and l1_ratio is None:
+            raise ValueError("l1_ratio must be specified when penalty is elasticnet.")
+        if penalty is None and C != 1.0:
+            warnings.warn("Setting penalty=None will ignore the C and l1_ratio parameters",
+                          UserWarning, stacklevel=4)
+    if penalty is None or np.isinf(C):
+        return "l2", 0.0, None
+    if penalty == "elasticnet":
+        return "elasticnet", 1.0 / C, l1_ratio
+    return penalty, 1.0 / C, None
+
+
 def _tol(tol):
     return None if tol is None else float(tol)
 
@@ -74,7 +140,7 @@ class _LinearClassifierMixin:
 
     @dtype_scope
     def _scores(self, X):
-        Xp, n = prepare_predict(self, X)
+        Xp, n = prepare_predict_sparse(self, X, layout="bcoo")
         return np.asarray(_decision(self.params_, Xp))[:n]
 
     def decision_function(self, X):
@@ -107,17 +173,25 @@ class _ProbabilisticMixin(_LinearClassifierMixin):
 
 
 class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
-    """L2-penalised logistic regression (:func:`jaxclassic.linear.fit_logistic`; multinomial
+    """Penalised logistic regression (:func:`jaxclassic.linear.fit_logistic`; multinomial
     :func:`jaxclassic.linear.fit_softmax` for more than two classes).
 
-    Minimises :math:`C\\sum_i s_i \\ell_i + \\tfrac12\\lVert W\\rVert^2`, scikit-learn's
-    objective; the core is called with ``l2 = 1 / C``.
+    Minimises :math:`C\\sum_i s_i \\ell_i + \\rho\\lVert W\\rVert_1 + \\tfrac{1-\\rho}{2}\\lVert W\\rVert^2`
+    (:math:`\\rho` = ``l1_ratio``), scikit-learn 1.9's objective; the core is called with
+    ``l2 = 1 / C`` (the penalty's strength) and ``penalty="l2"`` / ``"l1"`` / ``"elasticnet"``.
+    L1 and elastic-net (``l1_ratio > 0``) are fitted by proximal Newton with the lasso's
+    coordinate descent as inner solver (:mod:`jaxclassic.linear.logistic_l1`), binary and
+    multinomial (scikit-learn's ``saga`` objective for more than two classes). ``X`` may be
+    ``scipy.sparse`` (module docstring).
 
     Parameters
     ----------
     C : float, default=1.0
         Inverse regularisation strength (``np.inf``: none).
-    penalty : {"l2", None}, default="l2"
+    penalty : {"l1", "l2", "elasticnet", None}, default="deprecated"
+        Deprecated as in scikit-learn 1.9 (``FutureWarning`` when set): use ``l1_ratio`` and ``C``.
+    l1_ratio : float in [0, 1], default=0.0
+        The L1 share of the penalty (scikit-learn 1.9): 0 is L2, 1 is L1, between elastic-net.
     fit_intercept : bool, default=True
     method : {"newton", "lbfgs", "gd", "sgd"}, default="newton"
         ``"gd"``/``"sgd"`` only for two classes; with more, ``"newton"`` is softmax's
@@ -132,11 +206,18 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         Weight of each class: row ``i``'s loss is scaled by ``class_weight[y_i]`` (times its
         ``sample_weight``), scikit-learn's meaning;
         :func:`jaxclassic.estimators._parity.apply_class_weight`.
-    solver : {"lbfgs", "newton-cholesky", "newton-cg"} or None, default=None
+    solver : {"lbfgs", "newton-cholesky", "newton-cg", "saga"} or None, default=None
         scikit-learn's name of the solver, when given in place of ``method``: ``"lbfgs"`` runs
-        ``method="lbfgs"``, the Newton solvers ``method="newton"`` (exact Newton, Cholesky).
-        ``"liblinear"`` (which penalises the intercept), ``"sag"`` and ``"saga"`` are not
-        implemented. None: ``method`` decides.
+        ``method="lbfgs"``, the Newton solvers ``method="newton"`` (exact Newton, Cholesky), and
+        ``"saga"`` (scikit-learn's solver for every penalty) ``method="newton"`` too: Newton for
+        L2, proximal Newton for L1 / elastic-net, the same optimum by another algorithm.
+        ``"liblinear"`` (which penalises the intercept) and ``"sag"`` are not implemented.
+        None: ``method`` decides.
+    n_jobs : int or None, default=None
+        Accepted for scikit-learn's signature and checked (``>= 1``, ``-1`` or None), with no
+        effect: the fit (every class's, for several) is one compiled program, run by XLA's own threads. (In this package
+        ``n_jobs`` is the number of CPU cores as devices a fit may use, :mod:`jaxclassic._cores`;
+        only boosting, forests and bagging of trees have a multi-device path.)
 
     Attributes
     ----------
@@ -146,10 +227,12 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
 
     _warning_vocabulary = C_VOCABULARY
 
-    def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="newton", max_iter=100,
-                 tol=None, random_state=None, class_weight=None, solver=None):
+    def __init__(self, C=1.0, *, penalty="deprecated", l1_ratio=0.0, fit_intercept=True, method="newton",
+                 max_iter=100, tol=None, random_state=None, class_weight=None, solver=None, n_jobs=None):
+        self.n_jobs = n_jobs
         self.C = C
         self.penalty = penalty
+        self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
         self.method = method
         self.max_iter = max_iter
@@ -158,29 +241,41 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.solver = solver
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X: module docstring
+        return tags
+
     def _method(self):
         if self.solver is None:
             return self.method
-        solvers = {"lbfgs": "lbfgs", "newton-cholesky": "newton", "newton-cg": "newton"}
+        solvers = {"lbfgs": "lbfgs", "newton-cholesky": "newton", "newton-cg": "newton",
+                   "saga": "newton"}
         if self.solver not in solvers:
             raise ValueError(f"solver must be one of {list(solvers)} or None, got {self.solver!r} "
-                             "(liblinear, sag and saga are not implemented; see method)")
+                             "(liblinear and sag are not implemented; see method)")
         return solvers[self.solver]
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         check_bool(self.fit_intercept, "fit_intercept")
-        l2 = _l2_from(self.C, self.penalty)
+        _cores.check_n_jobs(self.n_jobs)
+        penalty, l2, l1_ratio = _penalty_from(self.C, self.penalty, self.l1_ratio)
         method = self._method()
-        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        sparse = is_sparse(X)
+        X, y, sw, _ = prepare_fit_sparse(self, X, y, sample_weight, classifier=True, layout="bcoo")
         if self.class_weight is not None:
             sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))
         n_classes = len(self.classes_)
         if n_classes == 2:
+            if sparse and self.solver is None and method == "newton":
+                # matrix-free on the BCOO (L-BFGS / FISTA); Newton would densify (module docstring)
+                method = "lbfgs" if penalty == "l2" else "gd"
             key = key_from_seed(0 if self.random_state is None else int(self.random_state))
             params = fit_logistic(X, y, l2=l2, fit_intercept=bool(self.fit_intercept),
                                   method=method, max_iter=int(self.max_iter),
-                                  tol=_tol(self.tol), sample_weight=sw, key=key)
+                                  tol=_tol(self.tol), sample_weight=sw, key=key, penalty=penalty,
+                                  l1_ratio=l1_ratio)
             return _store_linear(self, params, np.asarray(params.coef)[None, :],
                                  np.asarray(params.intercept).reshape(1))
         if method not in ("newton", "lbfgs"):
@@ -189,7 +284,8 @@ class LogisticRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
         params = fit_softmax(X, y, n_classes=n_classes, l2=l2,
                              fit_intercept=bool(self.fit_intercept),
                              method="auto" if method == "newton" else "lbfgs",
-                             max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)
+                             max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw,
+                             penalty=penalty, l1_ratio=l1_ratio)
         return _store_linear(self, params, np.asarray(params.coef), np.asarray(params.intercept))
 
 
@@ -225,6 +321,11 @@ class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
 
     _warning_vocabulary = C_VOCABULARY
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse X: module docstring
+        return tags
+
     def __init__(self, C=1.0, *, penalty="l2", fit_intercept=True, method="auto", max_iter=100,
                  tol=None):
         self.C = C
@@ -238,7 +339,7 @@ class SoftmaxRegression(_ProbabilisticMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         check_bool(self.fit_intercept, "fit_intercept")
         l2 = _l2_from(self.C, self.penalty)
-        X, y, sw, _ = prepare_fit(self, X, y, sample_weight, classifier=True)
+        X, y, sw, _ = prepare_fit_sparse(self, X, y, sample_weight, classifier=True, layout="bcoo")
         params = fit_softmax(X, y, n_classes=len(self.classes_), l2=l2,
                              fit_intercept=bool(self.fit_intercept), method=self.method,
                              max_iter=int(self.max_iter), tol=_tol(self.tol), sample_weight=sw)

@@ -7,6 +7,9 @@ shape bucket with zero weights (so refits on data of nearby sizes reuse one comp
 zero-weight rows have no influence on these fits), call the functional fit and store its
 params (``params_``) and scikit-learn's fitted attributes. The maths lives in the core.
 
+Sparse ``X`` (``scipy.sparse`` CSR / CSC; ``LinearRegression``, ``Ridge``): the Gram matrix
+from sparse products, at most :data:`jaxclassic.linear._gram.MAX_GRAM_FEATURES` columns.
+
 Differences from scikit-learn: a single target only (1-d ``y``); ``Ridge`` has no solver
 choice (Cholesky) and adds ``standardize``; ``LinearRegression`` warns
 (:class:`~jaxclassic.linear.ols.RankDeficientWarning`) on a singular Gram matrix and returns
@@ -41,8 +44,12 @@ from jaxclassic.estimators._base import (
     RegressorMixin,
     dtype_scope,
     prepare_fit,
+    prepare_fit_sparse,
     prepare_predict,
+    prepare_predict_sparse,
+    SparseInputMixin,
 )
+from jaxclassic import _cores
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.linear.bayesian import fit_bayesian_ridge, predict_dist_bayesian_ridge
 from jaxclassic.linear.lasso import fit_lasso
@@ -70,8 +77,9 @@ class _LinearPredictMixin:
 
     @dtype_scope
     def predict(self, X):
-        """Predictions ``X @ coef_ + intercept_``, shape (n_samples,)."""
-        Xp, n = prepare_predict(self, X)
+        """Predictions ``X @ coef_ + intercept_``, shape (n_samples,); ``X`` dense or
+        ``scipy.sparse`` CSR / CSC (a sparse product, ``X`` never densified)."""
+        Xp, n = prepare_predict_sparse(self, X)
         return np.asarray(predict_linear(self.params_, Xp))[:n]
 
     def _store(self, params):
@@ -80,7 +88,7 @@ class _LinearPredictMixin:
         self.intercept_ = float(params.intercept)
 
 
-class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
+class LinearRegression(SparseInputMixin, _LinearPredictMixin, RegressorMixin, BaseEstimator):
     r"""Ordinary least squares (:func:`jaxclassic.linear.fit_ols`).
 
     Minimises :math:`\sum_i w_i (y_i - x_i^\top\beta - b)^2` by Cholesky of the centred Gram
@@ -96,9 +104,21 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         projected gradient, relative to :math:`\lVert y - \bar y\rVert_W^2/\sum w`, is at most
         ``POSITIVE_TOL`` (1e-14; in float32 10 eps, 1.2e-6) or ``POSITIVE_MAX_ITER`` sweeps (a
         ``ConvergenceWarning`` then). scikit-learn solves it by ``scipy.optimize.nnls``.
+    n_jobs : int or None, default=None
+        Accepted for scikit-learn's signature and checked (``>= 1``, ``-1`` or None), with no
+        effect: the fit is one compiled program, run by XLA's own threads. (In this package
+        ``n_jobs`` is the number of CPU cores as devices a fit may use, :mod:`jaxclassic._cores`;
+        only boosting, forests and bagging of trees have a multi-device path.)
     tol : float, default=1e-6
-        No effect, as in scikit-learn on dense data (its ``tol`` is the tolerance of the
-        sparse ``lsqr`` solver; input here is dense and the solution a closed form).
+        No effect (scikit-learn's ``tol`` is the tolerance of its sparse ``lsqr`` solver; here
+        sparse input is solved in closed form too, from its Gram matrix).
+
+    Sparse input: ``X`` may be a ``scipy.sparse`` CSR / CSC matrix of at most
+    :data:`jaxclassic.linear._gram.MAX_GRAM_FEATURES` (4096) columns. The Gram matrix
+    :math:`X^\top WX` is formed by sparse products (:math:`O(\mathrm{nnz}\,d)`, the dense
+    ``X`` never built; :func:`jaxclassic.linear._gram.sparse_weighted_gram`), centred by the
+    rank-one identity; the rows are padded with empty rows of weight 0. Predictions on sparse
+    ``X`` are a sparse product. The result equals the dense fit to round-off.
 
     Attributes
     ----------
@@ -109,7 +129,8 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         The functional core's params.
     """
 
-    def __init__(self, *, fit_intercept=True, tol=1e-6, positive=False):
+    def __init__(self, *, fit_intercept=True, tol=1e-6, positive=False, n_jobs=None):
+        self.n_jobs = n_jobs
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.positive = positive
@@ -118,8 +139,9 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit by least squares; returns ``self``."""
         check_bool(self.fit_intercept, "fit_intercept")
+        _cores.check_n_jobs(self.n_jobs)
         check_bool(self.positive, "positive")
-        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        X, y, sw, _ = prepare_fit_sparse(self, X, y, sample_weight)
         if not self.positive:
             self._store(fit_ols(X, y, fit_intercept=bool(self.fit_intercept), sample_weight=sw))
             return self
@@ -133,7 +155,7 @@ class LinearRegression(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         return self
 
 
-class Ridge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
+class Ridge(SparseInputMixin, _LinearPredictMixin, RegressorMixin, BaseEstimator):
     r"""Ridge regression (:func:`jaxclassic.linear.fit_ridge`).
 
     Minimises :math:`\sum_i w_i (y_i - x_i^\top\beta - b)^2 + \alpha\lVert\beta\rVert^2`
@@ -147,6 +169,9 @@ class Ridge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
     standardize : bool, default=False
         Penalise the coefficients of the standardised columns (population std);
         ``coef_`` stays on the original scale.
+
+    Sparse input (``scipy.sparse`` CSR / CSC, at most 4096 columns): as
+    :class:`LinearRegression`, from the Gram matrix of sparse products.
 
     Attributes
     ----------
@@ -166,7 +191,7 @@ class Ridge(_LinearPredictMixin, RegressorMixin, BaseEstimator):
         """Fit the closed form; returns ``self``."""
         check_bool(self.fit_intercept, "fit_intercept")
         check_bool(self.standardize, "standardize")
-        X, y, sw, _ = prepare_fit(self, X, y, sample_weight)
+        X, y, sw, _ = prepare_fit_sparse(self, X, y, sample_weight)
         self._store(fit_ridge(X, y, alpha=float(self.alpha), fit_intercept=bool(self.fit_intercept),
                               standardize=bool(self.standardize), sample_weight=sw))
         return self
@@ -354,13 +379,70 @@ class SGDRegressor(_LinearPredictMixin, RegressorMixin, BaseEstimator):
 
         return key_from_seed(int(check_random_state(self.random_state).randint(0, 2**31 - 1)))
 
+    @staticmethod
+    def _dense(X):
+        """A sparse ``X`` densified within :data:`jaxclassic._sparse.MAX_DENSIFY_ELEMENTS` (the fit
+        centres the columns, which fills the matrix anyway); dense ``X`` unchanged."""
+        from jaxclassic import _sparse
+
+        return _sparse.densify(X, model="SGDRegressor") if _sparse.is_sparse(X) else X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @dtype_scope
+    def partial_fit(self, X, y, sample_weight=None):
+        """One epoch of minibatch SGD over the batch, continuing the optimiser (its step count
+        ``t_``, momentum / Adam moments) and the coefficients
+        (:func:`jaxclassic.linear.partial_fit_sgd_regressor`: the intercept is learnt by the
+        descent, the data are not centred). After :meth:`fit`, it continues from ``coef_`` with a
+        fresh optimiser. ``learning_rate="cosine"`` is refused (no horizon). Returns ``self``."""
+        from sklearn.utils.validation import validate_data
+
+        from jaxclassic.estimators._base import (bucket_size, compute_dtype, enter_dtype, fit_sample_weight,
+                                                 fitted_dtype, pad_rows, start_fit, to_core)
+        from jaxclassic.linear.sgd import partial_fit_sgd_regressor
+
+        check_bool(self.fit_intercept, "fit_intercept")
+        step, schedule, _, l2 = self._core_arguments()
+        first = not hasattr(self, "params_")
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
+                             y_numeric=True, reset=first)
+        X = self._dense(X)
+        if first:
+            dtype = start_fit(self, compute_dtype(X.dtype))
+        else:
+            dtype = fitted_dtype(self)
+            enter_dtype(dtype)
+        X, y = X.astype(dtype, copy=False), np.asarray(y, dtype)
+        sw = fit_sample_weight(sample_weight, X, dtype)
+        Xp, yp, swp = pad_rows(X, y, sw, bucket_size(X.shape[0]))
+        Xj, yj, swj = to_core(Xp, yp, swp, owned=True)
+        if first or not hasattr(self, "_partial_key"):
+            self._partial_key = self._key()
+        params, state = partial_fit_sgd_regressor(
+            None if first else self.params_, getattr(self, "_sgd_state", None), Xj, yj,
+            key=self._partial_key, optimizer=self.optimizer,
+            learning_rate=step, batch_size=int(self.batch_size), schedule=schedule,
+            power_t=float(self.power_t), momentum=float(self.momentum), l2=l2,
+            fit_intercept=bool(self.fit_intercept), sample_weight=swj)
+        self._store(params)
+        self._sgd_state = state
+        self.n_iter_ = int(params.n_iter)
+        self.t_ = float(state.t)
+        return self
+
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
         """Run ``max_iter`` epochs of minibatch SGD; returns ``self``."""
         check_bool(self.fit_intercept, "fit_intercept")
         check_bool(self.early_stopping, "early_stopping")
         step, schedule, epochs, l2 = self._core_arguments()
+        X = self._dense(X)
         X, y, sw, n = prepare_fit(self, X, y, sample_weight)
+        self.__dict__.pop("_sgd_state", None)  # partial_fit continues from these coefficients
         key = self._key()
         stopping = {}
         if self.early_stopping:

@@ -27,8 +27,14 @@ Differences from scikit-learn's ``LinearSVC``:
   (no Crammer-Singer); no ``verbose``. ``class_weight`` rescales ``C`` row by row (as
   LIBLINEAR for two classes; for more, LIBLINEAR weights only the positive class of each
   one-vs-rest problem, here every row carries its class's weight in every problem).
-* Dense input only (no sparse matrices). Without ``fit_intercept``, ``intercept_`` is
-  ``array([0.])`` (scikit-learn: the float ``0.0``).
+* Sparse ``X`` (``scipy.sparse`` CSR / CSC): the dual coordinate descent visits the rows of a
+  row-batched ``BCOO`` (:func:`jaxclassic._sparse.to_rows`; :math:`O(\\text{stored values})`
+  per row visit, the dense ``X`` never built), and ``dual="auto"`` picks the dual for sparse
+  input whatever the shape (scikit-learn's rule would pick its primal when ``n_samples >=
+  n_features``; the optimum is the same). ``dual=False`` densifies, within
+  :data:`jaxclassic._sparse.MAX_DENSIFY_ELEMENTS` values (a ``ValueError`` above it).
+  Decision values on sparse ``X`` are a sparse product. Without ``fit_intercept``,
+  ``intercept_`` is ``array([0.])`` (scikit-learn: the float ``0.0``).
 * ``dual=False`` runs a finite Newton method with the generalised Hessian (Cholesky, exact up
   to ``tol``) where LIBLINEAR runs a trust-region Newton method; both need the squared hinge.
   Its ``tol`` is on the gradient norm of the primal over ``min(C, 1)`` times the total
@@ -52,10 +58,12 @@ from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
     dtype_scope,
-    prepare_fit,
-    prepare_predict,
+    prepare_fit_sparse,
+    prepare_predict_sparse,
+    SparseInputMixin,
     to_host,
 )
+from jaxclassic._sparse import is_sparse
 from jaxclassic.multiclass import fit_one_vs_rest
 from jaxclassic.svm.linear import LOSSES, fit_linear_svm, warn_if_unconverged
 from jaxclassic.validation import check_bool, check_int, check_scalar, key_from_seed
@@ -77,7 +85,7 @@ def _key(random_state):
     return key_from_seed(int(check_random_state(random_state).randint(0, 2**31 - 1)))
 
 
-class LinearSVC(ClassifierMixin, BaseEstimator):
+class LinearSVC(SparseInputMixin, ClassifierMixin, BaseEstimator):
     """Linear support vector classifier (:func:`jaxclassic.svm.fit_linear_svm`; one-vs-rest
     for more than two classes).
 
@@ -94,8 +102,9 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     penalty : {"l2"}, default="l2"
     dual : bool or "auto", default="auto"
         True: LIBLINEAR's dual coordinate descent. False: finite Newton on the primal (squared
-        hinge only). "auto": the primal when ``n_samples >= n_features`` and the loss is the
-        squared hinge, else the dual (scikit-learn's rule and default).
+        hinge only; sparse ``X`` is densified within the limit). "auto": the primal when
+        ``n_samples >= n_features`` and the loss is the squared hinge, else the dual
+        (scikit-learn's rule and default); always the dual for sparse ``X``.
     tol : float, default=1e-4
         Dual: LIBLINEAR's stopping rule (range of the projected gradients over an epoch).
         Primal: gradient norm over ``min(C, 1)`` times the total weight.
@@ -167,10 +176,13 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
         max_iter = check_int(self.max_iter, "max_iter", low=1)
         intercept_scaling = check_scalar(self.intercept_scaling, "intercept_scaling", low=0.0,
                                          include_low=False)
-        X, y, sw, n = prepare_fit(self, X, y, sample_weight, classifier=True)
+        sparse = is_sparse(X)
+        # sparse X: the dual visits rows of a row-batched BCOO (never dense); dual=False densifies
+        layout = "dense" if sparse and self.dual is False else "rows"
+        X, y, sw, n = prepare_fit_sparse(self, X, y, sample_weight, layout=layout, classifier=True)
         if self.class_weight is not None:
             sw = jax.device_put(apply_class_weight(self.class_weight, self.classes_, y, sw))
-        method = self._method(n, X.shape[1])
+        method = "dual" if sparse and self.dual == "auto" else self._method(n, X.shape[1])
         kwargs = dict(C=float(C), loss=self.loss, method=method, tol=float(tol),
                       max_iter=max_iter, fit_intercept=bool(self.fit_intercept),
                       intercept_scaling=float(intercept_scaling),
@@ -195,7 +207,7 @@ class LinearSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Signed distances (times ``||w||``): ``(n,)`` for two classes (positive:
         ``classes_[1]``), else ``(n, n_classes)``."""
-        Xp, n = prepare_predict(self, X)
+        Xp, n = prepare_predict_sparse(self, X)
         return np.asarray(_decision(self.params_, Xp))[:n]
 
     def predict(self, X):

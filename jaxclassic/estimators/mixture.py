@@ -42,7 +42,8 @@ from jaxclassic.estimators._base import (
     to_host,
     validate_data,
 )
-from jaxclassic.validation import key_from_seed
+from jaxclassic._progress import check_verbose
+from jaxclassic.validation import check_int, key_from_seed
 
 try:
     from sklearn.base import DensityMixin
@@ -79,6 +80,12 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         Seeds the initialisation and :meth:`sample`.
     m_step : {"exact", "gradient"}, default="exact"
         Closed-form M-step, or generalised EM (L-BFGS steps that increase Q).
+    verbose : int >= 0, default=0
+        0: silent. Above 0: a tqdm bar of the EM iterations and a line
+        ``[t]\tlower_bound:<value>\tchange:<value>`` every ``verbose_interval`` iterations and
+        after the last, sent from inside the compiled EM loop (:mod:`jaxclassic._progress`).
+    verbose_interval : int >= 1, default=10
+        Iterations between two lines (scikit-learn's name).
 
     Attributes
     ----------
@@ -108,7 +115,10 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     """
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
-                 max_iter=100, n_init=1, init_params="kmeans", random_state=None, m_step="exact"):
+                 max_iter=100, n_init=1, init_params="kmeans", random_state=None, m_step="exact",
+                 verbose=0, verbose_interval=10):
+        self.verbose = verbose
+        self.verbose_interval = verbose_interval
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -122,6 +132,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     @dtype_scope
     def fit(self, X, y=None, sample_weight=None):
         """Estimate the mixture by EM; returns ``self``."""
+        verbose = check_verbose(self.verbose) and check_int(self.verbose_interval, "verbose_interval", low=1)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, reset=True)
         dtype = start_fit(self, compute_dtype(X.dtype))
         X = X.astype(dtype, copy=False)
@@ -133,7 +144,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         params = _gmm.fit_gmm(
             Xj, self.n_components, key=_key(self.random_state), covariance_type=self.covariance_type,
             max_iter=self.max_iter, tol=self.tol, reg_covar=self.reg_covar, init=self.init_params,
-            n_init=self.n_init, sample_weight=swj, m_step=self.m_step)
+            n_init=self.n_init, sample_weight=swj, m_step=self.m_step, verbose=verbose)
         self.params_ = to_host(params)
         self.weights_ = self.params_.weights
         self.means_ = self.params_.means

@@ -8,9 +8,16 @@ and store its params (``params_``). The maths lives in the core.
 Differences from scikit-learn, documented on the classes:
 
 * Brute force only (exact, tiled under the memory budget; :func:`jaxclassic.neighbors.kneighbors`):
-  no ``algorithm``, ``leaf_size``, ``metric_params``, ``n_jobs``, sparse ``X``, precomputed
+  no ``algorithm``, ``leaf_size``, ``metric_params``, ``n_jobs``, precomputed
   distances, or callable ``weights``. Metrics: ``"minkowski"`` (with ``p >= 1``),
   ``"euclidean"``, ``"manhattan"``, ``"chebyshev"``, ``"cosine"``.
+* Sparse ``X`` (``scipy.sparse`` CSR / CSC) in ``KNeighborsClassifier`` /
+  ``KNeighborsRegressor`` with the euclidean (``"minkowski"`` with ``p=2``) and cosine
+  metrics only: it is **densified**, within :data:`jaxclassic._sparse.MAX_DENSIFY_ELEMENTS`
+  (2**27) values (a ``ValueError`` above it; environment variable ``JAXCLASSIC_MAX_DENSIFY``),
+  the training rows at ``fit`` and the queries at prediction; the other metrics raise a
+  ``ValueError`` on sparse input (scikit-learn takes sparse input for them too).
+  ``KernelDensity`` takes dense ``X`` only.
 * ``n_neighbors`` larger than the training set is an error in ``fit`` (scikit-learn raises
   at prediction).
 * ``KNeighborsRegressor`` takes 1-d ``y`` (no multi-output). ``y`` with one class is an error
@@ -25,7 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxclassic import _cores
 from jaxclassic import neighbors as _nb
+from jaxclassic._sparse import is_sparse
+from jaxclassic.neighbors import knn as _knn
 from jaxclassic.estimators._base import (
     BaseEstimator,
     ClassifierMixin,
@@ -38,8 +48,10 @@ from jaxclassic.estimators._base import (
     fit_sample_weight,
     fitted_dtype,
     pad_rows,
-    prepare_fit,
+    prepare_fit_sparse,
     prepare_predict,
+    prepare_predict_sparse,
+    SparseInputMixin,
     start_fit,
     to_core,
     to_host,
@@ -63,14 +75,31 @@ def _check_n_neighbors(n_neighbors, n_samples: int) -> int:
 class _KNeighborsBase(BaseEstimator):
     """Shared fit of the k-NN estimators."""
 
-    def __init__(self, n_neighbors=5, *, weights="uniform", metric="minkowski", p=2):
+    def __init__(self, n_neighbors=5, *, weights="uniform", metric="minkowski", p=2, n_jobs=None):
+        self.n_jobs = n_jobs
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.metric = metric
         self.p = p
 
+    def _check_sparse(self, X):
+        """A sparse ``X`` is taken (densified within the limit) for euclidean and cosine only."""
+        if is_sparse(X):
+            _knn.densify_sparse(X, self.metric, self.p, model=type(self).__name__)  # raises
+        return X
+
+    def _query(self, X):
+        """``prepare_predict`` for a dense or sparse (euclidean / cosine: densified) ``X``."""
+        if is_sparse(X):
+            check_is_fitted(self)
+            self._check_sparse(X)
+        return prepare_predict_sparse(self, X, layout="dense")
+
     def _fit(self, X, y, classifier: bool):
-        X, y, sw, n = prepare_fit(self, X, y, classifier=classifier)
+        _cores.check_n_jobs(self.n_jobs)
+        if is_sparse(X):
+            self._check_sparse(X)
+        X, y, sw, n = prepare_fit_sparse(self, X, y, layout="dense", classifier=classifier)
         k = _check_n_neighbors(self.n_neighbors, n)
         params = _nb.fit_knn(
             X, y, n_neighbors=k, weights=self.weights, metric=self.metric, p=self.p,
@@ -95,7 +124,7 @@ class _KNeighborsBase(BaseEstimator):
                              "is not supported)")
         k = _check_n_neighbors(self.n_neighbors if n_neighbors is None else n_neighbors,
                                self.n_samples_fit_)
-        Xp, n = prepare_predict(self, X)
+        Xp, n = self._query(X)
         params = self.params_
         dist, idx = _nb.kneighbors(params.fit_X, Xp, k, metric=params.config.metric,
                                    p=params.config.p, sample_weight=params.sample_weight)
@@ -103,7 +132,7 @@ class _KNeighborsBase(BaseEstimator):
         return (dist, idx) if return_distance else idx
 
 
-class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
+class KNeighborsClassifier(SparseInputMixin, ClassifierMixin, _KNeighborsBase):
     """k-nearest-neighbour vote (:func:`jaxclassic.neighbors.fit_knn`, classification).
 
     Parameters
@@ -115,6 +144,11 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
     metric : {"minkowski", "euclidean", "manhattan", "chebyshev", "cosine"}, default="minkowski"
     p : float, default=2
         Minkowski order (``>= 1``).
+    n_jobs : int or None, default=None
+        Accepted for scikit-learn's signature and checked (``>= 1``, ``-1`` or None), with no
+        effect: the search is one compiled, tiled program, run by XLA's own threads. (In this package
+        ``n_jobs`` is the number of CPU cores as devices a fit may use, :mod:`jaxclassic._cores`;
+        only boosting, forests and bagging of trees have a multi-device path.)
 
     Attributes
     ----------
@@ -136,22 +170,22 @@ class KNeighborsClassifier(ClassifierMixin, _KNeighborsBase):
     @dtype_scope
     def predict_proba(self, X):
         """Normalised neighbour votes, ``(n, n_classes)`` in ``classes_`` order."""
-        Xp, n = prepare_predict(self, X)
+        Xp, n = self._query(X)
         return np.asarray(_nb.predict_proba(self.params_, Xp))[:n]
 
     @dtype_scope
     def predict(self, X):
         """The class of largest vote (ties: the first in ``classes_``)."""
-        Xp, n = prepare_predict(self, X)
+        Xp, n = self._query(X)
         return self.classes_[np.asarray(_nb.predict(self.params_, Xp))[:n]]
 
 
-class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
+class KNeighborsRegressor(SparseInputMixin, RegressorMixin, _KNeighborsBase):
     """k-nearest-neighbour (weighted) mean (:func:`jaxclassic.neighbors.fit_knn`, regression).
 
     Parameters
     ----------
-    n_neighbors, weights, metric, p
+    n_neighbors, weights, metric, p, n_jobs
         As :class:`KNeighborsClassifier`.
 
     Attributes
@@ -174,7 +208,7 @@ class KNeighborsRegressor(RegressorMixin, _KNeighborsBase):
     @dtype_scope
     def predict(self, X):
         """The (weighted) mean target of the neighbours, ``(n,)``."""
-        Xp, n = prepare_predict(self, X)
+        Xp, n = self._query(X)
         return np.asarray(_nb.predict(self.params_, Xp))[:n]
 
 

@@ -142,6 +142,11 @@ class SVC(ClassifierMixin, BaseEstimator):
     class_weight : dict, "balanced" or None, default=None
         Weight of each class, multiplying ``C`` for its rows (scikit-learn's meaning;
         :func:`jaxclassic.estimators._parity.apply_class_weight`).
+    verbose : int >= 0, default=0
+        Above 0: a tqdm bar of the SMO steps and a line ``[t]\tgap:<value>`` of the maximal
+        violating pair's gap, every 1,000 steps of pair SMO (every step of batched SMO) and
+        after the last, sent from inside the compiled solver (:mod:`jaxclassic._progress`).
+        Several classes: the pairs are one vmapped fit, and each step is reported once.
 
     Attributes
     ----------
@@ -159,7 +164,8 @@ class SVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, C=1.0, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, probability=False,
                  tol=1e-3, cache_size=200, max_iter=-1, decision_function_shape="ovr", break_ties=False,
-                 random_state=None, class_weight=None):
+                 random_state=None, class_weight=None, verbose=0):
+        self.verbose = verbose
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -197,7 +203,7 @@ class SVC(ClassifierMixin, BaseEstimator):
         key = None if self.random_state is None else jax.random.key(int(self.random_state))
         kwargs = dict(C=self.C, kernel=self.kernel, gamma=gamma, coef0=self.coef0, degree=self.degree,
                       tol=self.tol, max_iter=max_iter, probability=bool(self.probability), key=key,
-                      **_solver_options(Xj, self.cache_size, n_pairs))
+                      verbose=self.verbose, **_solver_options(Xj, self.cache_size, n_pairs))
         if n_classes == 2:
             params = fit_kernel_svm(Xj, yj, sample_weight=sw, **kwargs)
             self.params_ = to_host(params)
@@ -331,6 +337,8 @@ class SVR(RegressorMixin, BaseEstimator):
     C : float, default=1.0
     epsilon : float, default=0.1
         Half-width of the tube within which errors cost nothing.
+    verbose : int >= 0, default=0
+        As :class:`SVC`.
 
     Attributes
     ----------
@@ -342,7 +350,8 @@ class SVR(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0, epsilon=0.1,
-                 cache_size=200, max_iter=-1):
+                 cache_size=200, max_iter=-1, verbose=0):
+        self.verbose = verbose
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -361,7 +370,7 @@ class SVR(RegressorMixin, BaseEstimator):
         Xj, yj, sw, n = prepare_fit(self, X, y, sample_weight)
         params = fit_kernel_svr(Xj, yj, C=self.C, epsilon=self.epsilon, kernel=self.kernel, gamma=self.gamma,
                                 coef0=self.coef0, degree=self.degree, tol=self.tol, max_iter=max_iter,
-                                sample_weight=sw, **_solver_options(Xj, self.cache_size, 1))
+                                sample_weight=sw, verbose=self.verbose, **_solver_options(Xj, self.cache_size, 1))
         self.params_ = to_host(params)
         coef = np.asarray(params.dual_coef)[:n]
         support = np.flatnonzero(coef != 0)

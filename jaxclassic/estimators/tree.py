@@ -125,6 +125,100 @@ def _depth(children) -> int:
     return int(depth.max()) if depth.size else 0
 
 
+# --------------------------------------------------------------------------- categories
+def _is_frame(X) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+def categorical_fit_input(estimator, X):
+    """``X`` with its categorical columns as category codes, and the estimator's
+    ``is_categorical_`` (``(n_features,)`` bool, or None when no feature is categorical).
+
+    ``estimator.categorical_features`` as scikit-learn's ``HistGradientBoosting*``: None, a
+    bool mask, column indices, feature names (a DataFrame's columns) or ``"from_dtype"`` (the
+    pandas ``category`` columns of a DataFrame; none of an array). A pandas ``category``
+    column becomes its integer codes (NaN for a missing value) and its categories are kept
+    (``_categories``) to code new data alike; another categorical column must hold integer
+    codes ``0..n_bins - 1`` already (:func:`jaxclassic.tree.binning.categorical_codes`).
+    """
+    spec = getattr(estimator, "categorical_features", None)
+    estimator._categories = {}
+    estimator.is_categorical_ = None
+    if spec is None:  # nothing read from X: scikit-learn's validation reports bad input
+        return X
+    frame = _is_frame(X)
+    n_features = X.shape[1] if hasattr(X, "shape") and len(np.shape(X)) == 2 else None
+    if n_features is None:
+        return X
+    if isinstance(spec, str):
+        if spec != "from_dtype":
+            raise ValueError(f"categorical_features must be None, 'from_dtype', a bool mask, column indices or "
+                             f"feature names, got {spec!r}")
+        if not frame:
+            estimator.is_categorical_ = None
+            return X
+        import pandas as pd
+
+        mask = np.array([isinstance(d, pd.CategoricalDtype) for d in X.dtypes])
+    else:
+        named = frame and np.asarray(spec).dtype.kind in "USO"
+        if named:
+            estimator.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        mask = _categorical_mask(spec, estimator, n_features)
+        if named:
+            del estimator.feature_names_in_
+    if not mask.any():
+        estimator.is_categorical_ = None
+        return X
+    estimator.is_categorical_ = mask
+    if not frame:
+        return X
+    X = X.copy()
+    for j in np.flatnonzero(mask):
+        col = X.iloc[:, j]
+        if hasattr(col, "cat"):
+            estimator._categories[int(j)] = col.cat.categories.tolist()  # plain values: a model file holds them
+            X.isetitem(int(j), _codes(col.cat.codes))
+    return X
+
+
+def _codes(codes):
+    codes = np.asarray(codes, np.float64)
+    return np.where(codes < 0, np.nan, codes)
+
+
+def categorical_predict_input(estimator, X):
+    """New ``X`` with the fit's ``category`` columns coded by the categories seen at fit time;
+    a category unseen then becomes NaN (missing: routed where each node sends missing values,
+    as scikit-learn's ``HistGradientBoosting``)."""
+    categories = getattr(estimator, "_categories", None)
+    if not categories or not _is_frame(X):
+        return X
+    import pandas as pd
+
+    X = X.copy()
+    for j, cats in categories.items():
+        cats = pd.Index(cats)
+        col = X.iloc[:, j]
+        values = col.astype(object) if hasattr(col, "cat") else col
+        X.isetitem(j, _codes(cats.get_indexer(values)))  # -1: unseen or missing
+    return X
+
+
+def categorical_bins(n_bins_data: int, n_bins: int, Xj, mask) -> int:
+    """The bins of a fit with categorical features: the data's bucket (``tree_bins``), raised
+    to the smallest of 32, 64, 128, ``n_bins`` above the largest category code (a code must
+    be below the bin count; a code too large for ``n_bins`` is reported by the core)."""
+    if mask is None:
+        return n_bins_data
+    cols = np.asarray(Xj)[:, np.flatnonzero(mask)]
+    top = int(np.nanmax(np.where(cols >= 0, cols, -1), initial=-1)) + 1 if cols.size else 0
+    for b in (32, 64, 128, n_bins):
+        if b >= max(top, n_bins_data) and b <= n_bins:
+            return b
+    return n_bins
+
+
 # --------------------------------------------------------------------------- CART
 class _BaseCART(BaseEstimator):
     """Shared fit / apply / pruning of the CART estimators."""
@@ -144,6 +238,7 @@ class _BaseCART(BaseEstimator):
         max_depth = _check_max_depth(self.max_depth, 1)
         if not float(self.ccp_alpha) >= 0:
             raise ValueError(f"ccp_alpha must be >= 0, got {self.ccp_alpha!r}")
+        X = categorical_fit_input(self, X)
         Xj, yj, swj, n = prepare_fit(self, X, y, sample_weight, classifier=classifier, allow_nan=True)
         if classifier and self.class_weight is not None:
             import jax
@@ -160,7 +255,7 @@ class _BaseCART(BaseEstimator):
 
             seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
             key = key_from_seed(seed)
-        self.n_bins_ = tree_bins(Xj, n, self.n_bins)
+        self.n_bins_ = categorical_bins(tree_bins(Xj, n, self.n_bins), self.n_bins, Xj, self.is_categorical_)
         params = fit_cart(
             Xj, yj, task="classification" if classifier else "regression", criterion=criterion,
             max_depth=max_depth, min_samples_split=min_samples_split,
@@ -169,7 +264,7 @@ class _BaseCART(BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_features=None if key is None else self.max_features_, n_bins=self.n_bins_,
             sample_weight=swj, key=key,
-            n_classes=len(self.classes_) if classifier else None,
+            n_classes=len(self.classes_) if classifier else None, categorical_features=self.is_categorical_,
         )
         if float(self.ccp_alpha) > 0:
             params = prune(params, float(self.ccp_alpha))
@@ -181,12 +276,12 @@ class _BaseCART(BaseEstimator):
     @dtype_scope
     def apply(self, X):
         """Index of the leaf (node slot of ``params_``) each row ends in, ``(n,)``."""
-        Xp, n = prepare_predict(self, X, allow_nan=True)
+        Xp, n = prepare_predict(self, categorical_predict_input(self, X), allow_nan=True)
         return np.asarray(_api.apply(self.params_, Xp))[:n].astype(np.intp)
 
     @dtype_scope
     def _leaf_values(self, X):
-        Xp, n = prepare_predict(self, X, allow_nan=True)
+        Xp, n = prepare_predict(self, categorical_predict_input(self, X), allow_nan=True)
         leaves = np.asarray(_api.apply(self.params_, Xp))[:n]
         return self.params_.value[leaves]
 
@@ -251,11 +346,18 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseCART):
         :func:`jaxclassic.estimators._parity.apply_class_weight`: ``"balanced"`` from the
         weighted class counts, scikit-learn's from the unweighted ones, the same without
         ``sample_weight``).
+    categorical_features : None, "from_dtype", bool mask, column indices or feature names, default=None
+        Features split by sets of categories (:func:`jaxclassic.tree.fit_cart`), as
+        scikit-learn's ``HistGradientBoostingClassifier``: ``"from_dtype"`` takes a
+        DataFrame's pandas ``category`` columns (coded by their categories; a category unseen
+        at fit time is a missing value at prediction); other categorical columns hold integer
+        codes ``0..n_bins - 1``. None (scikit-learn's trees have no such parameter): all numeric.
 
     Attributes
     ----------
     classes_, n_classes_, n_features_in_, feature_names_in_, max_features_, n_outputs_,
-    feature_importances_, params_ (:class:`~jaxclassic.tree.ClassificationTree`)
+    feature_importances_, params_ (:class:`~jaxclassic.tree.ClassificationTree`),
+    is_categorical_ ((n_features,) bool or None)
 
     Examples
     --------
@@ -269,7 +371,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseCART):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
                  random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0, n_bins=255,
-                 class_weight=None):
+                 class_weight=None, categorical_features=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -281,6 +383,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseCART):
         self.ccp_alpha = ccp_alpha
         self.n_bins = n_bins
         self.class_weight = class_weight
+        self.categorical_features = categorical_features
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):
@@ -315,7 +418,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseCART):
     ----------
     criterion : {"squared_error"}, default="squared_error"
     max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf, max_features,
-    random_state, min_impurity_decrease, ccp_alpha, n_bins
+    random_state, min_impurity_decrease, ccp_alpha, n_bins, categorical_features
         As :class:`DecisionTreeClassifier`.
 
     Attributes
@@ -333,7 +436,8 @@ class DecisionTreeRegressor(RegressorMixin, _BaseCART):
 
     def __init__(self, *, criterion="squared_error", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_features=None,
-                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0, n_bins=255):
+                 random_state=None, min_impurity_decrease=0.0, ccp_alpha=0.0, n_bins=255,
+                 categorical_features=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -344,6 +448,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseCART):
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
         self.n_bins = n_bins
+        self.categorical_features = categorical_features
 
     @dtype_scope
     def fit(self, X, y, sample_weight=None):

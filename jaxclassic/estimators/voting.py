@@ -23,6 +23,7 @@ from sklearn.base import TransformerMixin
 from sklearn.ensemble._base import _BaseHeterogeneousEnsemble  # names, 'drop', nested get/set_params
 from sklearn.utils.metaestimators import available_if
 
+from jaxclassic import _cores, _progress
 from jaxclassic.estimators._base import (
     ClassifierMixin,
     RegressorMixin,
@@ -58,6 +59,21 @@ class _BaseMembers(SaveLoadMixin, _BaseHeterogeneousEnsemble):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=not classifier, reset=True)
         return X, (encode_labels(self, y) if classifier else y)
 
+    def _fit_members(self, members, X, y, sample_weight):
+        """The members fitted one after another, each on at most ``n_jobs`` CPU devices; a line
+        per member when ``verbose``."""
+        import sys
+
+        verbose = _progress.check_verbose(self.verbose)
+        fitted = []
+        with _cores.limit_devices(self.n_jobs):
+            for i, member in enumerate(members):
+                fitted.append(self._fit_member(member, X, y, sample_weight))
+                if verbose:
+                    print(f"[{type(self).__name__}] ({i + 1} of {len(members)}) fitted "
+                          f"{type(member).__name__}", file=sys.stderr, flush=True)
+        return fitted
+
     @staticmethod
     def _fit_member(member, X, y, sample_weight):
         from sklearn.base import clone
@@ -81,6 +97,13 @@ class VotingClassifier(ClassifierMixin, _BaseMembers):
         Classifiers (``"drop"`` removes one).
     voting : {"hard", "soft"}, default="hard"
     weights : array-like of shape (n_estimators,), optional
+    n_jobs : int or None, default=None
+        CPU cores (as CPU devices, :mod:`jaxclassic._cores`) each member's fit may use; the
+        members are fitted one after another on the host. ``-1`` all present; None no cap.
+        Only fits with a multi-device path use them (boosting, forests; see
+        :func:`jaxclassic.distributed.use_cpu_cores`, which must run before JAX starts).
+    verbose : int >= 0, default=0
+        Above 0: one line on ``stderr`` as each member is fitted.
 
     Attributes
     ----------
@@ -99,8 +122,10 @@ class VotingClassifier(ClassifierMixin, _BaseMembers):
     ['a', 'b']
     """
 
-    def __init__(self, estimators, *, voting="hard", weights=None):
+    def __init__(self, estimators, *, voting="hard", weights=None, n_jobs=None, verbose=0):
         super().__init__(estimators=estimators)
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.voting = voting
         self.weights = weights
 
@@ -112,7 +137,7 @@ class VotingClassifier(ClassifierMixin, _BaseMembers):
         if self.weights is not None and len(self.weights) != len(self.estimators):
             raise ValueError(f"Number of `estimators` and weights must be equal; got {len(self.weights)} weights, "
                              f"{len(self.estimators)} estimators")
-        fitted = [self._fit_member(m, X, codes, sample_weight) for m in members]
+        fitted = self._fit_members(members, X, codes, sample_weight)
         self.estimators_ = fitted
         from sklearn.utils import Bunch
 
@@ -153,6 +178,13 @@ class VotingRegressor(RegressorMixin, _BaseMembers):
     ----------
     estimators : list of (str, estimator)
     weights : array-like of shape (n_estimators,), optional
+    n_jobs : int or None, default=None
+        CPU cores (as CPU devices, :mod:`jaxclassic._cores`) each member's fit may use; the
+        members are fitted one after another on the host. ``-1`` all present; None no cap.
+        Only fits with a multi-device path use them (boosting, forests; see
+        :func:`jaxclassic.distributed.use_cpu_cores`, which must run before JAX starts).
+    verbose : int >= 0, default=0
+        Above 0: one line on ``stderr`` as each member is fitted.
 
     Attributes
     ----------
@@ -168,8 +200,10 @@ class VotingRegressor(RegressorMixin, _BaseMembers):
     [1.0, 5.0]
     """
 
-    def __init__(self, estimators, *, weights=None):
+    def __init__(self, estimators, *, weights=None, n_jobs=None, verbose=0):
         super().__init__(estimators=estimators)
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.weights = weights
 
     def fit(self, X, y, sample_weight=None):
@@ -179,7 +213,7 @@ class VotingRegressor(RegressorMixin, _BaseMembers):
         if self.weights is not None and len(self.weights) != len(self.estimators):
             raise ValueError(f"Number of `estimators` and weights must be equal; got {len(self.weights)} weights, "
                              f"{len(self.estimators)} estimators")
-        self.estimators_ = [self._fit_member(m, X, y, sample_weight) for m in members]
+        self.estimators_ = self._fit_members(members, X, y, sample_weight)
         from sklearn.utils import Bunch
 
         self.named_estimators_ = Bunch(**{n: e for n, e in zip(names, self.estimators_)})
@@ -207,7 +241,7 @@ class _BaseStacking(TransformerMixin, _BaseMembers):
         _check_choice(self.stack_method, "stack_method", _STACK_METHODS)
         check_bool(self.passthrough, "passthrough")
         names, members = self._members()
-        self.estimators_ = [self._fit_member(m, X, y, sample_weight) for m in members]
+        self.estimators_ = self._fit_members(members, X, y, sample_weight)
         self.named_estimators_ = Bunch(**{n: e for n, e in zip(names, self.estimators_)})
         self.stack_method_ = [self._method(m) for m in self.estimators_]
         cv = check_cv(self.cv, y, classifier=classifier)
@@ -253,7 +287,14 @@ _STACKING_DOC = """estimators : list of (str, estimator)
     cv : int, cross-validation generator or iterable, default=None
         scikit-learn's ``cv`` (None: 5 folds, stratified for a classifier).
     passthrough : bool, default=False
-        Append ``X`` to the meta-features."""
+        Append ``X`` to the meta-features.
+    n_jobs : int or None, default=None
+        CPU cores (as CPU devices, :mod:`jaxclassic._cores`) each member's fit may use (the out-of-fold refits of scikit-learn's ``cross_val_predict`` are not capped); the
+        members are fitted one after another on the host. ``-1`` all present; None no cap.
+        Only fits with a multi-device path use them (boosting, forests; see
+        :func:`jaxclassic.distributed.use_cpu_cores`, which must run before JAX starts).
+    verbose : int >= 0, default=0
+        Above 0: one line on ``stderr`` as each member is fitted."""
 
 
 class StackingClassifier(ClassifierMixin, _BaseStacking):
@@ -285,8 +326,11 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     ['a', 'b']
     """
 
-    def __init__(self, estimators, final_estimator=None, *, cv=None, stack_method="auto", passthrough=False):
+    def __init__(self, estimators, final_estimator=None, *, cv=None, stack_method="auto", passthrough=False,
+                 n_jobs=None, verbose=0):
         super().__init__(estimators=estimators)
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.final_estimator = final_estimator
         self.cv = cv
         self.stack_method = stack_method
@@ -344,8 +388,10 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     stack_method = "predict"
 
-    def __init__(self, estimators, final_estimator=None, *, cv=None, passthrough=False):
+    def __init__(self, estimators, final_estimator=None, *, cv=None, passthrough=False, n_jobs=None, verbose=0):
         super().__init__(estimators=estimators)
+        self.n_jobs = n_jobs
+        self.verbose = verbose
         self.final_estimator = final_estimator
         self.cv = cv
         self.passthrough = passthrough

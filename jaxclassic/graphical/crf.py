@@ -91,7 +91,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import _cores, _jit
+from jaxclassic import _cores, _jit, _progress
 from jaxclassic import _precision
 from jaxclassic._solver import minimize_optax
 from jaxclassic.exceptions import ConvergenceWarning
@@ -468,8 +468,9 @@ def _objective(theta, X, y, lengths, c2, sample_weight):
     return (data + c2 * penalty) / jnp.sum(sample_weight)
 
 
-@partial(_jit.jit, static_argnames=("n_features", "n_labels", "max_iter", "memory_size", "axis_name"))
-def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory_size, axis_name=None):
+@partial(_jit.jit, static_argnames=("n_features", "n_labels", "max_iter", "memory_size", "axis_name", "progress"))
+def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory_size, axis_name=None,
+         progress=None):
     """``data`` is ``(X, y, lengths)`` (padded sequences) or a :class:`_crf_packing.Packed`
     (with ``axis_name``: this device's block of its rows, :mod:`jaxclassic._cores`)."""
     dtype = sample_weight.dtype
@@ -490,7 +491,7 @@ def _fit(data, c2, sample_weight, tol, *, n_features, n_labels, max_iter, memory
     # operation instead of one per weight array (CoNLL-2000: 0.83-0.86 s a fit, was 0.87-0.91)
     flat, unravel = jax.flatten_util.ravel_pytree(theta)
     result = minimize_optax(lambda v: fun(unravel(v)), flat, optax.lbfgs(memory_size=memory_size),
-                            max_iter=max_iter, tol=tol)
+                            max_iter=max_iter, tol=tol, progress=progress)
     emission, transition, start, end = unravel(result.carry[0])
     return CRFParams(emission, transition, start, end, result.n_iter, result.converged)
 
@@ -513,6 +514,7 @@ def fit_crf(
     max_iter: int = 100,
     tol=1e-3,
     memory_size: int = 10,
+    verbose: int = 0,
     key=None,
 ) -> CRFParams:
     r"""Fit a linear-chain CRF by L-BFGS on the L2-regularised negative log-likelihood.
@@ -549,6 +551,11 @@ def fit_crf(
         CoNLL-2000 changes the objective by 1e-5 relative from the float64 optimum.
     memory_size : int (static)
         L-BFGS history length (crfsuite's ``num_memories``, 6 there; 10 in optax).
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the iterations and,
+        every ``k`` iterations and after the last, a line ``[t]\tobjective:<J/sum s>\tgrad_norm:<value>``
+        sent from inside the compiled L-BFGS loop (:mod:`jaxclassic._progress`; one fit: under
+        ``vmap`` each iteration is reported once).
     key : ignored
         The fit is deterministic (accepted for the common signature).
 
@@ -573,25 +580,32 @@ def fit_crf(
     del key
     max_iter = check_int(max_iter, "max_iter", low=1)
     memory_size = check_int(memory_size, "memory_size", low=1)
+    progress = _progress.spec(verbose, "fit_crf", ("objective", "grad_norm"))
     c2 = check_scalar(c2, "c2", low=0.0)
     tol = check_scalar(tol, "tol", low=0.0)
     X, y, lengths, n_labels, n_features = _check_sequences(X, y, lengths, n_labels, n_features)
     dtype = X.dtype if jnp.issubdtype(X.dtype, jnp.floating) else default_float_dtype()
     sample_weight = check_sample_weight(sample_weight, X.shape[0], dtype=dtype)
     statics = dict(n_features=n_features, n_labels=n_labels, max_iter=max_iter, memory_size=memory_size)
+    if progress is not None:  # verbose=0 calls the program compiled without reporting
+        statics["progress"] = progress
     if any(is_traced(a) for a in (X, y, lengths)):
         return _fit((X, y, lengths), c2, sample_weight, tol, **statics)
     # several sequences a row: a third of the padded form's work on CoNLL-2000
     lengths = np.asarray(lengths)
     mesh = _cores.row_mesh(int(lengths.sum()), X, y, sample_weight, min_rows=SPLIT_MIN_TOKENS)
+    reporting = _progress.reporting(progress, max_iter)
     if mesh is None:
-        params = _fit(_crf_packing.pack(np.asarray(X), np.asarray(y), lengths), c2, sample_weight, tol, **statics)
+        with reporting:
+            params = _fit(_crf_packing.pack(np.asarray(X), np.asarray(y), lengths), c2, sample_weight, tol,
+                          **statics)
     else:
         # the CPU's cores as devices (opt-in, jaxclassic._cores): each device holds a block of
         # the packed rows (padding rows up to a multiple of the devices) and the objective and
         # its gradient are summed over the devices; the L-BFGS steps are the same on each
         data = _crf_packing.pack(np.asarray(X), np.asarray(y), lengths, row_multiple=8 * mesh.devices.size)
-        params = _cores.run_split(_fit, mesh, (data, c2, sample_weight, tol), {0: 0}, statics, check_vma=True)
+        with reporting:
+            params = _cores.run_split(_fit, mesh, (data, c2, sample_weight, tol), {0: 0}, statics, check_vma=True)
     if not is_traced(params.converged) and not bool(params.converged):  # (traced under a vmap of the weights)
         warnings.warn(f"fit_crf did not converge in max_iter={max_iter} iterations (gradient norm above "
                       f"tol={tol}); raise max_iter or tol", ConvergenceWarning, stacklevel=2)

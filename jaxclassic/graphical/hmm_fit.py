@@ -53,7 +53,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _jit
+from jaxclassic import _jit, _progress
 from jaxclassic import _precision
 from jaxclassic._deprecation import renamed_arguments
 from jaxclassic._solver import iterate
@@ -142,7 +142,7 @@ def _m_step(params, X, R, start, trans, reg_covar, update, n_symbols):
                            precisions_cholesky=prec_chol)
 
 
-def _run_em(init, Xp, mask, weight, tol, reg_covar, *, max_iter, update, n_symbols):
+def _run_em(init, Xp, mask, weight, tol, reg_covar, *, max_iter, update, n_symbols, progress=None):
     emission = init.emission
     ct = getattr(init, "covariance_type", None)
     dtype = init.startprob.dtype
@@ -157,6 +157,7 @@ def _run_em(init, Xp, mask, weight, tol, reg_covar, *, max_iter, update, n_symbo
         err = jnp.where(jnp.isnan(prev), big, jnp.abs(ll - prev))
         err = jnp.where(jnp.isfinite(ll), err, jnp.inf)
         history = history.at[i].set(ll, mode="clip")
+        _progress.emit(progress, i, ll, jnp.abs(ll - prev))  # verbose > 0
         return (_theta(new), ll, i + 1, history), err
 
     history0 = jnp.full((max(max_iter, 1),), jnp.nan, dtype=dtype)
@@ -197,11 +198,11 @@ def _initial(key, Xp, mask, weight, reg_covar, *, n_components, emission, covari
 
 
 @partial(_jit.jit, static_argnames=("n_components", "emission", "covariance_type", "max_iter",
-                                   "n_init", "update", "n_symbols"))
+                                   "n_init", "update", "n_symbols", "progress"))
 def _fit(Xp, mask, weight, key, init, tol, reg_covar, *, n_components, emission, covariance_type,
-         max_iter, n_init, update, n_symbols):
+         max_iter, n_init, update, n_symbols, progress=None):
     run = partial(_run_em, Xp=Xp, mask=mask, weight=weight, tol=tol, reg_covar=reg_covar,
-                  max_iter=max_iter, update=update, n_symbols=n_symbols)
+                  max_iter=max_iter, update=update, n_symbols=n_symbols, progress=progress)
     if init is not None:
         return run(init)
 
@@ -265,7 +266,7 @@ def _check_init(init, emission, covariance_type, n_components, n_symbols, d, dty
 @renamed_arguments(n_states="n_components")
 def fit_hmm(X, lengths, n_components, *, emission="categorical", n_symbols=None,
             covariance_type="diag", n_init=1, max_iter=100, tol=1e-2, reg_covar=1e-6, init=None,
-            update=None, sample_weight=None,
+            update=None, sample_weight=None, verbose=0,
             key=None) -> _hmm.CategoricalHMMParams | _hmm.GaussianHMMParams:
     r"""Fit a hidden Markov model by Baum--Welch (EM) on one or many sequences.
 
@@ -308,6 +309,11 @@ def fit_hmm(X, lengths, n_components, *, emission="categorical", n_symbols=None,
         default all.
     sample_weight : (S,) array, optional
         One non-negative weight per sequence.
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the iterations and,
+        every ``k`` iterations and after the last, a line ``[t]\tlog_likelihood:<value>\tchange:<value>``
+        sent from inside the compiled Baum--Welch loop (:mod:`jaxclassic._progress`; with
+        ``n_init > 1`` the restarts run as one vmap and each iteration is reported once).
     key : jax.random key, optional
         Randomness of the initialisation (unused with ``init``). ``None`` (default):
         ``jax.random.key(0)``, so calls without a key are deterministic.
@@ -344,6 +350,7 @@ def fit_hmm(X, lengths, n_components, *, emission="categorical", n_symbols=None,
     covariance_type = check_choice(covariance_type, "covariance_type", _hmm.COVARIANCE_TYPES)
     n_init = check_int(n_init, "n_init", low=1)
     max_iter = check_int(max_iter, "max_iter", low=0)
+    progress = _progress.spec(verbose, "fit_hmm", ("log_likelihood", "change"))
     check_scalar(tol, "tol", low=0.0)
     check_scalar(reg_covar, "reg_covar", low=0.0)
     letters = "ste" if emission == "categorical" else "stmc"
@@ -377,10 +384,12 @@ def fit_hmm(X, lengths, n_components, *, emission="categorical", n_symbols=None,
         n_init = 1
     else:
         key = key_from_seed(0) if key is None else check_key(key)
-    params = _fit(as_operand(Xp), as_operand(mask), as_operand(weight, dtype), key, init,
-                  tol, reg_covar, n_components=n_components, emission=emission,
-                  covariance_type=covariance_type, max_iter=max_iter, n_init=n_init,
-                  update=update, n_symbols=n_symbols)
+    extra = {} if progress is None else {"progress": progress}  # verbose=0: the program without reporting
+    with _progress.reporting(progress, max_iter):
+        params = _fit(as_operand(Xp), as_operand(mask), as_operand(weight, dtype), key, init,
+                      tol, reg_covar, n_components=n_components, emission=emission,
+                      covariance_type=covariance_type, max_iter=max_iter, n_init=n_init,
+                      update=update, n_symbols=n_symbols, **extra)
     finite = lambda a: bool(np.isfinite(np.asarray(a)).all())  # noqa: E731  (numpy: no eager program)
     if not finite(params.startprob) or (emission == "gaussian" and not finite(params.precisions_cholesky)):
         raise ValueError("fit_hmm produced non-finite parameters (a collapsed Gaussian state with "

@@ -17,6 +17,11 @@ from jaxclassic.linear.bayesian import PredictiveDistribution
 from jaxclassic.linear.bayesian import fit_bayesian_ridge
 from jaxclassic.linear.sgd import SGDRegressorParams
 from jaxclassic.linear.sgd import fit_sgd_regressor
+from jaxclassic.linear.sgd import partial_fit_sgd_regressor
+from jaxclassic.linear.sgd import SGDRegressorState
+from jaxclassic.linear.sgd_classifier import SGDClassifierParams
+from jaxclassic.linear.sgd_classifier import fit_sgd_classifier
+from jaxclassic.linear.sgd_classifier import partial_fit_sgd_classifier
 from jaxclassic.linear.features import Standardized
 from jaxclassic.linear.features import polynomial_features
 from jaxclassic.linear.features import standardize
@@ -24,6 +29,8 @@ from jaxclassic.linear.lasso import LassoParams
 from jaxclassic.linear.lasso import LassoPath
 from jaxclassic.linear.lasso import fit_lasso
 from jaxclassic.linear.lasso import lasso_path
+from jaxclassic.linear.elastic_net import ElasticNetParams
+from jaxclassic.linear.elastic_net import fit_elastic_net
 from jaxclassic.linear.selection import StepwisePath
 from jaxclassic.linear.selection import SubsetSelection
 from jaxclassic.linear.selection import aic
@@ -63,6 +70,11 @@ __all__ = [
     "fit_bayesian_ridge",
     "SGDRegressorParams",
     "fit_sgd_regressor",
+    "partial_fit_sgd_regressor",
+    "SGDRegressorState",
+    "SGDClassifierParams",
+    "fit_sgd_classifier",
+    "partial_fit_sgd_classifier",
     "Standardized",
     "polynomial_features",
     "standardize",
@@ -70,6 +82,8 @@ __all__ = [
     "LassoPath",
     "fit_lasso",
     "lasso_path",
+    "ElasticNetParams",
+    "fit_elastic_net",
     "StepwisePath",
     "SubsetSelection",
     "aic",

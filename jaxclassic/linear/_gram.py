@@ -39,6 +39,11 @@ to exactly 0, so every fit gives it coefficient 0 (the intercept absorbs it).
 
 A row of weight 0 contributes exactly 0 to every sum: it has no influence.
 
+**Sparse X** (:func:`sparse_weighted_gram`, a plain-COO ``BCOO``; :func:`check_gram_data`):
+:math:`X^\top WX` by sparse products, :math:`WX` densified a block of columns at a time,
+:math:`O(\mathrm{nnz}\,d)` work and :math:`O(d^2)` memory, for at most
+:data:`MAX_GRAM_FEATURES` columns; centred by the rank-one identity (a shift would fill ``X``).
+
 **Solving** :math:`G\beta = g` (:func:`solve_normal_equations`, :func:`min_norm_solve`): the
 columns of :math:`G` are first scaled to a unit diagonal (:func:`equilibrate`), so neither the
 Cholesky factorisation nor the rank decision of the fallback depends on the units of the
@@ -63,6 +68,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _linalg
+from jaxclassic import _sparse
 from jaxclassic._linalg import cho_solve
 from jaxclassic import _precision
 from jaxclassic._precision import PRECISION  # noqa: F401  (re-exported for older importers)
@@ -85,6 +91,10 @@ __all__ = [
     "graded",
     "min_norm_solve",
     "solve_normal_equations",
+    "MAX_GRAM_FEATURES",
+    "check_gram_data",
+    "sparse_weighted_gram",
+    "sparse_mean_scale",
 ]
 
 #: rows of the evenly spread subsample whose weighted mean is the shift
@@ -435,7 +445,11 @@ def gram_with_ones(X, s, mean=None, scale=None):
 
 
 def weighted_gram(X, y, sample_weight, fit_intercept: bool) -> WeightedGram:
-    """Centre (if ``fit_intercept``) and weight ``X``, ``y``; form ``G`` and ``g`` in one product."""
+    """Centre (if ``fit_intercept``) and weight ``X``, ``y``; form ``G`` and ``g`` in one product.
+
+    ``X`` may be a :class:`jax.experimental.sparse.BCOO` (:func:`sparse_weighted_gram`)."""
+    if _sparse.is_sparse(X):
+        return sparse_weighted_gram(X, y, sample_weight, fit_intercept)
     dtype = X.dtype
     n, d = X.shape
     sw = sample_weight.astype(dtype)
@@ -463,6 +477,148 @@ def weighted_gram(X, y, sample_weight, fit_intercept: bool) -> WeightedGram:
     Xw = (X - x_mean) * keep * root
     yw = (y - y_mean) * root[:, 0]
     return WeightedGram(gram, xty, x_mean, y_mean, sw_sum, constant, yy, Xw, yw)
+
+
+# --------------------------------------------------------------------------- sparse X
+#: the most columns a sparse ``X`` may have in the Gram-based fits (OLS, ridge, lasso): their
+#: ``d x d`` Gram matrix is dense (4096 columns: 128 MiB in float64) and its Cholesky costs
+#: :math:`d^3/3` flops; read at call time
+MAX_GRAM_FEATURES = 4096
+
+
+def check_gram_data(X, y, *, model: str):
+    r"""``check_X_y`` for the Gram-based fits, which also take a sparse ``X``.
+
+    A ``scipy.sparse`` matrix (or a plain-COO ``BCOO``) is validated
+    (:func:`jaxclassic._sparse.check_sparse`) and returned as a plain-COO
+    :class:`~jax.experimental.sparse.BCOO` in the float dtype ``check_X_y`` would give it;
+    a ``ValueError`` naming ``model`` when it has more than :data:`MAX_GRAM_FEATURES` columns
+    (the dense ``d x d`` Gram matrix). Dense ``X``: :func:`jaxclassic.validation.check_X_y`.
+    """
+    from jaxclassic.validation import _float_dtype_for, check_array, check_consistent_length, check_X_y
+
+    if not _sparse.is_sparse(X):
+        return check_X_y(X, y)
+    if type(X).__module__.startswith("jax.experimental.sparse") and getattr(X, "n_batch", 1) == 0 \
+            and getattr(X, "n_dense", 1) == 0 and X.ndim == 2:
+        # already a plain COO (the estimator layer's, its stored count padded): checked as it is
+        if not jnp.issubdtype(X.dtype, jnp.floating):
+            raise TypeError(f"X must hold floats, got dtype {X.dtype}")
+        from jaxclassic.validation import is_traced
+
+        if not is_traced(X.data) and not np.isfinite(np.asarray(X.data)).all():
+            raise ValueError("X contains NaN or inf among its stored values; it must be finite")
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
+    else:
+        import scipy.sparse as sp
+
+        dtype = _float_dtype_for(np.dtype(X.dtype)) if sp.issparse(X) else None
+        X = _sparse.to_bcoo(X, dtype=None if dtype is None else np.dtype(dtype))
+    if X.shape[1] > MAX_GRAM_FEATURES:
+        raise ValueError(
+            f"{model} solves from the dense d x d Gram matrix X^T W X: a sparse X with "
+            f"{X.shape[1]} columns is above its limit of {MAX_GRAM_FEATURES} columns "
+            "(jaxclassic.linear._gram.MAX_GRAM_FEATURES). Reduce the columns (e.g. "
+            "CountVectorizer(max_features=...) or TruncatedSVD), or use a first-order model with "
+            "a sparse path (SGDRegressor)")
+    y = check_array(y, "y", ndim=1, dtype=X.dtype)
+    check_consistent_length(X=X, y=y)
+    return X, y
+
+
+def _column_blocks(n: int, d: int) -> int:
+    """Columns per block of the densified ``W X`` in :func:`_sparse_gram` (about
+    ``BLOCK_ELEMENTS`` values a block)."""
+    return max(1, min(d, BLOCK_ELEMENTS // max(n, 1)))
+
+
+def _sparse_gram(rows, cols, data, wdata, n: int, d: int):
+    r""":math:`X^\top W X` of a COO ``X`` (``rows``, ``cols``, ``data``; ``wdata`` = the values
+    times their row's weight): :math:`WX` is densified ``b`` columns at a time (an ``(n, b)``
+    block, one scatter of the entries) and multiplied by :math:`X^\top` as a sparse product
+    (a gather of the entries' rows and a segment sum over their columns), :math:`O(\mathrm{nnz}\,b)`
+    per block and :math:`O(\mathrm{nnz}\,d)` in all; the dense ``X`` is never formed."""
+    b = _column_blocks(n, d)
+    n_blocks = -(-d // b)
+    dtype = data.dtype
+
+    def block(start):
+        local = cols - start
+        local = jnp.where((local >= 0) & (local < b), local, b)  # outside the block: dropped
+        dense = jnp.zeros((n, b), dtype).at[rows, local].add(wdata, mode="drop")
+        return jax.ops.segment_sum(data[:, None] * dense[rows], cols, num_segments=d)  # (d, b)
+
+    blocks = jax.lax.map(block, jnp.arange(n_blocks) * b)  # (n_blocks, d, b)
+    gram = jnp.transpose(blocks, (1, 0, 2)).reshape(d, n_blocks * b)[:, :d]
+    return 0.5 * (gram + gram.T)
+
+
+def sparse_mean_scale(X, sample_weight):
+    r"""Weighted column means and population standard deviations of a COO ``X`` (scale 1 for
+    constant columns, as :func:`jaxclassic.linear.features.weighted_mean_scale`), by two passes
+    over the stored entries: :math:`\sum_i w_i(x_{ij} - m_j)^2 = \sum_{\text{stored}}
+    w_i(x_{ij} - m_j)^2 + (\sum_i w_i - \sum_{\text{stored}} w_i)\,m_j^2` (the implicit zeros);
+    padding entries of value 0 count as zeros, correctly."""
+    n, d = X.shape
+    dtype = X.dtype
+    rows, cols = X.indices[:, 0], X.indices[:, 1]
+    sw = sample_weight.astype(dtype)
+    sw_sum = jnp.sum(sw)
+    w = sw[rows]
+    mean = jax.ops.segment_sum(w * X.data, cols, num_segments=d) / sw_sum
+    stored_w = jax.ops.segment_sum(w, cols, num_segments=d)
+    dev = jax.ops.segment_sum(w * jnp.square(X.data - mean[cols]), cols, num_segments=d)
+    var = (dev + (sw_sum - stored_w) * jnp.square(mean)) / sw_sum
+    constant = constant_columns(var, mean) | (var <= 0)
+    return mean, jnp.where(constant, jnp.ones_like(var), jnp.sqrt(jnp.maximum(var, 0))), var, constant
+
+
+def sparse_weighted_gram(X, y, sample_weight, fit_intercept: bool) -> WeightedGram:
+    r""":class:`WeightedGram` of a plain-COO :class:`~jax.experimental.sparse.BCOO` ``X``
+    without the dense ``X``: :math:`O(\mathrm{nnz}\,d)` work (:func:`_sparse_gram`) and
+    :math:`O(d^2 + n\,b)` memory.
+
+    Centring cannot shift a sparse ``X`` (it would fill it), so with an intercept the centred
+    statistics come from the uncentred ones by the rank-one identities
+    :math:`G = X^\top WX - (\sum_i w_i)\bar x\bar x^\top`,
+    :math:`g = X^\top W(y - t) - (\sum_i w_i)\bar x\,(\bar y - t)` (``y`` is dense and is
+    shifted by :math:`t`, as in :func:`weighted_gram`); the diagonal of :math:`G` is the
+    two-pass :math:`\sum_i w_i(x_{ij} - \bar x_j)^2` (:func:`sparse_mean_scale`), exact
+    for a constant column. The identity loses about :math:`\varepsilon\,\bar x_j\bar x_k\sum w`
+    absolutely in :math:`G_{jk}`, negligible for sparse columns (mostly zeros: means small
+    against their spread) but not for a dense column with a mean far above its sd.
+    ``Xw`` is ``None`` (the weighted ``X`` is not formed); ``yw`` is :math:`\sqrt w(y - \bar y)`.
+    """
+    dtype = X.dtype
+    n, d = X.shape
+    rows, cols = X.indices[:, 0], X.indices[:, 1]
+    sw = sample_weight.astype(dtype)
+    sw_sum = jnp.sum(sw)
+    root = jnp.sqrt(sw)
+    wdata = X.data * sw[rows]
+    gram = _sparse_gram(rows, cols, X.data, wdata, n, d)
+    if not fit_intercept:
+        zero = jnp.zeros((), dtype)
+        xty = jax.ops.segment_sum(wdata * y[rows], cols, num_segments=d)
+        return WeightedGram(gram, xty, jnp.zeros(d, dtype), zero, sw_sum, jnp.zeros(d, bool),
+                            _precision.dot(sw, jnp.square(y)), None, y * root)
+    stride = max(1, n // SHIFT_ROWS)
+    w_sub = sw[::stride]
+    total = jnp.sum(w_sub)
+    y_shift = jnp.where(total > 0, _precision.dot(w_sub, y[::stride]) / jnp.where(total > 0, total, 1), 0)
+    yc = y - y_shift
+    dy = _precision.dot(sw, yc) / sw_sum
+    x_mean, _, variance, constant = sparse_mean_scale(X, sw)
+    gram = gram - sw_sum * jnp.outer(x_mean, x_mean)
+    gram = gram.at[jnp.arange(d), jnp.arange(d)].set(sw_sum * variance)
+    xty = jax.ops.segment_sum(wdata * yc[rows], cols, num_segments=d) - sw_sum * x_mean * dy
+    keep = jnp.logical_not(constant).astype(dtype)
+    gram = gram * keep[:, None] * keep[None, :]
+    xty = xty * keep
+    y_mean = y_shift + dy
+    yw = (y - y_mean) * root
+    return WeightedGram(gram, xty, x_mean, y_mean, sw_sum, constant, _precision.dot(yw, yw), None, yw)
 
 
 # --------------------------------------------------------------------------- solving G beta = g

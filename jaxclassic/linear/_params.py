@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from jaxclassic import _jit
 from jaxclassic import _precision
+from jaxclassic._sparse import is_sparse, predict_operand
 from jaxclassic.linear._api import predict
 from jaxclassic.validation import as_operand, check_predict_X
 
@@ -42,8 +43,18 @@ def predict_linear(params, X):
     same values in float (casting the params to an integer dtype would truncate them).
     """
     coef = as_operand(params.coef)  # fitted on the host: no compiled copy
+    if is_sparse(X):  # scipy.sparse / BCOO: an O(nnz) product, X never dense
+        X = predict_operand(X, coef.dtype, coef.shape[-1])
+        return _predict_linear_sparse(coef, as_operand(params.intercept), X)
     X = check_predict_X(X, coef.dtype, coef.shape[-1])
     return _predict_linear(coef, as_operand(params.intercept), X)
+
+
+@_jit.jit
+def _predict_linear_sparse(coef, intercept, X):
+    d = coef.shape[-1]
+    scores = X @ coef.reshape(-1, d).T.astype(X.dtype)  # (n, m)
+    return scores.T.reshape(coef.shape[:-1] + (X.shape[0],)) + intercept.astype(X.dtype)[..., None]
 
 
 @_jit.jit

@@ -71,7 +71,7 @@ from jaxclassic import _precision, losses
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import iterate
 from jaxclassic.linear._api import predict
-from jaxclassic.linear._gram import weighted_gram
+from jaxclassic.linear._gram import check_gram_data, weighted_gram
 from jaxclassic.linear._params import predict_linear
 from jaxclassic.validation import (
     as_operand,
@@ -81,7 +81,6 @@ from jaxclassic.validation import (
     check_int,
     check_sample_weight,
     check_scalar,
-    check_X_y,
     is_traced,
 )
 
@@ -167,15 +166,20 @@ def _duality_gap(c, yy, alpha, beta, q, positive=False):
 
 
 def _sweep(G, c, alpha, beta, q, positive=False):
-    """One cyclic sweep of coordinate descent over all features (a ``fori_loop``)."""
+    """One cyclic sweep of coordinate descent over all features (a ``fori_loop``).
+
+    ``alpha`` is a scalar or one threshold per coordinate (``(n_features,)``: the proximal
+    Newton steps of :mod:`jaxclassic.linear.logistic_l1` leave the intercept unpenalised)."""
     diag = jnp.diagonal(G)
+    per_coordinate = jnp.ndim(alpha) > 0
 
     def body(j, state):
         beta, q, d_max = state
         g_jj = diag[j]
         b_j = beta[j]
         z = c[j] - q[j] + b_j * g_jj
-        new = jnp.where(g_jj > 0, _soft_threshold(z, alpha, positive) / jnp.where(g_jj > 0, g_jj, 1.0),
+        alpha_j = alpha[j] if per_coordinate else alpha
+        new = jnp.where(g_jj > 0, _soft_threshold(z, alpha_j, positive) / jnp.where(g_jj > 0, g_jj, 1.0),
                         0.0)
         delta = new - b_j
         q = q + delta * G[j]
@@ -274,8 +278,8 @@ def lasso_objective(params, X, y, alpha, sample_weight=None):
 
 
 # --------------------------------------------------------------------------- public API
-def _check_common(X, y, sample_weight, max_iter, tol, stopping):
-    X, y = check_X_y(X, y)
+def _check_common(X, y, sample_weight, max_iter, tol, stopping, model="fit_lasso"):
+    X, y = check_gram_data(X, y, model=model)  # dense, or sparse (the Gram from a sparse product)
     w = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     max_iter = check_int(max_iter, "max_iter", low=1)
     check_scalar(tol, "tol", low=0)

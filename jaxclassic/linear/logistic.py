@@ -110,6 +110,7 @@ import numpy as np
 import optax
 
 from jaxclassic import _deprecation
+from jaxclassic import _sparse
 from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision, losses
@@ -117,6 +118,7 @@ from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import iterate, minimize_optax
 from jaxclassic.linear._api import decision_function, predict, predict_proba
 from jaxclassic.linear._gram import gram_with_ones, standardized_matmul, standardized_rmatmul
+from jaxclassic.linear._sparse_fits import _check_sparse_classifier_data
 from jaxclassic.linear._newton import (
     HISTORY_SIZE,
     NewtonProblem,
@@ -141,6 +143,7 @@ from jaxclassic.validation import (
     check_predict_X,
     check_sample_weight,
     check_scalar,
+    is_traced,
     key_from_seed,
 )
 
@@ -154,6 +157,22 @@ __all__ = [
 ]
 
 METHODS = ("newton", "lbfgs", "gd", "sgd")
+PENALTIES = ("l2", "l1", "elasticnet")
+
+
+def _check_l1_ratio(penalty: str, l1_ratio):
+    """``l1_ratio`` checked against ``penalty`` (before any compilation)."""
+    if penalty == "elasticnet":
+        if l1_ratio is None:
+            raise ValueError("l1_ratio must be given (a float in [0, 1]) with penalty='elasticnet'")
+        return check_scalar(l1_ratio, "l1_ratio", low=0.0, high=1.0)
+    if l1_ratio is not None:
+        check_scalar(l1_ratio, "l1_ratio", low=0.0, high=1.0)
+        implied = 1.0 if penalty == "l1" else 0.0
+        if not is_traced(l1_ratio) and float(l1_ratio) != implied:
+            raise ValueError(f"l1_ratio={l1_ratio!r} contradicts penalty={penalty!r} (which means "
+                             f"l1_ratio={implied:g}); use penalty='elasticnet' for a mixture")
+    return l1_ratio
 
 
 class LogisticParams(NamedTuple):
@@ -448,23 +467,37 @@ def fit_logistic(
     batch_size: int = 32,
     sample_weight=None,
     key=None,
+    penalty: str = "l2",
+    l1_ratio=None,
 ) -> LogisticParams:
-    r"""Fit binary logistic regression by minimising the summed weighted log-loss + L2.
+    r"""Fit binary logistic regression by minimising the summed weighted log-loss + a penalty.
 
     .. math::
         J(w, b) = \sum_i s_i\,\bigl[\log(1 + e^{f_i}) - y_i f_i\bigr]
-                  + \frac{\lambda}{2}\lVert w\rVert^2, \qquad f_i = x_i^\top w + b.
+                  + \lambda P(w), \qquad f_i = x_i^\top w + b,
 
-    ``l2`` is :math:`\lambda = 1/C` for scikit-learn's ``LogisticRegression(C=C)``.
+    with :math:`P(w) = \tfrac12\lVert w\rVert^2` (``penalty="l2"``, the default),
+    :math:`\lVert w\rVert_1` (``"l1"``) or :math:`\rho\lVert w\rVert_1 + \tfrac{1-\rho}{2}\lVert w\rVert^2`
+    (``"elasticnet"``, :math:`\rho` = ``l1_ratio``): scikit-learn's ``LogisticRegression(C=C,
+    l1_ratio=rho)`` with :math:`\lambda` = ``l2`` :math:`= 1/C`. The L1 and elastic-net penalties
+    are fitted by proximal Newton (:mod:`jaxclassic.linear.logistic_l1`).
+
+    ``X`` may be a ``scipy.sparse`` matrix: ``method="lbfgs"`` (L2 penalty) and ``method="gd"``
+    (L1 / elastic-net: FISTA) then run on it as a :class:`jax.experimental.sparse.BCOO` (only
+    :math:`Xw` and :math:`X^\top r`, :math:`O(\mathrm{nnz})`, never densified); the other
+    combinations form the dense ``X`` through
+    :func:`jaxclassic._sparse.densify`, up to its stated limit (2**27 values; above it a
+    ``ValueError``), and then equal the dense fit exactly.
 
     Parameters
     ----------
-    X : (n_samples, n_features) array
+    X : (n_samples, n_features) array or scipy.sparse matrix
     y : (n_samples,) int array in {0, 1}
         Class codes (strings raise ``TypeError``; the estimator layer encodes labels).
     l2 : float >= 0
-        Ridge penalty :math:`\lambda` on ``w`` (traced, cast to ``X``'s dtype: a grid of it
-        is a ``vmap``, and a new value, int or float, does not recompile).
+        The penalty's strength :math:`\lambda` (the ridge penalty on ``w`` for the default
+        ``penalty="l2"``, whence the name; traced, cast to ``X``'s dtype: a grid of it is a
+        ``vmap``, and a new value, int or float, does not recompile).
     fit_intercept : bool
         Fit an unpenalised intercept.
     method : {"newton", "lbfgs", "gd", "sgd"}
@@ -492,6 +525,19 @@ def fit_logistic(
     key : jax.random key, optional
         Shuffles the minibatches of ``sgd`` (default ``jax.random.key(0)``: same call, same
         result); unused otherwise.
+    penalty : {"l2", "l1", "elasticnet"}, default "l2"
+        The form :math:`P` of the penalty (static). ``"l1"`` and ``"elasticnet"`` give exact zeros
+        in ``coef`` and take ``method="newton"`` (proximal Newton with the lasso's coordinate
+        descent; ``tol`` on the minimum-norm subgradient) or ``"gd"`` (FISTA, matrix-free: a
+        sparse ``X`` is never densified; ``tol`` on the gradient mapping; more iterations), both
+        on the weight-averaged objective (:mod:`jaxclassic.linear.logistic_l1`).
+    l1_ratio : float in [0, 1], optional
+        :math:`\rho` of ``penalty="elasticnet"`` (required there, traced); ``"l1"`` means 1 and
+        takes None or 1; ``"l2"`` takes None or 0.
+        ``l1_ratio``'s default differs from the estimator's: ``LogisticRegression(l1_ratio=0.0)``
+        (scikit-learn 1.9) picks the penalty from it, here ``penalty`` does.
+        ``penalty``'s default differs from the estimator's: scikit-learn 1.9 deprecates the
+        estimator's ``penalty`` (its default is the sentinel ``"deprecated"``).
 
     Returns
     -------
@@ -516,6 +562,8 @@ def fit_logistic(
     >>> params = fit_logistic(X, y, l2=1.0)
     >>> predict_proba(params, X).shape
     (4, 2)
+    >>> float(fit_logistic(X, y, l2=2.0, penalty="l1").coef[0])  # |X^T(p - y)| = 1 <= 2 at w = 0
+    0.0
 
     References
     ----------
@@ -525,15 +573,52 @@ def fit_logistic(
     max_iter = check_int(max_iter, "max_iter", low=1)
     batch_size = check_int(batch_size, "batch_size", low=1)
     fit_intercept = check_bool(fit_intercept, "fit_intercept")
-    X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
+    penalty = check_choice(penalty, "penalty", PENALTIES)
+    l1_ratio = _check_l1_ratio(penalty, l1_ratio)
+    if penalty != "l2" and method not in ("newton", "gd"):
+        raise ValueError(f"penalty={penalty!r} is fitted by proximal Newton ('newton') or proximal "
+                         f"gradient ('gd'): method must be 'newton' or 'gd', got {method!r}")
     l2 = check_scalar(l2, "l2", low=0.0)
-    tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
+    if tol is not None:
+        check_scalar(tol, "tol", low=0.0)
     if learning_rate is None:
         learning_rate = 0.0
     else:
         learning_rate = check_scalar(learning_rate, "learning_rate", low=0.0, include_low=False)
+    if key is not None:
+        key = check_key(key)
+    sparse = _sparse.is_sparse(X)
+    if sparse:
+        X, y, sw, _ = _check_sparse_classifier_data(X, y, sample_weight)
+        if method != ("lbfgs" if penalty == "l2" else "gd"):
+            model = f"fit_logistic(method={method!r}, penalty={penalty!r})"
+            X = jnp.asarray(_sparse.densify(X, model=model, dtype=np.dtype(X.dtype)))
+            sparse = False
+    else:
+        X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
+    tol = default_tol(X.dtype) if tol is None else tol
     # None: the fixed default key jax.random.key(0), so a call is deterministic
-    key = key_from_seed(0) if key is None else check_key(key)
+    key = key_from_seed(0) if key is None else key
+    if penalty != "l2":
+        from jaxclassic.linear.logistic_l1 import _fit_logistic_l1, _fit_proximal_gradient
+
+        ratio = 1.0 if penalty == "l1" else l1_ratio
+        args = (X, y, sw.astype(X.dtype), as_operand(l2, X.dtype), as_operand(ratio, X.dtype),
+                as_operand(tol, X.dtype), as_operand(max_iter, np.int32))
+        if method == "gd":
+            params = _fit_proximal_gradient(*args, n_classes=2, fit_intercept=fit_intercept)
+        else:
+            params = _fit_logistic_l1(*args, fit_intercept=fit_intercept)
+        warn_after_fit(params, f"fit_logistic(penalty={penalty!r})", l2, max_iter)
+        return params
+    if sparse:
+        from jaxclassic.linear._sparse_fits import fit_logistic_lbfgs
+
+        params = fit_logistic_lbfgs(X, y, sw.astype(X.dtype), as_operand(l2, X.dtype),
+                                    as_operand(tol, X.dtype), as_operand(max_iter, np.int32),
+                                    fit_intercept=fit_intercept)
+        warn_after_fit(params, "fit_logistic(method='lbfgs')", l2, max_iter)
+        return params
     # continuous hyperparameters and max_iter enter the jitted core as arrays of fixed dtype:
     # an int, a float or a numpy float64 l2 (or a new max_iter) reuse one compiled program
     as_array = lambda v: as_operand(v, X.dtype)  # noqa: E731
@@ -642,6 +727,9 @@ __getattr__ = _deprecation.renamed_module_attributes(
 
 # --------------------------------------------------------------------------- predict
 def _decision(params: LogisticParams, X):
+    if _sparse.is_sparse(X):  # O(nnz): X as a plain-COO BCOO, never densified
+        X = _sparse.predict_operand(X, params.coef.dtype, params.coef.shape[-1])
+        return X @ params.coef + params.intercept
     X = check_predict_X(X, params.coef.dtype, params.coef.shape[-1])
     return _precision.matmul(X, params.coef.astype(X.dtype)) + params.intercept.astype(X.dtype)
 

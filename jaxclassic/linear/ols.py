@@ -67,7 +67,7 @@ from jaxclassic._linalg import cho_solve
 from jaxclassic import _precision
 from jaxclassic._solver import iterate
 from jaxclassic.exceptions import RankDeficientWarning
-from jaxclassic.linear._gram import solve_normal_equations, weighted_gram
+from jaxclassic.linear._gram import check_gram_data, solve_normal_equations, weighted_gram
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.linear.inference import InferenceResult, coefficient_names
 from jaxclassic.validation import (
@@ -112,7 +112,11 @@ def fit_ols(X, y, *, fit_intercept: bool = True, sample_weight=None, rcond=None)
 
     Parameters
     ----------
-    X : (n_samples, n_features) array-like
+    X : (n_samples, n_features) array-like, or a ``scipy.sparse`` matrix
+        Sparse ``X`` (at most :data:`jaxclassic.linear._gram.MAX_GRAM_FEATURES` columns) gives
+        the Gram matrix by sparse products, never the dense ``X``
+        (:func:`jaxclassic.linear._gram.sparse_weighted_gram`); the fit equals the dense one
+        to round-off.
     y : (n_samples,) array-like
     fit_intercept : bool, default True
         Fit an unpenalised intercept by weighted centring (static).
@@ -141,7 +145,7 @@ def fit_ols(X, y, *, fit_intercept: bool = True, sample_weight=None, rcond=None)
     Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., §3.2.
     Golub & Van Loan, *Matrix Computations*, 4th ed., §5.3, §5.5.
     """
-    X, y = check_X_y(X, y)
+    X, y = check_gram_data(X, y, model="fit_ols")
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     n_features = X.shape[1]
     if rcond is None:

@@ -61,7 +61,14 @@ from jaxclassic import _jit
 from jaxclassic import _linalg
 from jaxclassic import _precision
 from jaxclassic.exceptions import RankDeficientWarning
-from jaxclassic.linear._gram import graded, solve_normal_equations, weighted_gram
+from jaxclassic._sparse import is_sparse
+from jaxclassic.linear._gram import (
+    check_gram_data,
+    graded,
+    solve_normal_equations,
+    sparse_mean_scale,
+    weighted_gram,
+)
 from jaxclassic.linear._params import LinearParams
 from jaxclassic.linear.features import weighted_mean_scale
 from jaxclassic.validation import (
@@ -70,7 +77,6 @@ from jaxclassic.validation import (
     check_bool,
     check_sample_weight,
     check_scalar,
-    check_X_y,
     is_traced,
 )
 
@@ -83,6 +89,8 @@ def _scaled_system(X, y, sample_weight, fit_intercept, standardize):
     if standardize and fit_intercept:
         # the centred Gram's diagonal is sum(w) times the population variance
         scale = jnp.where(stats.constant, 1, jnp.sqrt(jnp.diagonal(stats.gram) / stats.sw_sum))
+    elif standardize and is_sparse(X):
+        _, scale, _, _ = sparse_mean_scale(X, sample_weight)
     elif standardize:
         _, scale = weighted_mean_scale(X, sample_weight, 0)
     else:
@@ -128,7 +136,9 @@ def fit_ridge(X, y, *, alpha=1.0, fit_intercept: bool = True, standardize: bool 
 
     Parameters
     ----------
-    X : (n_samples, n_features) array-like
+    X : (n_samples, n_features) array-like, or a ``scipy.sparse`` matrix
+        Sparse ``X``: the Gram matrix by sparse products, as :func:`~jaxclassic.linear.fit_ols`
+        (at most :data:`jaxclassic.linear._gram.MAX_GRAM_FEATURES` columns).
     y : (n_samples,) array-like
     alpha : float >= 0, default 1.0
         Penalty strength (default ``Ridge``'s; traced: ``jax.vmap`` over a grid of it).
@@ -163,7 +173,7 @@ def fit_ridge(X, y, *, alpha=1.0, fit_intercept: bool = True, standardize: bool 
     Hoerl & Kennard, Technometrics 12 (1970); Hastie, Tibshirani & Friedman, *The Elements of
     Statistical Learning*, 2nd ed., §3.4.1.
     """
-    X, y = check_X_y(X, y)
+    X, y = check_gram_data(X, y, model="fit_ridge")
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     check_scalar(alpha, "alpha", low=0.0)
     params, rank = _fit_ridge(X, y, sw, as_operand(alpha, X.dtype),
@@ -243,7 +253,7 @@ def ridge_path(X, y, alphas, *, fit_intercept: bool = True, standardize: bool = 
     ----------
     Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., eq. 3.47.
     """
-    X, y = check_X_y(X, y)
+    X, y = check_gram_data(X, y, model="ridge_path")
     sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
     alphas = check_array(alphas, "alphas", ndim=1, dtype=X.dtype)
     if not is_traced(alphas) and np.any(np.asarray(alphas) < 0):

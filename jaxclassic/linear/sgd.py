@@ -87,7 +87,8 @@ from jaxclassic.validation import (
     key_from_seed,
 )
 
-__all__ = ["SGDRegressorParams", "fit_sgd_regressor", "sgd_objective", "sgd_epoch", "OPTIMIZERS",
+__all__ = ["SGDRegressorParams", "SGDRegressorState", "fit_sgd_regressor", "partial_fit_sgd_regressor",
+           "sgd_objective", "sgd_epoch", "OPTIMIZERS",
            "SCHEDULES"]
 
 OPTIMIZERS = ("sgd", "momentum", "adam")
@@ -429,3 +430,142 @@ def fit_sgd_regressor(X, y, *, key=None, optimizer: str = "sgd", learning_rate: 
 
 
 predict.register(SGDRegressorParams, predict_linear)
+
+
+# --------------------------------------------------------------------------- partial_fit
+class SGDRegressorState(NamedTuple):
+    """The optimiser's position between :func:`partial_fit_sgd_regressor` calls.
+
+    Attributes
+    ----------
+    opt_state : pytree
+        The optax state over ``(coef, intercept)`` (the step count; momentum or Adam moments).
+    t : ()
+        scikit-learn's ``t_``: updates made + 1.
+    """
+
+    opt_state: object
+    t: jax.Array
+
+
+@partial(_jit.jit, static_argnames=("optimizer", "batch_size", "schedule", "fit_intercept"))
+def _partial_epoch(coef, intercept, opt_state, epoch, X, y, sw, key, learning_rate, l2, power_t, momentum, *,
+                   optimizer, batch_size, schedule, fit_intercept):
+    n = X.shape[0]
+    dtype = X.dtype
+    n_batches = n_batches_of(n, batch_size)
+    n_slots = n_batches * batch_size
+    positive = sw > 0
+    mean_weight = jnp.sum(sw) / jnp.sum(positive)
+    opt = _optimizer(optimizer, _schedule(schedule, learning_rate, 1, power_t), momentum)
+    epoch_key = jax.random.fold_in(key, epoch)
+    priority = jax.vmap(lambda i: jax.random.uniform(jax.random.fold_in(epoch_key, i), dtype=dtype))(
+        jnp.arange(n))
+    order = jnp.argsort(jnp.where(positive, priority, 2.0)).astype(jnp.int32)
+    rows = jnp.pad(order, (0, n_slots - n)).reshape(n_batches, batch_size)
+    mask = (jnp.arange(n_slots) < n).astype(dtype).reshape(n_batches, batch_size)
+
+    def batch_loss(wb, rows, mask):
+        w, b = wb
+        f = _precision.matmul(X[rows], w) + b
+        data = jnp.sum(sw[rows] * mask * losses.squared(y[rows], f)) / (batch_size * mean_weight)
+        return data + 0.5 * l2 * jnp.sum(jnp.square(w))
+
+    def batch_step(carry, batch):
+        wb, state = carry
+        active = jnp.any(sw[batch[0]] * batch[1] > 0)
+        grad = jax.grad(batch_loss)(wb, *batch)
+        if not fit_intercept:
+            grad = (grad[0], jnp.zeros_like(grad[1]))
+        updates, new_state = opt.update(grad, state, wb)
+        new = (optax.apply_updates(wb, updates), new_state)
+        return jax.tree_util.tree_map(lambda o, u: jnp.where(active, u, o), carry, new), active
+
+    ((coef, intercept), opt_state), active = jax.lax.scan(batch_step, ((coef, intercept), opt_state),
+                                                          (rows, mask))
+    return coef, intercept, opt_state, sgd_objective(coef, X, y - intercept, sw, l2), jnp.sum(active)
+
+
+def partial_fit_sgd_regressor(params: SGDRegressorParams | None, state: SGDRegressorState | None, X, y, *,
+                              key=None, optimizer: str = "sgd", learning_rate: float = 0.01,
+                              batch_size: int = 32, schedule: str = "invscaling", power_t: float = 0.25,
+                              momentum: float = 0.9, l2: float = 0.0, fit_intercept: bool = True,
+                              sample_weight=None) -> tuple[SGDRegressorParams, SGDRegressorState]:
+    r"""One epoch of minibatch SGD over the batch ``(X, y)``, continuing ``(params, state)``.
+
+    ``(params, state) -> (params, state)``, pure: ``state`` carries the optax state over
+    ``(coef, intercept)`` (its step count is the schedule's position; momentum and Adam moments
+    continue too) and ``params.n_iter`` the epochs so far; ``None, None`` starts from zero. One
+    compiled program per batch shape. Unlike :func:`fit_sgd_regressor`, which centres the whole
+    data and learns the intercept exactly, a stream cannot be centred beforehand: the intercept
+    is a parameter of the descent (as scikit-learn's ``SGDRegressor``), unpenalised. The batch loss
+    is :math:`\sum_{i\in B} s_i\tfrac12(y_i - x_i^\top\beta - b)^2/(|B|\,\bar s)
+    + \tfrac{l_2}{2}\lVert\beta\rVert^2`
+    (:math:`\bar s` the mean positive weight); each epoch visits the rows of positive weight in an
+    order drawn from ``key`` folded with the epoch number, rows of weight 0 last, and a batch of
+    them alone is skipped (no step, no count): appended zero-weight rows change nothing.
+    ``schedule="cosine"`` needs a horizon a stream does not have and is refused.
+    ``loss_history`` holds the batch's objective :math:`J` after this epoch.
+
+    Parameters
+    ----------
+    params : SGDRegressorParams or None
+        The model so far (``None``: zeros).
+    state : SGDRegressorState or None
+        The optimiser so far (``None``: a fresh optimiser, e.g. after :func:`fit_sgd_regressor`).
+    X : (n_samples, n_features) array-like
+    y : (n_samples,) array-like
+    key, optimizer, learning_rate, batch_size, power_t, momentum, l2, fit_intercept, sample_weight
+        As :func:`fit_sgd_regressor`.
+    schedule : {"invscaling", "constant"}
+
+    Returns
+    -------
+    (SGDRegressorParams, SGDRegressorState)
+
+    Example
+    -------
+    >>> import jax, jax.numpy as jnp
+    >>> X = jax.random.normal(jax.random.key(0), (64, 2)); y = X @ jnp.array([1.0, -1.0]) + 0.5
+    >>> params, state = None, None
+    >>> for _ in range(3):
+    ...     params, state = partial_fit_sgd_regressor(params, state, X, y, learning_rate=0.05)
+    >>> int(params.n_iter)
+    3
+    """
+    X, y = check_X_y(X, y)
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=X.dtype)
+    key = key_from_seed(0) if key is None else check_key(key)
+    check_choice(optimizer, "optimizer", OPTIMIZERS)
+    check_choice(schedule, "schedule", ("constant", "invscaling"))
+    check_scalar(learning_rate, "learning_rate", low=0.0, include_low=False)
+    check_scalar(power_t, "power_t", low=0.0)
+    check_scalar(momentum, "momentum", low=0.0, high=1.0, include_high=False)
+    check_scalar(l2, "l2", low=0.0)
+    batch_size = min(check_int(batch_size, "batch_size", low=1), X.shape[0])
+    fit_intercept = check_bool(fit_intercept, "fit_intercept")
+    if params is None and state is not None:
+        raise ValueError("state was given without params; pass both, or params alone (a fresh optimiser "
+                         "from those coefficients), or neither (from zero)")
+    n_features = X.shape[1]
+    if params is None:
+        coef, intercept, epoch = jnp.zeros(n_features, X.dtype), jnp.zeros((), X.dtype), jnp.int32(0)
+    else:
+        if np.shape(params.coef) != (n_features,):
+            raise ValueError(f"params.coef has shape {np.shape(params.coef)}, expected ({n_features},)")
+        coef, intercept = jnp.asarray(params.coef, X.dtype), jnp.asarray(params.intercept, X.dtype)
+        epoch = jnp.asarray(params.n_iter, jnp.int32)
+    if state is None:
+        opt_state = _optimizer(optimizer, _schedule(schedule, 1.0, 1, power_t), momentum).init((coef, intercept))
+    else:
+        opt_state = state.opt_state
+    as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
+    t = jnp.ones((), X.dtype) if state is None else jnp.asarray(state.t, X.dtype)
+    coef, intercept, opt_state, objective, n_updates = _partial_epoch(
+        coef, intercept, opt_state, epoch, X, y, sw, key, as_array(learning_rate), as_array(l2),
+        as_array(power_t), as_array(momentum), optimizer=optimizer, batch_size=batch_size,
+        schedule=schedule, fit_intercept=fit_intercept)
+    n_iter = epoch + 1
+    params = SGDRegressorParams(coef, intercept, n_iter, objective[None], n_iter - 1, jnp.asarray(False), None,
+                                jnp.isfinite(objective))
+    return params, SGDRegressorState(opt_state, t + n_updates.astype(X.dtype))

@@ -94,7 +94,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import _jit, _precision, losses
+from jaxclassic import _jit, _precision, _sparse, losses
 from jaxclassic.exceptions import PerfectSeparationWarning
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic._solver import minimize_optax
@@ -369,6 +369,8 @@ def fit_softmax(
     tol=None,
     sample_weight=None,
     key=None,
+    penalty: str = "l2",
+    l1_ratio=None,
 ) -> SoftmaxParams:
     r"""Fit multinomial logistic regression (summed weighted cross-entropy + L2 on ``W``).
 
@@ -399,6 +401,19 @@ def fit_softmax(
         float32.
     sample_weight : (n_samples,) array, optional
     key : unused (the fit is deterministic); accepted for the common signature.
+    penalty : {"l2", "l1", "elasticnet"}, default "l2"
+        As :func:`jaxclassic.linear.fit_logistic`'s: with ``"l1"`` / ``"elasticnet"`` the penalty
+        is :math:`\lambda(\rho\lVert W\rVert_1 + \tfrac{1-\rho}{2}\lVert W\rVert_F^2)`, ``l2`` its
+        strength :math:`\lambda` (scikit-learn's multinomial ``LogisticRegression(C=1/l2,
+        l1_ratio=rho)``), fitted by proximal Newton (``"newton"``; ``"auto"`` while
+        ``n_classes * (n_features + 1) <= 2000`` on dense ``X``) or else FISTA (``"auto"``: a
+        sparse ``X`` is never densified), :mod:`jaxclassic.linear.logistic_l1`; not differentiable.
+    l1_ratio : float in [0, 1], optional
+        :math:`\rho` of ``"elasticnet"``.
+        ``l1_ratio``'s default differs from the estimator's: ``LogisticRegression(l1_ratio=0.0)``
+        picks the penalty from it, here ``penalty`` does.
+        ``penalty``'s default differs from the estimator's: scikit-learn 1.9 deprecates the
+        estimator's ``penalty`` (its default is the sentinel ``"deprecated"``).
 
     Returns
     -------
@@ -431,9 +446,45 @@ def fit_softmax(
     method = check_choice(method, "method", METHODS)
     max_iter = check_int(max_iter, "max_iter", low=1)
     fit_intercept = check_bool(fit_intercept, "fit_intercept")
-    X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
+    from jaxclassic.linear.logistic import PENALTIES, _check_l1_ratio
+
+    penalty = check_choice(penalty, "penalty", PENALTIES)
+    l1_ratio = _check_l1_ratio(penalty, l1_ratio)
+    if penalty != "l2" and method == "lbfgs":
+        raise ValueError(f"penalty={penalty!r} is fitted by proximal Newton: method must be 'auto' or "
+                         "'newton', got 'lbfgs'")
+    sparse_l1 = _sparse.is_sparse(X) and penalty != "l2" and method == "auto"
+    if _sparse.is_sparse(X) and not sparse_l1:  # L-BFGS on a BCOO (jaxclassic.linear._sparse_fits)
+        if method != "newton" and penalty == "l2":
+            from jaxclassic.linear._sparse_fits import fit_softmax_sparse
+
+            return fit_softmax_sparse(X, y, n_classes=n_classes, l2=l2, fit_intercept=fit_intercept,
+                                      max_iter=max_iter, tol=tol, sample_weight=sample_weight)
+        X = _sparse.densify(X, model=f"fit_softmax(method={method!r}, penalty={penalty!r})")
+    if sparse_l1:  # FISTA on the BCOO: never densified
+        from jaxclassic.linear._sparse_fits import _check_sparse_classifier_data
+
+        X, y, sw, n_classes = _check_sparse_classifier_data(X, y, sample_weight, n_classes=n_classes)
+    else:
+        X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes)
     l2 = check_scalar(l2, "l2", low=0.0)
     tol = default_tol(X.dtype) if tol is None else check_scalar(tol, "tol", low=0.0)
+    if penalty != "l2":
+        from jaxclassic.linear import logistic_l1
+
+        args = (X, y, sw.astype(X.dtype), jnp.asarray(l2, X.dtype),
+                jnp.asarray(1.0 if penalty == "l1" else l1_ratio, X.dtype), jnp.asarray(tol, X.dtype),
+                jnp.asarray(max_iter, jnp.int32))
+        small = n_classes * (X.shape[1] + 1) <= logistic_l1.L1_NEWTON_MAX_PARAMS
+        if method == "newton" or (not sparse_l1 and small):  # proximal Newton, else FISTA
+            params = logistic_l1._fit_softmax_l1(*args, n_classes=n_classes, fit_intercept=fit_intercept)
+        else:
+            params = logistic_l1._fit_proximal_gradient(*args, n_classes=n_classes,
+                                                        fit_intercept=fit_intercept)
+        model = f"fit_softmax(penalty={penalty!r})"
+        if not _warn_absent_classes(params, y, sw, model, fit_intercept):
+            warn_after_fit(params, model, l2, max_iter)
+        return params
     if method == "auto":
         method = _choose_method(n_classes, X.shape[1])
     # l2 / tol as arrays of X's dtype and max_iter traced: one compiled program for all values
@@ -476,6 +527,9 @@ def _warn_absent_classes(params: SoftmaxParams, y, sw, model: str, fit_intercept
 
 
 def _decision(params: SoftmaxParams, X):
+    if _sparse.is_sparse(X):  # O(nnz): X as a plain-COO BCOO, never densified
+        X = _sparse.predict_operand(X, params.coef.dtype, params.coef.shape[-1])
+        return X @ params.coef.T + params.intercept
     X = check_predict_X(X, params.coef.dtype, params.coef.shape[-1])
     return _precision.matmul(X, params.coef.T.astype(X.dtype)) + params.intercept.astype(X.dtype)
 

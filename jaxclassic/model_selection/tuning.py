@@ -54,7 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxclassic import _jit
+from jaxclassic import _jit, _progress
 from jaxclassic.model_selection.cross_validation import (
     _check_callables,
     _check_concrete_values,
@@ -118,9 +118,10 @@ def _fold_scores(X, y, train_w, val_w, fixed, point, *, fit, score, fit_kwargs):
     return val
 
 
-@partial(_jit.jit, static_argnames=("fit", "score", "fit_kwargs", "optimizer", "n_steps", "log_names"))
+@partial(_jit.jit, static_argnames=("fit", "score", "fit_kwargs", "optimizer", "n_steps", "log_names",
+                                   "progress"))
 def _tuning_program(X, y, train_w, val_w, fixed, theta0, *, fit, score, fit_kwargs, optimizer,
-                    n_steps, log_names):
+                    n_steps, log_names, progress=None):
     """``n_steps`` optimiser steps on the CV loss in one ``lax.scan``; the path and its scores."""
 
     def loss(theta):
@@ -130,9 +131,11 @@ def _tuning_program(X, y, train_w, val_w, fixed, theta0, *, fit, score, fit_kwar
 
     extra_args = isinstance(optimizer, optax.GradientTransformationExtraArgs)
 
-    def step(carry, _):
+    def step(carry, t):
         theta, state = carry
         (value, val), grad = jax.value_and_grad(loss, has_aux=True)(theta)
+        if progress is not None:  # verbose > 0: the CV score of the point this step starts from
+            _progress.emit(progress, t, -value)
         if extra_args:  # line-search optimisers (optax.lbfgs) take the value and the function
             updates, state = optimizer.update(grad, state, theta, value=value, grad=grad,
                                               value_fn=lambda t: loss(t)[0])
@@ -141,7 +144,7 @@ def _tuning_program(X, y, train_w, val_w, fixed, theta0, *, fit, score, fit_kwar
         return (optax.apply_updates(theta, updates), state), (theta, val)
 
     (theta_last, _), (thetas, vals) = jax.lax.scan(
-        step, (theta0, optimizer.init(theta0)), None, length=n_steps
+        step, (theta0, optimizer.init(theta0)), None if progress is None else jnp.arange(n_steps), length=n_steps
     )
     _, val_last = loss(theta_last)
     thetas = jax.tree.map(lambda path, last: jnp.concatenate([path, last[None]]), thetas, theta_last)
@@ -277,6 +280,7 @@ def tune_hyperparameters(
     sample_weight: Any = None,
     refit: bool = True,
     allow_nan: bool = False,
+    verbose: int = 0,
 ) -> TuningResult:
     r"""Tune continuous hyperparameters by gradient descent on the cross-validated score.
 
@@ -330,6 +334,10 @@ def tune_hyperparameters(
         Refit on all rows at the best point of the path.
     allow_nan : bool
         Let NaN in ``X``/``y`` through.
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the optimiser steps
+        and a line ``[t]\tcv_score:<mean validation score>`` every ``k`` steps and after the
+        last, sent from inside the compiled scan (:mod:`jaxclassic._progress`).
 
     Returns
     -------
@@ -361,6 +369,8 @@ def tune_hyperparameters(
     _check_callables(fit, score)
     _check_optimizer(optimizer)
     n_steps = check_int(n_steps, "n_steps", low=1)
+    progress = _progress.spec(verbose, "tune_hyperparameters", ("cv_score",), unit="step")
+    extra = {} if progress is None else {"progress": progress}  # verbose=0: the program without reporting
     X, y, train_w, val_w, dtype = _prepare(X, y, folds, sample_weight, allow_nan)
     fixed = _check_hyperparameters(hyperparameters, dtype)
     static = _static_kwargs(fit_kwargs)
@@ -368,10 +378,11 @@ def tune_hyperparameters(
     _check_concrete_values(fit, X, y, train_w[0], {**fixed, **values}, {}, static)
     theta0 = {name: jnp.log(v) if name in log_names else v for name, v in values.items()}
     try:
-        path, fold_scores = _tuning_program(
-            X, y, train_w, val_w, fixed, theta0, fit=fit, score=score, fit_kwargs=static,
-            optimizer=optimizer, n_steps=n_steps, log_names=log_names,
-        )
+        with _progress.reporting(progress, n_steps):
+            path, fold_scores = _tuning_program(
+                X, y, train_w, val_w, fixed, theta0, fit=fit, score=score, fit_kwargs=static,
+                optimizer=optimizer, n_steps=n_steps, log_names=log_names, **extra,
+            )
     except _TRACER_ERRORS as exc:
         raise TypeError(
             f"{_name(fit)} or {_name(score)} converted a traced array to a Python value "

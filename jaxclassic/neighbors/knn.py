@@ -86,6 +86,7 @@ __all__ = [
     "KNNCVResult",
     "fit_knn",
     "knn_cv_scores",
+    "densify_sparse",
 ]
 
 TASKS = ("classification", "regression")
@@ -172,7 +173,9 @@ def fit_knn(X: Any, y: Any, *, n_neighbors: int = 5, weights: str = "uniform", m
 
     Parameters
     ----------
-    X : (n, d) float array
+    X : (n, d) float array, or a ``scipy.sparse`` matrix
+        Sparse ``X``: euclidean and cosine only, densified within the limit
+        (:func:`densify_sparse`); so are sparse queries at prediction.
     y : (n,) class codes ``0..C-1`` (classification) or real targets (regression)
     n_neighbors : int (static)
         Neighbours :math:`k`, ``1 <= n_neighbors <=`` the number of training rows of positive
@@ -212,6 +215,7 @@ def fit_knn(X: Any, y: Any, *, n_neighbors: int = 5, weights: str = "uniform", m
     task = check_choice(task, "task", TASKS)
     weights = check_choice(weights, "weights", WEIGHTS)
     metric, p = check_metric(metric, p)
+    X = densify_sparse(X, metric, p, model="fit_knn")
     if task == "classification":
         X, y, sw, n_classes = check_classifier_data(X, y, sample_weight, n_classes=n_classes,
                                                     min_classes=1)
@@ -226,6 +230,30 @@ def fit_knn(X: Any, y: Any, *, n_neighbors: int = 5, weights: str = "uniform", m
                                    jax.device_put(np.arange(n_classes, dtype=np.int32)), config)
     return KNNRegressorParams(X, y.astype(X.dtype), sw.astype(X.dtype), center,
                               jnp.zeros((0,), jnp.int32), config)
+
+
+def densify_sparse(X, metric: str, p: float, *, model: str):
+    r"""A sparse ``X`` (``scipy.sparse`` or ``BCOO``) as a dense numpy array, for the euclidean
+    and cosine metrics only; anything else unchanged.
+
+    k-NN has no sparse search: the matrix-product metrics (euclidean, including minkowski with
+    ``p = 2``, and cosine) take sparse input densified within
+    :data:`jaxclassic._sparse.MAX_DENSIFY_ELEMENTS` values (:func:`jaxclassic._sparse.densify`:
+    a ``ValueError`` above it), and the distances then equal scikit-learn's on the same sparse
+    data. The difference metrics (manhattan, chebyshev, minkowski) raise a ``ValueError`` on
+    sparse input.
+    """
+    from jaxclassic import _sparse
+
+    if not _sparse.is_sparse(X):
+        return X
+    path = distance_path(metric, float(p))
+    if path not in ("euclidean", "cosine"):
+        raise ValueError(f"{model}: sparse X is supported with the euclidean and cosine metrics only "
+                         f"(densified within the limit), got metric={metric!r}"
+                         + (f" with p={p}" if metric == "minkowski" else "")
+                         + "; pass a dense X (X.toarray()) for the other metrics")
+    return _sparse.densify(X, model=model)
 
 
 # --------------------------------------------------------------------------- votes
@@ -269,8 +297,9 @@ def _regression_mean(params: KNNRegressorParams, X, query_tile, reference_tile):
 def _prepare(params: KNNParams, X):
     """Validated ``X`` and the static tile sizes of its search (Python, before tracing)."""
     n_features = params.fit_X.shape[-1]
-    X = check_predict_X(X, params.fit_X.dtype, n_features)
     cfg = params.config
+    X = densify_sparse(X, cfg.metric, cfg.p, model="k-NN prediction")
+    X = check_predict_X(X, params.fit_X.dtype, n_features)
     path = distance_path(cfg.metric, cfg.p)
     m = params.fit_X.shape[-2]
     tiles = search_tiles(X.shape[0], m, n_features, n_candidates(cfg.n_neighbors, m, path), path,

@@ -15,6 +15,7 @@ from jaxclassic.plot.curves import elbow
 from jaxclassic.plot.curves import learning_curve
 from jaxclassic.plot.curves import regularization_path
 from jaxclassic.plot.curves import validation_curve
+from jaxclassic.plot.importances import feature_importances
 from jaxclassic.plot.mixture import gmm_ellipses
 from jaxclassic.plot.trees import dendrogram
 from jaxclassic.plot.trees import tree
@@ -32,4 +33,5 @@ __all__ = [
     "tree",
     "boosting_eval_log",
     "gmm_ellipses",
+    "feature_importances",
 ]

@@ -79,3 +79,12 @@ def names(given: Any, n: int, name: str, default: str) -> list[str]:
     if len(given) != n:
         raise ValueError(f"{name} must hold {n} names, got {len(given)}")
     return given
+
+
+def fit_to_figure(ax) -> None:
+    """Give ``ax``'s figure matplotlib's constrained layout when it has no layout engine, so
+    tick labels, axis labels, an outside legend and a colour bar stay inside the figure at
+    small sizes (a figure the caller laid out is left as it is)."""
+    root = ax.figure.figure  # the root figure (ax.figure may be a SubFigure)
+    if root.get_layout_engine() is None:
+        root.set_layout_engine("constrained")

@@ -19,7 +19,7 @@ import numpy as np
 from jaxclassic import _dispatch
 from jaxclassic import metrics
 from jaxclassic.model_selection.threshold import ThresholdResult, choose_threshold
-from jaxclassic.plot._common import as_numpy, axes, colours, names
+from jaxclassic.plot._common import as_numpy, axes, colours, fit_to_figure, names
 from jaxclassic.validation import check_choice, check_int, check_scalar
 
 __all__ = ["decision_regions", "roc_curve", "confusion_matrix"]
@@ -60,7 +60,7 @@ def _encode(values: np.ndarray, classes: np.ndarray, name: str) -> np.ndarray:
 
 
 def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, eps=1.0,
-                     alpha=0.4, cmap: str = "tab10", feature_names=None):
+                     alpha=0.4, cmap: str = "tab10", feature_names=None, class_names=None):
     r"""Colour the plane by the class a model predicts; the points of ``X`` on top.
 
     The grid is scikit-learn's ``DecisionBoundaryDisplay`` grid: ``grid_resolution`` equally
@@ -93,6 +93,9 @@ def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, e
         A matplotlib colormap name; class ``c`` gets its ``c``-th colour.
     feature_names : sequence of 2 str, optional
         Axis labels (default: the columns of a DataFrame ``X``, else ``x0``, ``x1``).
+    class_names : sequence of str, optional
+        Legend labels of the classes, one per class in the order of ``model.classes_`` (or of
+        the sorted labels); default the labels themselves.
 
     Returns
     -------
@@ -154,6 +157,9 @@ def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, e
 
     from matplotlib.colors import ListedColormap
 
+    legend_names = names(class_names, len(classes), "class_names", "{}")
+    if class_names is None:
+        legend_names = [str(c) for c in classes.tolist()]
     palette = colours(len(classes), cmap)
     ax.pcolormesh(xx0, xx1, codes.reshape(xx0.shape), cmap=ListedColormap(palette),
                   vmin=-0.5, vmax=len(classes) - 0.5, alpha=alpha, shading="auto")
@@ -163,7 +169,7 @@ def decision_regions(model, X, y=None, *, ax=None, grid_resolution: int = 100, e
             rows = y_codes == code
             if rows.any():
                 ax.scatter(X[rows, 0], X[rows, 1], color=palette[code], edgecolors="k",
-                           linewidths=0.5, s=20, label=str(label))
+                           linewidths=0.5, s=20, label=legend_names[code])
         ax.legend(loc="best")
     ax.set_xlim(xx0.min(), xx0.max())
     ax.set_ylim(xx1.min(), xx1.max())
@@ -262,7 +268,7 @@ def roc_curve(y_true, y_score, *, threshold="youden", sample_weight=None, ax=Non
 # --------------------------------------------------------------------------- confusion matrix
 def confusion_matrix(y_true, y_pred, *, labels=None, display_labels=None, normalize=None,
                      sample_weight=None, ax=None, cmap: str = "Blues", values_format=None,
-                     colorbar: bool = True):
+                     colorbar: bool = True, class_names=None):
     r"""The confusion matrix as a heat map with its numbers in the cells.
 
     .. math:: M_{jk} = \sum_i w_i [y_i = c_j][\hat y_i = c_k]
@@ -277,7 +283,7 @@ def confusion_matrix(y_true, y_pred, *, labels=None, display_labels=None, normal
     labels : sequence, optional
         The classes, in the order of the rows; default: the sorted labels present.
     display_labels : sequence of str, optional
-        Tick labels (default ``labels`` as strings).
+        Tick labels (default ``labels`` as strings); scikit-learn's name of ``class_names``.
     normalize : {None, "true", "pred", "all"}
     sample_weight : (n_samples,) array, optional
     ax : matplotlib Axes, optional
@@ -287,6 +293,14 @@ def confusion_matrix(y_true, y_pred, *, labels=None, display_labels=None, normal
         Format of the cell numbers (default ``"d"`` for counts, ``".2g"`` otherwise).
     colorbar : bool
         Add a colour bar beside the Axes.
+    class_names : sequence of str, optional
+        The tick labels, as every figure of :mod:`jaxclassic.plot` names them (give this or
+        ``display_labels``, not both).
+
+    The layout keeps every label inside the figure at small sizes (a 3 x 3 inch figure): the
+    colour bar takes its room from this Axes only, tick labels longer than three characters on
+    the x axis are turned 45 degrees, and a figure without a layout engine gets matplotlib's
+    constrained layout.
 
     Returns
     -------
@@ -304,6 +318,10 @@ def confusion_matrix(y_true, y_pred, *, labels=None, display_labels=None, normal
     ----------
     Fawcett (2006) §2; scikit-learn's ``ConfusionMatrixDisplay``.
     """
+    if class_names is not None:
+        if display_labels is not None:
+            raise ValueError("give class_names or display_labels (its scikit-learn name), not both")
+        display_labels = class_names
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     if y_true.ndim != 1 or y_pred.shape != y_true.shape:
         raise ValueError(f"y_true and y_pred must be 1-d of one length, got shapes "
@@ -334,10 +352,13 @@ def confusion_matrix(y_true, y_pred, *, labels=None, display_labels=None, normal
         for k in range(cm.shape[1]):
             ax.text(k, j, format(cm[j, k], values_format), ha="center", va="center",
                     color=light if cm[j, k] > middle else dark)
-    ax.set_xticks(np.arange(len(classes)), labels=tick_labels)
+    long = max(len(t) for t in tick_labels) > 3
+    ax.set_xticks(np.arange(len(classes)), labels=tick_labels, rotation=45 if long else 0,
+                  ha="right" if long else "center", rotation_mode="anchor")
     ax.set_yticks(np.arange(len(classes)), labels=tick_labels)
     ax.set_xlabel("Predicted label")
     ax.set_ylabel("True label")
+    fit_to_figure(ax)
     if colorbar:
-        ax.figure.colorbar(image, ax=ax)
+        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from jaxclassic.plot._common import as_numpy, axes, names
+from jaxclassic.plot._common import as_numpy, axes, fit_to_figure, names
 from jaxclassic.validation import check_int
 
 __all__ = ["regularization_path", "learning_curve", "validation_curve", "bias_variance",
@@ -63,7 +63,9 @@ def regularization_path(path, alphas=None, *, feature_names=None, ax=None, log_s
     log_scale : bool
         A logarithmic alpha axis (then every alpha must be > 0).
     legend : bool
-        Show the legend.
+        Show the legend: outside the Axes on the right, so it covers no line (in columns of
+        at most 15 names); a figure without a layout engine gets matplotlib's constrained
+        layout, which keeps the legend, ticks and labels inside the figure at small sizes.
 
     Returns
     -------
@@ -113,7 +115,9 @@ def regularization_path(path, alphas=None, *, feature_names=None, ax=None, log_s
     ax.set_xlabel("alpha")
     ax.set_ylabel("coefficient")
     if legend:
-        ax.legend(loc="best", fontsize="small")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small",
+                  ncol=max(1, -(-len(labels) // 15)))
+    fit_to_figure(ax)
     return ax
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxclassic.plot._common import as_numpy, axes, colours
+from jaxclassic.plot._common import as_numpy, axes, colours, names
 from jaxclassic.validation import check_int, check_scalar
 
 __all__ = ["gmm_ellipses"]
@@ -51,7 +51,7 @@ def _plane_covariance(covariances, kind, k, f):
 
 
 def gmm_ellipses(model, X=None, *, n_std=(1.0, 2.0), features=(0, 1), ax=None, cmap: str = "tab10",
-                 fill: bool = False):
+                 fill: bool = False, feature_names=None, component_names=None, legend: bool = True):
     r"""The means of a Gaussian mixture and their 1- and 2-sigma covariance ellipses.
 
     Component :math:`k`'s :math:`r`-sigma ellipse is the contour
@@ -77,12 +77,21 @@ def gmm_ellipses(model, X=None, *, n_std=(1.0, 2.0), features=(0, 1), ax=None, c
         Component ``k`` gets the colormap's ``k``-th colour.
     fill : bool
         Fill the ellipses (translucent) instead of outlining them.
+    feature_names : sequence of str, optional
+        Names of all ``d`` features (the two drawn label the axes); default an estimator's
+        ``feature_names_in_``, else ``x0, x1, ...``.
+    component_names : sequence of K str, optional
+        Legend names of the components (default ``component 0, ...``).
+    legend : bool
+        A legend: one entry per component (its colour), one per radius (its line style,
+        ``1 sigma``...), and the data and means when drawn.
 
     Returns
     -------
     matplotlib Axes
         ``ax.patches``: the ellipses, component by component, radii in the given order;
-        the means are the last scatter collection (one colour per component).
+        the means are the last scatter collection (one colour per component); the legend
+        (``ax.get_legend()``) names the components, radii, data and means.
 
     Example
     -------
@@ -115,12 +124,17 @@ def gmm_ellipses(model, X=None, *, n_std=(1.0, 2.0), features=(0, 1), ax=None, c
         X = as_numpy(X, "X", ndim=2)
         if X.shape[1] != n_features:
             raise ValueError(f"X must have the model's {n_features} features, got {X.shape[1]}")
+    if feature_names is None:
+        feature_names = getattr(model, "feature_names_in_", None)
+    axis_names = names(feature_names, n_features, "feature_names", "x{}")
+    labels = names(component_names, n_components, "component_names", "component {}")
     ax = axes(ax)
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Ellipse
 
     palette = colours(n_components, cmap)
     if X is not None:
-        ax.scatter(X[:, plane[0]], X[:, plane[1]], s=6, color="grey", alpha=0.5)
+        ax.scatter(X[:, plane[0]], X[:, plane[1]], s=6, color="grey", alpha=0.5, label="data")
     for k in range(n_components):
         eigenvalues, eigenvectors = np.linalg.eigh(_plane_covariance(covariances, kind, k, plane))
         eigenvalues = np.clip(eigenvalues, 0.0, None)
@@ -131,10 +145,16 @@ def gmm_ellipses(model, X=None, *, n_std=(1.0, 2.0), features=(0, 1), ax=None, c
                 height=2 * r * np.sqrt(eigenvalues[0]), angle=angle, fill=fill,
                 facecolor=palette[k] if fill else "none", edgecolor=palette[k],
                 alpha=0.3 if fill else 1.0, linestyle=("-", "--", ":")[min(i, 2)],
-                label=f"component {k}" if i == 0 else None,
+                label=labels[k] if i == 0 else None,
             ))
-    ax.scatter(means[:, plane[0]], means[:, plane[1]], marker="x", s=60, color=palette, zorder=3)
+    ax.scatter(means[:, plane[0]], means[:, plane[1]], marker="x", s=60, color=palette, zorder=3,
+               label="means")
     ax.autoscale_view()
-    ax.set_xlabel(f"x{plane[0]}")
-    ax.set_ylabel(f"x{plane[1]}")
+    ax.set_xlabel(axis_names[plane[0]])
+    ax.set_ylabel(axis_names[plane[1]])
+    if legend:
+        handles, texts = ax.get_legend_handles_labels()
+        styles = [Line2D([], [], color="k", linewidth=1, linestyle=("-", "--", ":")[min(i, 2)])
+                  for i in range(len(radii))]
+        ax.legend(handles + styles, texts + [f"{r:g} sigma" for r in radii], loc="best", fontsize="small")
     return ax

@@ -248,6 +248,28 @@ def _multiway_view(params, feature_names, category_names, decimals):
     return branches, lambda t: features[feature[t]], edge_label
 
 
+def _counts_text(counts: np.ndarray, decimals: int) -> str:
+    """``[50, 0, 0]`` (integral counts, as scikit-learn prints unit weights) or ``[1.25, ...]``."""
+    if np.all(np.abs(counts - np.round(counts)) < 1e-6 * np.maximum(1.0, np.abs(counts))):
+        return "[" + ", ".join(str(int(round(float(c)))) for c in counts) + "]"
+    return "[" + ", ".join(f"{c:.{decimals}f}" for c in counts) + "]"
+
+
+def _cart_text(params, t, split_text, criterion, classes, decimals) -> str:
+    """One CART node in ``plot_tree``'s wording: test, impurity, samples, value, class."""
+    value = np.asarray(params.value)[t]
+    lines = [] if split_text is None else [split_text(t)]
+    lines.append(f"{criterion} = {float(np.asarray(params.impurity)[t]):.{decimals}f}")
+    lines.append(f"samples = {int(np.asarray(params.n_node_samples)[t])}")
+    if classes is None:
+        lines.append(f"value = {float(value[0]):.{decimals}f}")
+    else:
+        weight = float(np.asarray(params.weighted_n_node_samples)[t])
+        lines.append(f"value = {_counts_text(value * weight, decimals)}")
+        lines.append(f"class = {classes[int(np.argmax(value))]}")
+    return "\n".join(lines)
+
+
 def tree(params, *, feature_names=None, class_names=None, category_names=None, ax=None,
          decimals: int = 2, max_depth=None, fontsize=8, cmap: str = "tab10"):
     r"""Draw a fitted decision tree: tests at the internal nodes, predictions at the leaves.
@@ -262,6 +284,13 @@ def tree(params, *, feature_names=None, class_names=None, category_names=None, a
     ``samples = n`` (training rows of positive weight reaching it); leaves read ``class: c``
     (the largest weighted class fraction, the box in the class's colour) or ``value: v``
     (regression).
+
+    A CART node reads as in scikit-learn's ``sklearn.tree.plot_tree``: its test (internal
+    nodes), its impurity named by the fit's criterion (``gini = 0.667``: an estimator's
+    ``criterion``; ``impurity = ...`` for bare params, which do not record it), ``samples = n``,
+    ``value = [...]`` (the weighted class counts :math:`w_t p_{tk}`, integers under unit
+    weights, as scikit-learn prints them) or ``value = v`` (regression), and ``class = c``
+    (the largest count; classification); leaves are filled in their class's colour.
 
     Parameters
     ----------
@@ -299,8 +328,8 @@ def tree(params, *, feature_names=None, class_names=None, category_names=None, a
     >>> from jaxclassic.tree import fit_cart
     >>> X = np.array([[0.0, 5.0], [1.0, 4.0], [2.0, 4.0], [3.0, 5.0]])
     >>> ax = tree(fit_cart(X, np.array([0, 0, 1, 1])), ax=Figure().add_subplot())
-    >>> ax.texts[0].get_text().splitlines()[0]
-    'feature_0 <= 1.50'
+    >>> ax.texts[0].get_text().splitlines()
+    ['feature_0 <= 1.50', 'impurity = 0.50', 'samples = 4', 'value = [2, 2]', 'class = 0']
 
     References
     ----------
@@ -330,6 +359,9 @@ def tree(params, *, feature_names=None, class_names=None, category_names=None, a
     value = np.asarray(params.value)
     samples = np.asarray(params.n_node_samples)
     regression = isinstance(params, RegressionTree)
+    cart = isinstance(params, TreeParams)
+    criterion = getattr(estimator, "criterion", None) if cart else None
+    criterion = criterion if isinstance(criterion, str) else "impurity"
     classes = None if regression else names(class_names, value.shape[1], "class_names", "{}")
     palette = colours(1 if regression else value.shape[1], cmap)
 
@@ -344,6 +376,11 @@ def tree(params, *, feature_names=None, class_names=None, category_names=None, a
     for t in shown:
         if t in cut:
             text, colour = "(...)", "white"
+        elif cart:
+            text, colour = _cart_text(params, t, split_text if branches(t) else None, criterion, classes,
+                                      decimals), "white"
+            if not branches(t):
+                colour = palette[0] if regression else palette[int(np.argmax(value[t]))]
         elif branches(t):
             text, colour = f"{split_text(t)}\nsamples = {samples[t]}", "white"
         elif regression:

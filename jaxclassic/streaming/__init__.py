@@ -8,6 +8,7 @@ from jaxclassic.streaming.linear import least_squares_moments
 from jaxclassic.streaming.discriminant import class_moments
 from jaxclassic.streaming.discriminant import fit_gaussian_nb
 from jaxclassic.streaming.discriminant import fit_lda
+from jaxclassic.streaming.discriminant import update_gaussian_nb
 from jaxclassic.streaming.cluster import fit_kmeans
 from jaxclassic.streaming.cluster import fit_gmm
 from jaxclassic.streaming.boosting import fit_gradient_boosting
@@ -23,4 +24,5 @@ __all__ = [
     "fit_gradient_boosting",
     "least_squares_moments",
     "class_moments",
+    "update_gaussian_nb",
 ]

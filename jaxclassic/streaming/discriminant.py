@@ -18,17 +18,37 @@ Chan, Golub & LeVeque, The American Statistician 37 (1983); ESL §4.3; Mitchell 
 
 from __future__ import annotations
 
+from typing import Any
+
+import jax
 import jax.numpy as jnp
 
-from jaxclassic.discriminant._common import check_priors
+from jaxclassic import _jit
+from jaxclassic import _precision
+from jaxclassic.discriminant._common import check_priors, class_prior, safe_divide
 from jaxclassic.discriminant.lda_qda import LDAParams, _check_lda_options
 from jaxclassic.discriminant.lda_qda import fit_lda as _fit_lda_memory
 from jaxclassic.discriminant.naive_bayes import GaussianNBParams
 from jaxclassic.discriminant.naive_bayes import fit_gaussian_nb as _fit_gaussian_nb_memory
-from jaxclassic.streaming._blocks import DEFAULT_CHUNK_ROWS, Source, accumulate_moments, pseudo_sample
-from jaxclassic.validation import check_int, check_scalar
+from jaxclassic.streaming._blocks import (
+    DEFAULT_CHUNK_ROWS,
+    GroupMoments,
+    Source,
+    accumulate_moments,
+    block_moments,
+    merge_moments,
+    pseudo_sample,
+)
+from jaxclassic.validation import (
+    check_classification_targets,
+    check_consistent_length,
+    check_int,
+    check_predict_X,
+    check_sample_weight,
+    check_scalar,
+)
 
-__all__ = ["class_moments", "fit_gaussian_nb", "fit_lda"]
+__all__ = ["class_moments", "fit_gaussian_nb", "fit_lda", "update_gaussian_nb"]
 
 
 def class_moments(data, y=None, *, n_classes: int, full: bool, sample_weight=None,
@@ -145,3 +165,98 @@ def fit_lda(data, y=None, *, n_classes: int, priors=None, shrinkage=None, solver
     X, yp, w = pseudo_sample(moments)
     return _fit_lda_memory(X, yp, n_classes=n_classes, priors=priors, shrinkage=shrinkage,
                            solver=solver, sample_weight=w)
+
+
+# --------------------------------------------------------------------------- partial_fit
+@_jit.jit
+def _update_gaussian_nb(params: GaussianNBParams, X, y, sample_weight, priors, var_smoothing):
+    n_classes = params.class_count.shape[0]
+    dtype = params.theta.dtype
+    old = GroupMoments(params.class_count, params.theta,
+                       params.class_count[:, None] * (params.var - params.epsilon))
+    merged = merge_moments(old, block_moments(X, y, sample_weight.astype(dtype), n_classes, False))
+    count, theta, scatter = merged
+    # the overall weighted variance of every feature (epsilon's scale) from the class moments:
+    # total scatter = sum_k M_k + sum_k N_k (theta_k - mean)^2 (Chan's merge over the classes)
+    total = count.sum()
+    mean_all = _precision.matmul(count, theta) / total
+    var_all = (scatter.sum(axis=0) + _precision.matmul(count, jnp.square(theta - mean_all))) / total
+    max_var = jnp.max(var_all, initial=0.0)
+    epsilon = jnp.asarray(var_smoothing, dtype) * jnp.where(max_var > 0, max_var, 1.0)
+    var = safe_divide(scatter, count[:, None]) + epsilon
+    return GaussianNBParams(theta, var, class_prior(count, priors), count, epsilon)
+
+
+def empty_gaussian_nb(n_classes: int, n_features: int, dtype=jnp.float32) -> GaussianNBParams:
+    """Gaussian naive Bayes params of no rows (zero counts, means and variances), the start of
+    :func:`update_gaussian_nb` when the first batch need not hold every class (scikit-learn's
+    first ``partial_fit(..., classes=...)``)."""
+    n_classes = check_int(n_classes, "n_classes", low=1)
+    n_features = check_int(n_features, "n_features", low=1)
+    zeros = jnp.zeros((n_classes, n_features), dtype)
+    return GaussianNBParams(zeros, zeros, jnp.zeros(n_classes, dtype), jnp.zeros(n_classes, dtype),
+                            jnp.zeros((), dtype))
+
+
+def update_gaussian_nb(params: GaussianNBParams, X: Any, y: Any, *, priors: Any = None,
+                       var_smoothing: float | jax.Array = 1e-9,
+                       sample_weight: Any = None) -> GaussianNBParams:
+    r"""Add a batch of rows to fitted Gaussian naive Bayes: scikit-learn's ``partial_fit``.
+
+    The params hold each class's weight :math:`N_k`, mean :math:`\theta_k` and variance, i.e.
+    its centred scatter :math:`M_k = N_k(\sigma^2_k - \varepsilon)`; the batch's moments are
+    merged in by Chan, Golub & LeVeque's update (:func:`jaxclassic.streaming._blocks.merge_moments`,
+    the one the streaming fits use; scikit-learn's ``_update_mean_variance``):
+
+    .. math::
+
+        N = N_a + N_b,\quad \theta = \theta_a + \tfrac{N_b}{N}(\theta_b - \theta_a),\quad
+        M = M_a + M_b + \tfrac{N_a N_b}{N}(\theta_b - \theta_a)^2,
+
+    then :math:`\sigma^2_k = M_k/N_k + \varepsilon` with :math:`\varepsilon` = ``var_smoothing``
+    times the largest overall weighted feature variance of *all* the rows seen (from the merged
+    class moments), so fitting batch after batch equals :func:`jaxclassic.discriminant.fit_gaussian_nb`
+    on all the rows (to rounding). scikit-learn's ``partial_fit`` takes :math:`\varepsilon` from
+    the last batch alone.
+
+    Parameters
+    ----------
+    params : GaussianNBParams
+        A fit, or :func:`empty_gaussian_nb` for the first batch.
+    X : (m, d) float array, the batch
+    y : (m,) int class codes ``0..params.n_classes - 1`` (any subset of the classes)
+    priors, var_smoothing
+        As :func:`jaxclassic.discriminant.fit_gaussian_nb` (applied to the result).
+    sample_weight : (m,) array, optional
+
+    Returns
+    -------
+    GaussianNBParams
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from jaxclassic.discriminant import fit_gaussian_nb
+    >>> X = np.array([[0.0], [1.0], [0.2], [1.2]]); y = np.array([0, 1, 0, 1])
+    >>> p = update_gaussian_nb(fit_gaussian_nb(X[:2], y[:2]), X[2:], y[2:])
+    >>> np.allclose(p.var, fit_gaussian_nb(X, y).var)
+    True
+
+    References
+    ----------
+    Chan, Golub & LeVeque, Stanford CS tech report STAN-CS-79-773 (1979) and The American
+    Statistician 37 (1983); scikit-learn ``GaussianNB.partial_fit``.
+    """
+    if not isinstance(params, GaussianNBParams):
+        raise TypeError(f"params must be GaussianNBParams, got {type(params).__name__}")
+    check_scalar(var_smoothing, "var_smoothing", low=0.0)
+    n_classes, n_features = params.theta.shape
+    dtype = params.theta.dtype
+    X = check_predict_X(X, dtype, n_features)
+    if X.dtype != dtype:
+        X = X.astype(dtype)
+    sw = check_sample_weight(sample_weight, X.shape[0], dtype=dtype)
+    y, _ = check_classification_targets(y, "y", min_classes=1, n_classes=n_classes, sample_weight=sw)
+    check_consistent_length(X=X, y=y)
+    priors = check_priors(priors, n_classes, dtype)
+    return _update_gaussian_nb(params, X, y, sw, priors, jnp.asarray(var_smoothing, dtype))

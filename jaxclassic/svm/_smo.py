@@ -254,7 +254,7 @@ def _stop_if_stalled(gap, stalled, tol):
 
 
 # --------------------------------------------------------------------------- pair SMO
-def _pair_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled):
+def _pair_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled, progress=None):
     y, upper = problem.y, problem.upper
     n = oracle.n
 
@@ -280,7 +280,7 @@ def _pair_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled):
 
     i, j, Ki, gap0, state = select(alpha0, G0, oracle.init())
     res = iterate(step, (alpha0, G0, i, j, Ki, state, gap0), max_iter=max_iter, tol=tol,
-                  init_error=gap0, history_size=1)
+                  init_error=gap0, history_size=1, progress=progress, report=lambda carry, err: (carry[-1],))
     alpha, G, gap = res.carry[0], res.carry[1], res.carry[-1]
     return alpha, G, res.n_iter, res.converged, gap
 
@@ -311,7 +311,7 @@ def _local_smo(aB, GB, yB, uB, KBB, QDB, tol, max_inner):
     return res.carry[0]
 
 
-def _batched_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled, batch_size):
+def _batched_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled, batch_size, progress=None):
     y, upper = problem.y, problem.upper
     n, m = oracle.n, y.shape[0]
     q = min(batch_size, m - m % 2)
@@ -343,7 +343,8 @@ def _batched_smo(problem, oracle, QD, alpha0, G0, *, tol, max_iter, doubled, bat
         return (alpha, G, gap), _stop_if_stalled(gap, jnp.all(dB == 0), tol)
 
     gap0 = gap_of(alpha0, G0)
-    res = iterate(step, (alpha0, G0, gap0), max_iter=max_iter, tol=tol, init_error=gap0, history_size=1)
+    res = iterate(step, (alpha0, G0, gap0), max_iter=max_iter, tol=tol, init_error=gap0, history_size=1,
+                  progress=progress, report=lambda carry, err: (carry[-1],))
     alpha, G, gap = res.carry
     return alpha, G, res.n_iter, res.converged, gap
 
@@ -379,8 +380,9 @@ def effective_tol(tol, p):
 
 
 def solve(problem: DualProblem, oracle: RowOracle, QD, *, tol, max_iter, doubled: bool = False,
-          working_set: str = "pair", batch_size: int = 64) -> SMOResult:
+          working_set: str = "pair", batch_size: int = 64, progress=None) -> SMOResult:
     """Solve the dual QP from α = 0 (G = p) by pair SMO (WSS2) or the batched variant.
+    ``progress`` (a fit's ``verbose > 0``, :mod:`jaxclassic._progress`) reports the gap.
 
     ``QD`` (m,) is the kernel diagonal over the variables; ``max_iter`` may be traced.
     Returns :class:`SMOResult`.
@@ -390,10 +392,10 @@ def solve(problem: DualProblem, oracle: RowOracle, QD, *, tol, max_iter, doubled
     tol = effective_tol(tol, problem.p)
     if working_set == "batch":
         alpha, G, n_iter, converged, gap = _batched_smo(problem, oracle, QD, alpha0, G0, tol=tol, max_iter=max_iter,
-                                     doubled=doubled, batch_size=batch_size)
+                                     doubled=doubled, batch_size=batch_size, progress=progress)
     else:
         alpha, G, n_iter, converged, gap = _pair_smo(problem, oracle, QD, alpha0, G0, tol=tol, max_iter=max_iter,
-                                  doubled=doubled)
+                                  doubled=doubled, progress=progress)
     rho = offset(alpha, G, problem.y, problem.upper)
     objective = 0.5 * jnp.sum(alpha * (G + problem.p))
     return SMOResult(alpha, G, rho, objective, n_iter, converged, gap)

@@ -85,7 +85,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxclassic import _jit
+from jaxclassic import _jit, _progress
 from jaxclassic._deprecation import renamed_arguments
 from jaxclassic import _precision, _tiling, kernels
 from jaxclassic._implicit import with_implicit_derivatives
@@ -402,9 +402,9 @@ def choose_working_set(working_set: str, n_variables: int, spec: KernelSpec) -> 
 
 # --------------------------------------------------------------------------- fit
 @partial(_jit.jit, static_argnames=("spec", "storage", "cache_rows", "memory_budget", "working_set",
-                                   "batch_size", "probability", "n_folds"))
+                                   "batch_size", "probability", "n_folds", "progress"))
 def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_rows, memory_budget,
-         working_set, batch_size, probability, n_folds):
+         working_set, batch_size, probability, n_folds, progress=None):
     signs = jnp.where(y == 1, 1.0, -1.0).astype(X.dtype)
     # the solver sees no tangent; (alpha, b) get the implicit derivatives of the dual's KKT
     # system on the free support vectors in X, the weights, C, gamma and coef0 (_optimality)
@@ -412,13 +412,13 @@ def _fit(X, y, sw, C, gamma, coef0, tol, max_iter, key, *, spec, storage, cache_
     X, sw, C, gamma, coef0 = jax.lax.stop_gradient(hyper)
     oracle, QD = build_oracle(spec, X, gamma, coef0, storage, cache_rows, memory_budget)
 
-    def solve(weight):
+    def solve(weight, progress=None):
         upper = jnp.where(weight > 0, C * weight, 0.0).astype(X.dtype)
         problem = _smo.DualProblem(signs, -jnp.ones_like(signs), upper)
         return _smo.solve(problem, oracle, QD, tol=tol, max_iter=max_iter, working_set=working_set,
-                          batch_size=batch_size)
+                          batch_size=batch_size, progress=progress)
 
-    res = solve(sw)
+    res = solve(sw, progress)  # the model's solve reports; Platt's folds do not
     alpha, intercept = with_implicit_derivatives(partial(_svc_optimality, spec=spec, signs=signs),
                                                  (res.alpha, -res.rho), *hyper)
     prob_a = prob_b = jnp.asarray(jnp.nan, X.dtype)
@@ -448,7 +448,7 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
                    tol=1e-3, max_iter: int | None = None, memory_budget: int | None = None,
                    storage: str = "auto", working_set: str = "auto", batch_size: int = DEFAULT_BATCH_SIZE,
                    check_kernel: bool = True, probability: bool = False, n_splits: int = 5,
-                   sample_weight=None, key=None) -> KernelSVMParams:
+                   sample_weight=None, key=None, verbose: int = 0) -> KernelSVMParams:
     r"""Fit a binary soft-margin kernel SVM (C-SVC) by SMO.
 
     Minimises the dual :math:`\tfrac12\alpha^\top Q\alpha - e^\top\alpha` subject to
@@ -493,6 +493,11 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     n_splits : int >= 2 (static), folds of the probability calibration (scikit-learn's name
         for a number of folds; ``n_folds=``, the old name, works until 0.3.0 with a
         ``DeprecationWarning``)
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the SMO steps and a
+        line ``[t]\tgap:<value>`` (the maximal violating pair's gap) every ``k`` reports and after
+        the last, reported every 1,000 steps of pair SMO and every step of batched SMO
+        (:mod:`jaxclassic._progress`; one fit: under ``vmap`` each step is reported once).
     sample_weight : (n_samples,) array, optional
         Row weights :math:`s_i` (upper bounds :math:`C s_i`).
     key : jax.random key, optional
@@ -529,6 +534,7 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     n_splits = check_int(n_splits, "n_splits", low=2)
     check_kernel = check_bool(check_kernel, "check_kernel")
     probability = check_bool(probability, "probability")
+    verbose = _progress.check_verbose(verbose)
     shuffle = key is not None
     key = check_key(key) if shuffle else None
     X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
@@ -537,12 +543,15 @@ def fit_kernel_svm(X, y, *, C=1.0, kernel="rbf", gamma="scale", coef0=0.0, degre
     storage, cache_rows = choose_storage(check_choice(storage, "storage", STORAGES), X.shape[0],
                                          X.shape[1], jnp.dtype(X.dtype).itemsize, memory_budget)
     working_set = choose_working_set(working_set, X.shape[0], spec)
+    progress = _progress.smo_spec(verbose, "fit_kernel_svm", working_set)
+    extra = {} if progress is None else {"progress": progress}  # verbose=0: the program without reporting
     as_array = lambda v: as_operand(v, X.dtype)  # noqa: E731
     gamma_value = as_array(gamma) if _is_number(gamma) else resolve_gamma(gamma, X, sw)
-    params = _fit(X, y, sw, as_array(C), gamma_value, as_array(coef0), as_array(tol),
-                  as_operand(max_iter, jnp.int32), key, spec=spec, storage=storage, cache_rows=cache_rows,
-                  memory_budget=memory_budget, working_set=working_set, batch_size=batch_size,
-                  probability=probability, n_folds=n_splits)
+    with _progress.reporting(progress):
+        params = _fit(X, y, sw, as_array(C), gamma_value, as_array(coef0), as_array(tol),
+                      as_operand(max_iter, jnp.int32), key, spec=spec, storage=storage, cache_rows=cache_rows,
+                      memory_budget=memory_budget, working_set=working_set, batch_size=batch_size,
+                      probability=probability, n_folds=n_splits, **extra)
     warn_not_converged(params, "fit_kernel_svm", max_iter)
     return params
 

@@ -117,6 +117,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxclassic import _jit
+from jaxclassic import _sparse
 from jaxclassic._deprecation import renamed_arguments
 from jaxclassic import _precision, losses
 from jaxclassic.linear._gram import gram_with_ones
@@ -273,6 +274,7 @@ def _dual_cd(X, t, sw, C, tol, c, key, max_iter, *, loss, shuffle, shrinking):
     n, d = X.shape
     dtype = X.dtype
     block = BLOCK
+    sparse = _sparse.is_sparse(X)  # row-batched BCOO (to_rows): row i = (values, columns)
     positive = sw > 0
     Cs = C * jnp.where(positive, sw, 0)
     inf = jnp.asarray(jnp.inf, dtype)
@@ -282,7 +284,7 @@ def _dual_cd(X, t, sw, C, tol, c, key, max_iter, *, loss, shuffle, shrinking):
     else:
         upper = jnp.where(positive, inf, 0)
         diag = jnp.where(positive, 0.5 / jnp.where(positive, Cs, 1), 0)
-    q_diag = jnp.sum(X * X, axis=1) + c * c + diag
+    q_diag = jnp.sum(jnp.square(X.data if sparse else X), axis=1) + c * c + diag
     n_positive = jnp.sum(positive.astype(jnp.int32))
     big = jnp.asarray(jnp.finfo(dtype).max, dtype)
 
@@ -301,7 +303,11 @@ def _dual_cd(X, t, sw, C, tol, c, key, max_iter, *, loss, shuffle, shrinking):
         def visit_block(b, carry):
             alpha, w, wb, active, pg_max, pg_min = carry
             idx = jax.lax.dynamic_slice_in_dim(order, b * block, block)
-            rows = X.at[idx].get(mode="fill", fill_value=0)
+            if sparse:  # O(k) per row: its stored values and their columns
+                rows = X.data.at[idx].get(mode="fill", fill_value=0)
+                cols = X.indices[..., 0].at[idx].get(mode="fill", fill_value=0)
+            else:
+                rows = X.at[idx].get(mode="fill", fill_value=0)
             a_blk = alpha.at[idx].get(mode="fill", fill_value=0)
             u_blk, d_blk, q_blk, t_blk = (v.at[idx].get(mode="fill", fill_value=0)
                                           for v in (upper, diag, q_diag, t))
@@ -309,7 +315,8 @@ def _dual_cd(X, t, sw, C, tol, c, key, max_iter, *, loss, shuffle, shrinking):
             for j in range(block):
                 xi, a, u, ti, q = rows[j], a_blk[j], u_blk[j], t_blk[j], q_blk[j]
                 live = b * block + j < n_active
-                G = ti * (_precision.dot(w, xi) + c * wb) - 1 + d_blk[j] * a
+                wx = _precision.dot(w[cols[j]], xi) if sparse else _precision.dot(w, xi)
+                G = ti * (wx + c * wb) - 1 + d_blk[j] * a
                 at_lower = a <= 0
                 at_upper = a >= u
                 shrink = shrinking & ((at_lower & (G > state.pg_max_old)) | (at_upper & (G < state.pg_min_old)))
@@ -321,7 +328,7 @@ def _dual_cd(X, t, sw, C, tol, c, key, max_iter, *, loss, shuffle, shrinking):
                 target = jnp.where(q > 0, a - G / jnp.where(q > 0, q, 1), jnp.where(G < 0, inf, -inf))
                 new = jnp.where(counted & (jnp.abs(pg) > _PG_SKIP), jnp.clip(target, 0, u), a)
                 step = (new - a) * ti
-                w = w + step * xi
+                w = w.at[cols[j]].add(step * xi) if sparse else w + step * xi
                 wb = wb + step * c
                 new_alphas.append(new)
                 keep.append(~(live & shrink))
@@ -410,17 +417,22 @@ def _fit_linear_svm(X, t, sw, C, tol, c, key, max_iter, *, loss, method, shuffle
     kwargs = dict(loss=loss, method=method, shuffle=shuffle, shrinking=shrinking)
     # the solver's loops see no tangent; (w, w_b, alpha) get the implicit derivatives of the
     # dual's optimality condition in X, the weights, C and c (svm/_optimality.py)
-    X_, t_, sw_, C_, c_ = jax.lax.stop_gradient((X, t, sw, C, c))
+    if _sparse.is_sparse(X):  # sparse rows: no derivative in X (nor through the solver)
+        X_ = X
+        t_, sw_, C_, c_ = jax.lax.stop_gradient((t, sw, C, c))
+    else:
+        X_, t_, sw_, C_, c_ = jax.lax.stop_gradient((X, t, sw, C, c))
     w, wb, alpha, n_iter, converged = _solve_binary(X_, t_, sw_, C_, tol, c_, fit_key, max_iter, **kwargs)
-    w, wb, alpha = with_implicit_derivatives(partial(_optimality.linear_svm, loss=loss), (w, wb, alpha),
-                                             X, t, sw, C, c)
+    if not _sparse.is_sparse(X):
+        w, wb, alpha = with_implicit_derivatives(partial(_optimality.linear_svm, loss=loss), (w, wb, alpha),
+                                                 X, t, sw, C, c)
     coef, intercept, dual_coef = w, c * wb, alpha * t
     X, t, sw, C, c = X_, t_, sw_, C_, c_  # the calibration below: no derivative (probA, probB)
     prob_a = prob_b = jnp.asarray(jnp.nan, dtype)
     if probability:
         def fold_decision(train_weight):
             w, b, *_ = _fit_binary(X, t, train_weight, C, tol, c, fit_key, max_iter, **kwargs)
-            return _precision.matmul(X, w) + b
+            return _row_scores(X, w) + b
 
         prob_a, prob_b = platt.cross_validated_platt(fold_decision, t, sw, key=fold_key if shuffle else None,
                                                      n_splits=n_folds)
@@ -458,7 +470,11 @@ def fit_linear_svm(
 
     Parameters
     ----------
-    X : (n_samples, n_features) array
+    X : (n_samples, n_features) array, or a ``scipy.sparse`` matrix
+        Sparse ``X`` with ``method="dual"``: the sweep reads the rows of a row-batched ``BCOO``
+        (:func:`jaxclassic._sparse.to_rows`; :math:`O(\text{stored values})` per visit, equal
+        to the dense fit to round-off; no implicit derivatives in ``X``). ``method="primal"``
+        densifies it within :data:`jaxclassic._sparse.MAX_DENSIFY_ELEMENTS` values.
     y : (n_samples,) array
         Class codes {0, 1} (class 1 is the positive side), or signs {-1, +1}; traced labels
         are not validated, class 1 is ``y > 0``.
@@ -530,9 +546,15 @@ def fit_linear_svm(
     probability = check_bool(probability, "probability")
     C = check_scalar(C, "C", low=0.0, include_low=False)
     intercept_scaling = check_scalar(intercept_scaling, "intercept_scaling", low=0.0, include_low=False)
-    X = check_array(X, "X")
-    y = _codes(y)
-    X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
+    if _sparse.is_sparse(X) and method == "primal":
+        X = _sparse.densify(X, model="fit_linear_svm(method='primal')")
+    if _sparse.is_sparse(X):  # the dual visits rows: row-batched, O(stored values of a row) per visit
+        X = _sparse.rows_operand(X)
+        X, y, sw, _ = _sparse.check_sparse_classifier_data(X, _codes(y), sample_weight, n_classes=2)
+    else:
+        X = check_array(X, "X")
+        y = _codes(y)
+        X, y, sw, _ = check_classifier_data(X, y, sample_weight, n_classes=2)
     if tol is None:
         tol = 1e-4 if method == "dual" else default_tol(X.dtype)
     tol = check_scalar(tol, "tol", low=0.0)
@@ -575,7 +597,19 @@ def _codes(y):
 
 
 # --------------------------------------------------------------------------- predict
+def _row_scores(X, w):
+    """``X @ w`` for dense ``X`` or a sparse one (plain or row-batched ``BCOO``)."""
+    if not _sparse.is_sparse(X):
+        return _precision.matmul(X, w)
+    if X.n_batch == 1:
+        return jnp.sum(X.data * w[X.indices[..., 0]], axis=1)
+    return X @ w
+
+
 def _decision(params: LinearSVMParams, X):
+    if _sparse.is_sparse(X):  # a sparse product, X never dense
+        X = _sparse.predict_operand(X, params.coef.dtype, params.coef.shape[-1])
+        return X @ params.coef.astype(X.dtype) + params.intercept.astype(X.dtype)
     X = check_predict_X(X, params.coef.dtype, params.coef.shape[-1])
     return _precision.matmul(X, params.coef.astype(X.dtype)) + params.intercept.astype(X.dtype)
 

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from jaxclassic import _jit
+from jaxclassic import _jit, _progress
 from jaxclassic._implicit import with_implicit_derivatives
 from jaxclassic.svm import _optimality, _smo
 from jaxclassic.svm._api import decision_function, predict, support_vectors
@@ -107,9 +107,9 @@ class KernelSVRParams(NamedTuple):
 
 
 @partial(_jit.jit, static_argnames=("spec", "storage", "cache_rows", "memory_budget", "working_set",
-                                   "batch_size"))
+                                   "batch_size", "progress"))
 def _fit(X, z, sw, C, epsilon, gamma, coef0, tol, max_iter, *, spec, storage, cache_rows, memory_budget,
-         working_set, batch_size):
+         working_set, batch_size, progress=None):
     n = X.shape[0]
     # the solver sees no tangent; (alpha, alpha*, b) get the implicit derivatives of the dual's
     # KKT system on the free support vectors in X, z, the weights, C, epsilon, gamma, coef0
@@ -119,7 +119,7 @@ def _fit(X, z, sw, C, epsilon, gamma, coef0, tol, max_iter, *, spec, storage, ca
     signs = jnp.concatenate([jnp.ones(n, X.dtype), -jnp.ones(n, X.dtype)])
     problem = _svr_problem(z, sw, C, epsilon, signs)
     res = _smo.solve(problem, oracle, jnp.concatenate([QD, QD]), tol=tol, max_iter=max_iter,
-                     doubled=True, working_set=working_set, batch_size=batch_size)
+                     doubled=True, working_set=working_set, batch_size=batch_size, progress=progress)
     alpha, intercept = with_implicit_derivatives(partial(_svr_optimality, spec=spec, signs=signs),
                                                  (res.alpha, -res.rho), *hyper)
     coef = alpha[:n] - alpha[n:]
@@ -143,7 +143,7 @@ def _svr_optimality(theta, X, z, sw, C, epsilon, gamma, coef0, *, spec, signs):
 def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coef0=0.0, degree: int = 3,
                    tol=1e-3, max_iter: int | None = None, memory_budget: int | None = None,
                    storage: str = "auto", working_set: str = "auto", batch_size: int = DEFAULT_BATCH_SIZE,
-                   check_kernel: bool = True, sample_weight=None, key=None) -> KernelSVRParams:
+                   check_kernel: bool = True, sample_weight=None, key=None, verbose: int = 0) -> KernelSVRParams:
     r"""Fit a kernel ε-SVR by SMO on its :math:`2n`-variable dual (module docstring).
 
     Regression is its own function, not ``task="regression"`` of
@@ -161,6 +161,11 @@ def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coe
         ``max_iter``'s default differs from the estimator's: ``SVR(max_iter=-1)`` is
         scikit-learn's "no limit", which the estimator maps to this ``None`` (LIBSVM's
         10,000,000 steps).
+    verbose : int >= 0, default=0 (static)
+        0: silent (the program has no callback). ``k > 0``: a tqdm bar of the SMO steps and a
+        line ``[t]\tgap:<value>`` (the maximal violating pair's gap) every ``k`` reports and after
+        the last, reported every 1,000 steps of pair SMO (over the 2n variables) and every step of batched SMO
+        (:mod:`jaxclassic._progress`; one fit: under ``vmap`` each step is reported once).
     sample_weight : (n_samples,) array, optional
         Upper bounds :math:`C s_i` of both :math:`\alpha_i` and :math:`\alpha_i^*`.
     key : jax.random key, optional
@@ -191,6 +196,7 @@ def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coe
     max_iter = DEFAULT_MAX_ITER if max_iter is None else check_int(max_iter, "max_iter", low=1)
     batch_size = check_int(batch_size, "batch_size", low=2)
     check_kernel = check_bool(check_kernel, "check_kernel")
+    verbose = _progress.check_verbose(verbose)
     X = check_array(X, "X")
     z = check_array(y, "y", ndim=1, dtype=X.dtype)
     check_consistent_length(X=X, y=z)
@@ -200,11 +206,14 @@ def fit_kernel_svr(X, y, *, C=1.0, epsilon=0.1, kernel="rbf", gamma="scale", coe
     storage, cache_rows = choose_storage(check_choice(storage, "storage", STORAGES), X.shape[0],
                                          X.shape[1], jnp.dtype(X.dtype).itemsize, memory_budget)
     working_set = choose_working_set(working_set, 2 * X.shape[0], spec)
+    progress = _progress.smo_spec(verbose, "fit_kernel_svr", working_set)
+    extra = {} if progress is None else {"progress": progress}  # verbose=0: the program without reporting
     as_array = lambda v: jnp.asarray(v, X.dtype)  # noqa: E731
-    params = _fit(X, z, sw, as_array(C), as_array(epsilon), resolve_gamma(gamma, X, sw), as_array(coef0),
-                  as_array(tol), jnp.asarray(max_iter, jnp.int32), spec=spec, storage=storage,
-                  cache_rows=cache_rows, memory_budget=memory_budget, working_set=working_set,
-                  batch_size=batch_size)
+    with _progress.reporting(progress):
+        params = _fit(X, z, sw, as_array(C), as_array(epsilon), resolve_gamma(gamma, X, sw), as_array(coef0),
+                      as_array(tol), jnp.asarray(max_iter, jnp.int32), spec=spec, storage=storage,
+                      cache_rows=cache_rows, memory_budget=memory_budget, working_set=working_set,
+                      batch_size=batch_size, **extra)
     warn_not_converged(params, "fit_kernel_svr", max_iter)
     return params
 

@@ -103,6 +103,27 @@ Splits of zero gain in impure nodes are kept (scikit-learn and XOR need them).
 Small regression trees on a CPU grow by the sorted engine instead (:mod:`jaxclassic.tree._sorted`,
 the same trees; ``use_sorted`` says when): a level there costs ``O(F·n·S)`` whatever its nodes.
 
+Categorical splits (issue 28; ``grow(..., categorical=mask)``). The bins of a categorical
+feature are its category codes, and a split sends a *set* of them left. At each node the
+feature's non-empty categories are ordered by a statistic of their sums (the criterion's
+``category_key``): the fraction of the second class (two classes), the mean target (squared
+error), :math:`G / (H + \lambda)` (gradient pairs, LightGBM's and scikit-learn's
+HistGradientBoosting's order with ``reg_lambda`` as the smoothing); with more classes, the
+fraction of the node's most frequent class (one-vs-rest: a heuristic, no longer exact). The
+order is a permutation of the histogram's bins per (node, feature) applied before the
+cumulative sum (:func:`_order_categories`), the identity for numeric features, so the same
+scan, missing sides, validity rules and tie rule then score every prefix of the order: the
+best partition is such a prefix for squared error and for any concave impurity of two classes
+(Fisher 1958; Breiman et al. 1984, §9.4), so those searches are exact, ``k - 1`` prefixes
+instead of :math:`2^{k-1} - 1` partitions. The split stores its prefix position in
+``threshold_bin`` and the codes going left in ``Grown.left_categories`` ``(M, B)``; the
+categories absent from the node (and so every code unseen at fit time) go with the missing
+values (``missing_left``), which is how prediction routes unknown categories. The rows are
+routed by the set (one more gather per level). Without ``categorical`` nothing of this is
+traced: numeric fits compile the programs they compiled before, bit for bit. Not with
+``axis_name`` (the devices' blocks of features), and the sorted engine has no categorical
+split (callers keep the histogram engine).
+
 Width: at most ``W`` nodes split per level (static). When more would, the first ``W`` in node
 order split and the others stay leaves (``truncated``); likewise when the node budget ``M``
 is full. Nodes are numbered in creation order, level by level; a split's children are
@@ -114,6 +135,7 @@ L. Breiman, J. Friedman, R. Olshen, C. Stone, *Classification and Regression Tre
 T. Hastie, R. Tibshirani, J. Friedman, *The Elements of Statistical Learning*, 2nd ed., §9.2.
 G. Ke et al., "LightGBM: A Highly Efficient Gradient Boosting Decision Tree", NeurIPS 2017.
 T. Chen, C. Guestrin, "XGBoost: A Scalable Tree Boosting System", KDD 2016.
+W. D. Fisher, "On grouping for maximum homogeneity", JASA 53 (1958) (the ordered-categories theorem).
 """
 
 from __future__ import annotations
@@ -201,6 +223,20 @@ class Gini:
         """The scale of :meth:`is_pure`: the least positive row weight ``w_min``."""
         return jnp.min(jnp.where(positive, self.weight(stats, params), jnp.inf))
 
+    def category_key(self, p, pp, params=()):
+        """The order of a categorical feature's categories at a node (module docstring,
+        "Categorical splits"): the fraction of one class in each category, ``p`` the
+        category planes ``(B, F, C)`` per class, ``pp`` the node's class weights ``(C,)`` per
+        class. Two classes: the second's fraction (Breiman et al. 1984, §9.4: the best
+        partition is a prefix of this order for every concave impurity); more: the fraction
+        of the node's most frequent class (one-vs-rest, a heuristic)."""
+        w = _safe(_total(p))
+        if len(p) <= 2:
+            return p[-1] / w
+        major = jnp.argmax(jnp.stack(pp, 0), axis=0)  # (C,)
+        share = functools.reduce(lambda acc, k: jnp.where(major == k, p[k], acc), range(len(p)), p[0])
+        return share / w
+
     def is_pure(self, s, impurity, ref, eps):
         """Pure node: at most one class of weight above ``ref / 2`` (``ref = w_min``, the least
         positive row weight), or impurity ``<= eps``. A class absent from the node can hold
@@ -245,6 +281,10 @@ class SquaredError(Gini):
         w = s[..., 0]
         return jnp.where(w > 0, jnp.maximum(self.node_loss(s), 0) / _safe(w), 0)
 
+    def category_key(self, p, pp, params=()):
+        """Categories ordered by their mean target (Fisher 1958: exact for squared error)."""
+        return p[1] / _safe(p[0])
+
     def purity_reference(self, stats, positive, params=()):
         """The scale of :meth:`is_pure`: the root's :math:`\\sum_i w_i y_i^2` (y centred)."""
         return jnp.sum(jnp.where(positive, stats[:, 2], 0))
@@ -279,6 +319,11 @@ class GradientPair(Gini):
 
     def penalty(self, params=(1.0, 0.0)):
         return params[1]
+
+    def category_key(self, p, pp, params=(1.0, 0.0)):
+        """Categories ordered by :math:`G / (H + \\lambda)` (LightGBM's and scikit-learn's
+        HistGradientBoosting's order, with ``reg_lambda`` as the smoothing)."""
+        return p[0] / _safe(p[1] + params[0])
 
 
 CRITERIA = {
@@ -321,6 +366,8 @@ class Grown(NamedTuple):
     truncated: jax.Array
     left_bin: jax.Array | None = None
     right_bin: jax.Array | None = None
+    #: ``(M, B)`` bool, the codes each split sends left (growth with ``categorical`` only)
+    left_categories: jax.Array | None = None
 
 
 # --------------------------------------------------------------------------- kernel
@@ -565,7 +612,50 @@ def _tied(gain, best, loss_p):
     return (gain >= best - tol) & (gain > -jnp.inf)
 
 
-def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing=True):
+def _order_categories(hist, pstats, criterion, params, n_bins, categorical):
+    """``hist`` ``(B + 1, S1, F, C)`` with the bins of every categorical feature (``categorical``
+    ``(F, C)`` bool) permuted into the order of :meth:`category_key` (empty categories last,
+    ties by code), and the permutation ``(B, F, C)`` (sorted position -> code). Numeric
+    features keep the identity, so their cumulative sums and splits are unchanged."""
+    n_stats = hist.shape[1] - 1
+    body = hist[:n_bins]
+    key = criterion.category_key([body[:, k] for k in range(n_stats)], [pstats[:, k] for k in range(n_stats)],
+                                 params)
+    code = jax.lax.broadcasted_iota(key.dtype, key.shape, 0)
+    key = jnp.where(categorical, jnp.where(body[:, n_stats] > 0, key, jnp.inf), code)
+    perm = jnp.argsort(key, axis=0, stable=True).astype(jnp.int32)  # (B, F, C)
+    body = jnp.take_along_axis(body, perm[:, None], axis=0)
+    return jnp.concatenate([body, hist[n_bins:]], axis=0), perm
+
+
+def _left_categories(perm, hist, n_bins, feat, bin_, mleft):
+    """``(C, B)`` bool: the codes a categorical split sends left, the first ``bin_ + 1`` of
+    the node's order ``perm`` ``(B, F, C)`` on feature ``feat``; the node's empty categories
+    (unseen in the node) go with the missing values (``mleft``)."""
+    n_cand = feat.shape[0]
+    cand = jnp.arange(n_cand)
+    order = perm[:, feat, cand].T  # (C, B)
+    first = jnp.arange(n_bins)[None, :] <= bin_[:, None]
+    left = jnp.zeros((n_cand, n_bins), bool).at[cand[:, None], order].set(first)
+    empty = hist[:n_bins, -1, feat, cand].T <= 0  # (C, B) counts
+    return jnp.where(empty, mleft[:, None], left)
+
+
+def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing=True, categorical=None):
+    """:func:`_best_splits_numeric`; with ``categorical`` (``(F, C)`` bool, traced) the bins of
+    the categorical features searched in each node's order of their categories
+    (:func:`_order_categories`: a split is then a prefix of that order, ``bin`` its last
+    position) and a sixth output, the codes each split sends left ``(C, B)``
+    (:func:`_left_categories`; for a numeric split, the codes ``<= bin``)."""
+    if categorical is not None:  # the categories in their order, then the numeric search on prefixes
+        unsorted = hist
+        hist, perm = _order_categories(hist, pstats, criterion, params, n_bins, categorical)
+        out = _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing)
+        return out + (_left_categories(perm, unsorted, n_bins, out[1], out[2], out[3]),)
+    return _best_splits_numeric(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing)
+
+
+def _best_splits_numeric(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, missing=True):
     """Best split of each candidate from its histogram ``(B + 1, S1, F, C)`` (:func:`_hist`).
 
     The thresholds ``t < n_bins - 1`` ("code <= t" left) times the two sides of the missing
@@ -643,7 +733,7 @@ def _best_splits(hist, pstats, criterion, params, n_bins, msl, mwl, feat_ok, mis
 
 
 def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, feat_ok, active, chunk,
-                      missing=True, max_features=None, direct=False):
+                      missing=True, max_features=None, direct=False, categorical=None):
     """:func:`_best_splits` of the ``active`` (C,) candidates only (traced: the level's
     candidates that may split, open by the stopping rules), whose histograms are
     ``hbuf[half]`` (``hbuf``: the two halves ``(2, C, F, B+1, S1)`` of :func:`grow`'s buffer,
@@ -660,7 +750,8 @@ def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, f
     moved back to end there: it recomputes some candidates, with the same results).
     ``direct`` (static): the histograms hold only each candidate's drawn features
     (``(2, C, k, B+1, S1)``, :func:`grow`'s drawn-feature mode) and ``feat_ok`` is
-    :func:`_drawn`'s ``(index, open)`` of them."""
+    :func:`_drawn`'s ``(index, open)`` of them. ``categorical`` ``(F,)`` bool (traced):
+    :func:`_best_splits`'s categorical search, with its sixth output."""
     n_cand = hbuf.shape[1]
 
     def search(hist, pstats, feat_ok):  # hist (c, F, B+1, S1): one contiguous block per candidate
@@ -669,17 +760,21 @@ def _best_splits_live(hbuf, half, pstats, criterion, params, n_bins, msl, mwl, f
             idx, ok = feat_ok if direct else _drawn(feat_ok, max_features)
             part = hist if direct else jnp.take_along_axis(hist, idx[:, :, None, None], axis=1)
             part = part.transpose(2, 3, 1, 0)
-            gain, feat, bin_, mleft, lstats = _best_splits(part, pstats, criterion, params, n_bins, msl, mwl,
-                                                           ok, missing)
-            return gain, jnp.take_along_axis(idx, feat[:, None], axis=1)[:, 0], bin_, mleft, lstats
+            cat = None if categorical is None else categorical[idx].T  # (k, c)
+            gain, feat, bin_, mleft, lstats, *cats = _best_splits(part, pstats, criterion, params, n_bins, msl,
+                                                                  mwl, ok, missing, cat)
+            return (gain, jnp.take_along_axis(idx, feat[:, None], axis=1)[:, 0], bin_, mleft, lstats, *cats)
+        cat = None if categorical is None else categorical[:, None]
         return _best_splits(hist.transpose(2, 3, 1, 0), pstats, criterion, params, n_bins, msl, mwl, feat_ok,
-                            missing)
+                            missing, cat)
 
     if chunk >= n_cand:
         return search(hbuf[half], pstats, feat_ok)
     dtype = hbuf.dtype
     out = (jnp.full((n_cand,), -jnp.inf, dtype), jnp.zeros((n_cand,), jnp.int32), jnp.zeros((n_cand,), jnp.int32),
            jnp.zeros((n_cand,), bool), jnp.zeros(pstats.shape, dtype))
+    if categorical is not None:
+        out += (jnp.zeros((n_cand, n_bins), bool),)
     # the active candidates' indices first, in order (a ranking scatter), the rest 0
     n_active = jnp.sum(active).astype(jnp.int32)
     rank = jnp.where(active, jnp.cumsum(active) - 1, n_cand).astype(jnp.int32)
@@ -814,6 +909,7 @@ def grow(
     has_missing: bool = True,
     buffers=None,
     axis_name: str | None = None,
+    categorical=None,
 ) -> Grown:
     r"""Grow one binary tree level by level from binned features (pure; jit/vmap it).
 
@@ -869,6 +965,12 @@ def grow(
         splits, the first device in feature order among gains within :data:`TIE_ULPS`
         (:func:`_tied`), as one device's search would; ``buffers`` then hold that block
         (:func:`histogram_buffers` with ``axis_name``).
+    categorical : (F,) bool, optional (traced)
+        The features whose codes are categories (module docstring, "Categorical splits"):
+        a split of such a feature sends a set of codes left (``Grown.left_categories``),
+        the first codes of the node's order of its categories. None (the default): every
+        feature is numeric, and the program is the one without this argument. Not with
+        ``axis_name``.
 
     Returns
     -------
@@ -903,6 +1005,8 @@ def grow(
     mwl = jnp.asarray(min_weight_leaf, dtype)
     mid = jnp.asarray(min_impurity_decrease, dtype)
 
+    if axis_name is not None and categorical is not None:
+        raise ValueError("grow: axis_name does not support categorical features")
     if axis_name is not None and drawn_mode(n_features, max_features):
         raise ValueError("grow: axis_name does not support drawn features (max_features <= F / 2)")
     across = functools.partial(_across, axis_name=axis_name)
@@ -959,9 +1063,9 @@ def grow(
         if blocked:
             feat_ok = jax.lax.dynamic_slice_in_dim(_pad_axis(feat_ok, 1, n_local * jax.lax.axis_size(axis_name)),
                                                    f0, n_local, axis=1)
-        gain, feat, tbin, mleft, lstats = _best_splits_live(
+        gain, feat, tbin, mleft, lstats, *lcats = _best_splits_live(
             hbuf, half, pstats, criterion, criterion_params, n_bins, msl, mwl, feat_ok,
-            open_, _split_chunk(), has_missing, max_features, direct)
+            open_, _split_chunk(), has_missing, max_features, direct, categorical)
         if blocked:
             feat = jnp.minimum(feat + f0, n_features - 1)  # a padding feature only where no split is valid
             gain, feat, tbin, mleft, lstats = _best_of_devices(gain, feat, tbin, mleft, lstats, pstats,
@@ -970,6 +1074,8 @@ def grow(
             st, ids, pstats, pdepth, open_, gain, feat, tbin, mleft, lstats, criterion, criterion_params, n_stats,
             W=n_slots, M=M, scale=scale, eps=eps, mid=mid)
         right_id = left_id + 1
+        if categorical is not None:
+            new["cat_left"] = st["cat_left"].at[at_p].set(lcats[0], mode="drop")
         # route the rows of the split nodes: one gather of a per-node table (feature, bin,
         # missing side, left child, histogram slot of each child) and one of the code
         small_left = lstats[:, n_stats] <= rstats[:, n_stats]
@@ -991,6 +1097,9 @@ def grow(
         t = table[node]  # (n, 6)
         code = flat_codes[jnp.maximum(t[:, 0], 0) * n_rows + rows].astype(i32)
         go_left = jnp.where(code == n_bins, t[:, 2] == 1, code <= t[:, 1])
+        if categorical is not None:  # a categorical split: the code in the node's left set
+            in_set = new["cat_left"][node, jnp.minimum(code, n_bins - 1)]
+            go_left = jnp.where((code < n_bins) & categorical[jnp.maximum(t[:, 0], 0)], in_set, go_left)
         moved = t[:, 3] >= 0
         node = jnp.where(moved, t[:, 3] + (~go_left).astype(i32), node)
         new["row_node"] = node
@@ -1028,6 +1137,9 @@ def grow(
 
     st = _root_state(total, criterion, criterion_params, n_stats, n_rows, M, W)
     st["half"] = jnp.asarray(0, i32)
+    if categorical is not None:
+        categorical = jnp.asarray(categorical, bool)
+        st["cat_left"] = jnp.zeros((M, n_bins), bool)
     # the histograms of a level's candidates are half st["half"] of hbuf, its children are
     # written into the other half (a buffer carried by the loop, never zeroed: _children)
     # (its two halves zeroed once here, with the scratch of the smaller children's sums, or
@@ -1044,8 +1156,10 @@ def grow(
     hbuf = hbuf.at[0, :1].set(root.transpose(3, 2, 0, 1))  # (B+1, S1, F, 1) -> (1, F, B+1, S1)
     st, hbuf, scratch = jax.lax.while_loop(lambda c: jnp.any(c[0]["cand_valid"]) & (c[0]["level"] < depth_cap),
                                            lambda c: level(*c), (st, hbuf, scratch))
-    low, high = _split_bins(flat_codes, n_rows, positive, st, n_bins)
+    low, high = _split_bins(flat_codes, n_rows, positive, st, n_bins, categorical)
     grown = _as_grown(st, across(low, op="max"), across(high, op="min"))
+    if categorical is not None:
+        grown = grown._replace(left_categories=st["cat_left"])
     return (grown, (hbuf, scratch)) if carried else grown
 
 
@@ -1232,7 +1346,7 @@ def histogram_buffers(n_features: int, n_bins: int, n_stats: int, max_width: int
             jnp.zeros((n_features, max_width, n_codes, n_stats + 1), dtype))
 
 
-def _split_bins(flat_codes, n_rows, counted, st, n_bins):
+def _split_bins(flat_codes, n_rows, counted, st, n_bins, categorical=None):
     """``left_bin``, ``right_bin`` (:class:`Grown`) of every split: one routing pass of the
     counted rows down the grown tree (one step per level, :func:`_dynamic_loop`), each split
     node taking the largest code of its rows going left and the least going right (missing
@@ -1243,13 +1357,17 @@ def _split_bins(flat_codes, n_rows, counted, st, n_bins):
     i32 = jnp.int32
     internal = st["left"] >= 0
 
-    def body(_, carry, flat_codes, counted, left, right, feature, tbin, mleft):
+    def body(_, carry, flat_codes, counted, left, right, feature, tbin, mleft, *cats):
         node, low, high = carry
         rows = jnp.arange(n_rows)
         inner = left[node] >= 0
         code = flat_codes[jnp.maximum(feature[node], 0) * n_rows + rows].astype(i32)
         seen = inner & counted & (code < n_bins)
         go_left = code <= tbin[node]
+        if cats:  # categorical splits: the code in the node's left set
+            categorical, cat_left = cats
+            in_set = cat_left[node, jnp.minimum(code, n_bins - 1)]
+            go_left = jnp.where(categorical[jnp.maximum(feature[node], 0)], in_set, go_left)
         low = low.at[jnp.where(seen & go_left, node, M)].max(code, mode="drop")
         high = high.at[jnp.where(seen & ~go_left, node, M)].min(code, mode="drop")
         go_left = jnp.where(code == n_bins, mleft[node], go_left)
@@ -1258,7 +1376,8 @@ def _split_bins(flat_codes, n_rows, counted, st, n_bins):
 
     n_levels = jnp.max(jnp.where(internal, st["depth"] + 1, 0))
     init = (jnp.zeros((n_rows,), i32), jnp.full((M,), -1, i32), jnp.full((M,), n_bins, i32))
+    cats = () if categorical is None else (categorical, st["cat_left"])
     _, low, high = _dynamic_loop(n_levels, body, init,
                                  (flat_codes, counted, st["left"], st["right"], st["feature"], st["tbin"],
-                                  st["mleft"]))
+                                  st["mleft"]) + cats)
     return jnp.where(internal, low, -1), jnp.where(internal, high, -1)

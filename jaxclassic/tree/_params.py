@@ -17,7 +17,11 @@ Routing rule (one for every consumer): at an internal node ``t`` a row goes **le
   least right: scikit-learn's midpoint for CART and its ensembles,
   :func:`jaxclassic.tree.binning.split_points`; the upper edge of bin ``threshold_bin[t]``
   where the fit had codes only), and
-* a missing value (NaN, or the missing bin code) goes left iff ``missing_left[t]``.
+* a missing value (NaN, or the missing bin code) goes left iff ``missing_left[t]``;
+* at a split of a categorical feature (``categorical[feature[t]]``), the row's value is a
+  category code and it goes left iff ``left_categories[t, code]``; a code the fit never saw
+  in the node (nor in the training data: a category unseen at fit time, a code outside
+  ``0..B-1``, a non-integer) goes where the node sends missing values.
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
-__all__ = ["TreeParams", "ClassificationTree", "RegressionTree"]
+__all__ = ["TreeParams", "ClassificationTree", "RegressionTree", "in_left_set", "has_categories"]
 
 
 class TreeParams(NamedTuple):
@@ -61,6 +67,13 @@ class TreeParams(NamedTuple):
         Number of slots in use.
     bin_edges : (F, E) float
         The binning's edges (``apply_bins``) so raw ``X`` can be routed by bin code too.
+    categorical : (F,) bool, or (0,) when every feature is numeric
+        The features whose values are category codes (fits with ``categorical_features``);
+        an empty array otherwise (the default: older files and numeric fits; a pytree leaf
+        all the same, so the tree's structure is one whatever the fit).
+    left_categories : (M, B) bool, or (0, 0) when every feature is numeric
+        At a categorical split, the category codes ``0..B-1`` that go left (row ``t``); its
+        ``threshold`` is then ``nan``. :func:`has_categories` tells the two apart.
     """
 
     children_left: jax.Array
@@ -76,6 +89,8 @@ class TreeParams(NamedTuple):
     is_leaf: jax.Array
     n_nodes: jax.Array
     bin_edges: jax.Array
+    categorical: jax.Array = np.zeros((0,), bool)
+    left_categories: jax.Array = np.zeros((0, 0), bool)
 
 
 class ClassificationTree(TreeParams):
@@ -92,3 +107,19 @@ class ClassificationTree(TreeParams):
 
 class RegressionTree(TreeParams):
     """A CART regression tree: ``value`` holds the mean (``K = 1``)."""
+
+
+def has_categories(tree) -> bool:
+    """Whether ``tree`` (one tree or stacked trees) has categorical splits to route by
+    (``left_categories`` of a positive last dimension; static: a shape)."""
+    cats = getattr(tree, "left_categories", None)
+    return cats is not None and np.shape(cats)[-1] > 0
+
+
+def in_left_set(left_categories, node, x, missing_left):
+    """Whether category ``x`` (a float code) goes left at ``node``: ``left_categories[node, x]``
+    for a code ``0..B-1``, else (NaN, negative, too large, not an integer) ``missing_left``."""
+    n_codes = left_categories.shape[-1]
+    valid = (x >= 0) & (x < n_codes) & (x == jnp.round(x))
+    code = jnp.clip(jnp.where(valid, x, 0), 0, n_codes - 1).astype(jnp.int32)
+    return jnp.where(valid, left_categories[node, code], missing_left)

@@ -78,10 +78,82 @@ from jaxclassic._threads import map_columns
 from jaxclassic.validation import check_array, check_int, check_sample_weight, is_traced
 
 __all__ = ["bin_features", "apply_bins", "bin_ranges", "split_points", "code_dtype", "fewest_bins",
-           "BIN_BUCKETS"]
+           "BIN_BUCKETS", "check_categorical_features", "categorical_codes"]
 
 #: the bin counts :func:`fewest_bins` chooses from below the requested ``n_bins``
 BIN_BUCKETS = (32, 64, 128)
+
+
+def check_categorical_features(categorical_features, n_features: int):
+    """The ``(F,)`` bool mask of the categorical features, or None when there are none.
+
+    ``categorical_features``: None, a bool mask of shape ``(n_features,)`` or integer indices
+    (as scikit-learn's ``HistGradientBoosting*``, without its names and ``"from_dtype"``: the
+    estimators resolve those). An all-False mask gives None: numeric fits stay as they were.
+
+    Examples
+    --------
+    >>> check_categorical_features([1], 3).tolist()
+    [False, True, False]
+    >>> check_categorical_features(None, 3) is None
+    True
+    """
+    if categorical_features is None:
+        return None
+    if is_traced(categorical_features):
+        raise TypeError("categorical_features must be concrete (a numpy mask or indices), not traced")
+    arr = np.asarray(categorical_features)
+    if arr.ndim != 1:
+        raise ValueError(f"categorical_features must be a 1-d bool mask or integer indices, got shape {arr.shape}")
+    if arr.dtype == bool:
+        if arr.shape[0] != n_features:
+            raise ValueError(f"categorical_features as a bool mask must have shape ({n_features},), got {arr.shape}")
+        mask = arr.copy()
+    elif arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
+        idx = arr.astype(np.int64)
+        if np.any((idx < -n_features) | (idx >= n_features)):
+            raise ValueError(f"categorical_features indices must be in [0, {n_features}), got {arr.tolist()}")
+        mask = np.zeros(n_features, bool)
+        mask[idx] = True
+    else:
+        raise TypeError(f"categorical_features must be None, a bool mask or integer indices, got dtype {arr.dtype}")
+    return mask if mask.any() else None
+
+
+def categorical_codes(X, codes, categorical, n_bins: int, missing_code: int | None = None):
+    """``codes`` with the columns of the categorical features (``categorical`` ``(F,)`` bool)
+    replaced by their category codes: the value of ``X`` itself, NaN in the missing bin
+    ``n_bins``. A category code must be an integer in ``0..n_bins - 1`` (``n_bins`` categories
+    at most, 255 by default: scikit-learn's ``HistGradientBoosting`` cap): a ValueError
+    otherwise when ``X`` is concrete; traced, a code outside is sent to the missing bin.
+    ``missing_code``: the missing bin's code when it is not ``n_bins`` (the XGBoost family's
+    two extra bins).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.5, 2.0], [1.5, np.nan], [2.5, 0.0]])
+    >>> codes, _ = bin_features(X, 4)
+    >>> categorical_codes(X, codes, np.array([False, True]), 4)[:, 1].tolist()
+    [2, 4, 0]
+    """
+    cols = np.flatnonzero(categorical)
+    missing_code = n_bins if missing_code is None else missing_code
+    if not is_traced(X):
+        Xc = np.asarray(X)[:, cols]
+        ok = np.isnan(Xc) | ((Xc >= 0) & (Xc < n_bins) & (Xc == np.round(Xc)))
+        if not ok.all():
+            r, c = np.argwhere(~ok)[0]
+            raise ValueError(f"categorical feature {int(cols[c])} holds {Xc[r, c]!r} (row {int(r)}): category codes "
+                             f"must be integers in 0..{n_bins - 1} (at most n_bins={n_bins} categories) or NaN")
+        cat = np.where(np.isnan(Xc), missing_code, Xc).astype(np.asarray(codes).dtype)
+        out = np.array(codes)
+        out[:, cols] = cat
+        return jnp.asarray(out) if isinstance(codes, jax.Array) else out
+    Xc = jnp.asarray(X)[:, cols]
+    ok = (Xc >= 0) & (Xc < n_bins) & (Xc == jnp.round(Xc))
+    cat = jnp.where(ok, Xc, missing_code).astype(codes.dtype)
+    return jnp.asarray(codes).at[:, cols].set(cat)
 
 
 def code_dtype(n_bins: int):

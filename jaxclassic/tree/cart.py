@@ -45,6 +45,17 @@ without ``bin_ranges`` keep that bin edge (the codes carry no values). A split t
 separates only the missing values may be stored mirrored: missing values left and
 threshold ``-inf`` where scikit-learn has them right with ``+inf`` (the same partition).
 
+Categorical splits (``categorical_features=``, issue 28). A categorical feature's values are
+category codes ``0..n_bins - 1`` (its bins; NaN missing) and its splits send a set of
+categories left: the best prefix of the node's categories ordered by the fraction of the
+second class (binary), the mean target (regression) or the fraction of the node's majority
+class (more classes), exact in the first two cases (Breiman et al. 1984, §9.4; the engine's
+"Categorical splits"). The tree stores the sets in ``left_categories`` (``threshold`` is
+``nan`` there); a category the node never saw (unseen at fit time, or absent from the node)
+goes where the node sends missing values. scikit-learn's ``DecisionTree*`` have no such
+splits: the reference is a brute-force search over the partitions (``tests/tree/test_categorical.py``).
+C4.5 and ID3 keep their multiway categorical splits.
+
 One departure: ``max_features`` draws its features per node from ``key`` without
 scikit-learn's redraw of constant features. Purity is scale-aware
 (:mod:`jaxclassic.tree._engine`, "Purity"): with non-integer weights scikit-learn splits some
@@ -114,7 +125,9 @@ from jaxclassic.tree._api import apply, feature_importances, predict, predict_pr
 from jaxclassic.tree import _sorted
 from jaxclassic.tree._engine import CRITERIA, grow
 from jaxclassic.tree._params import ClassificationTree, RegressionTree, TreeParams
-from jaxclassic.tree.binning import bin_features, split_points
+from jaxclassic.tree._params import has_categories
+from jaxclassic.tree._params import in_left_set as _in_left_set
+from jaxclassic.tree.binning import bin_features, categorical_codes, check_categorical_features, split_points
 from jaxclassic.tree.binning import bin_ranges as _bin_ranges
 from jaxclassic._implicit import nondifferentiable
 from jaxclassic.validation import (
@@ -286,6 +299,7 @@ def fit_cart_binned(
     feature_mask=None,
     bin_ranges=None,
     has_missing: bool | None = None,
+    categorical_features=None,
 ) -> TreeParams:
     """:func:`fit_cart` on data binned once by :func:`~jaxclassic.tree.binning.bin_features`.
 
@@ -308,6 +322,9 @@ def fit_cart_binned(
         Whether some code is ``n_bins`` (a missing value). Default: read from ``codes`` when
         they are concrete, True when traced. False compiles a split search of one missing side
         instead of two (the same tree, a smaller and faster program; ``grow``).
+    categorical_features : None, (n_features,) bool or integer indices, optional
+        The features whose codes are category codes (:func:`fit_cart`; their columns of
+        ``codes`` from :func:`~jaxclassic.tree.binning.categorical_codes`).
 
     Returns
     -------
@@ -356,6 +373,7 @@ def fit_cart_binned(
         if len(bin_ranges) != 2 or any(r.shape != (n_features, n_bins) for r in bin_ranges):
             raise ValueError(f"bin_ranges must be (bin_min, bin_max) of shape ({n_features}, {n_bins}) each "
                              f"(tree.binning.bin_ranges), got shapes {[r.shape for r in bin_ranges]}")
+    categorical = check_categorical_features(categorical_features, n_features)
     auto_width = max_width is None
     max_nodes, max_width = default_budget(n_samples, budget_depth(max_depth), max_nodes, max_width)
     if has_missing is None:
@@ -366,9 +384,11 @@ def fit_cart_binned(
     # max_depth traced (None: the node budget, never reached): one program per budget_depth bucket
     sort, order = _sorted.plan(codes, n_bins, max_depth, regression=task == "regression", has_missing=has_missing,
                                max_features=max_features)
+    if categorical is not None:  # the sorted engine has no categorical split
+        sort, order = False, None
     args = (codes, edges, bin_ranges, y, sw, as_operand(feature_mask, bool), key,
             min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease,
-            max_nodes if max_depth is None else max_depth, order)
+            max_nodes if max_depth is None else max_depth, order, categorical)
     static = dict(task=task, criterion=criterion, n_bins=n_bins, max_features=max_features,
                   max_nodes=max_nodes, n_classes=n_classes, has_missing=has_missing, sort=sort)
     # the default width, grown narrow first (module docstring, "Width"): a concrete fit and a
@@ -407,6 +427,7 @@ def fit_cart(
     max_nodes: int | None = None,
     max_width: int | None = None,
     feature_mask=None,
+    categorical_features=None,
 ) -> TreeParams:
     r"""Fit a CART classification or regression tree (histogram engine, jittable growth).
 
@@ -454,6 +475,14 @@ def fit_cart(
     max_nodes, max_width : int, optional (static)
         Node budget ``M`` and level width ``W`` (module docstring for the defaults).
     feature_mask : (n_features,) bool, optional (traced)
+    categorical_features : None, (n_features,) bool or integer indices, optional
+        Features whose values are category codes, integers in ``0..n_bins - 1`` (NaN:
+        missing). Their splits send a set of categories left: the best prefix of the node's
+        categories ordered by the fraction of the second class (binary), the mean target
+        (regression) or the fraction of the node's majority class (more classes), exact in
+        the first two cases (module docstring, "Categorical splits"). A category the node
+        never saw, at fit time or since, goes where the node sends missing values. None:
+        every feature numeric (the tree and program of a fit without this argument).
 
     Returns
     -------
@@ -498,21 +527,25 @@ def fit_cart(
     check_scalar(min_impurity_decrease, "min_impurity_decrease", low=0.0)
     Xc = check_array(X, "X", allow_nan=True)
     check_consistent_length(X=Xc, y=y)
+    categorical = check_categorical_features(categorical_features, Xc.shape[1])
     codes, edges = bin_features(Xc, n_bins, sample_weight=sample_weight)
     ranges = _bin_ranges(Xc, codes, n_bins, sample_weight=sample_weight)
+    if categorical is not None:
+        codes = categorical_codes(Xc, codes, categorical, n_bins)
     return fit_cart_binned(
         codes, edges, y, bin_ranges=ranges, task=task, criterion=criterion, max_depth=max_depth,
         min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
         min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
         max_features=max_features, sample_weight=sample_weight, key=key, n_classes=n_classes,
-        max_nodes=max_nodes, max_width=max_width, feature_mask=feature_mask,
+        max_nodes=max_nodes, max_width=max_width, feature_mask=feature_mask, categorical_features=categorical,
     )
 
 
 @partial(_jit.jit, static_argnames=(
     "task", "criterion", "n_bins", "max_features", "max_nodes", "max_width", "n_classes", "has_missing", "sort"))
 def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_split, min_samples_leaf,
-                min_weight_fraction_leaf, min_impurity_decrease, max_depth, order=None, *, task, criterion,
+                min_weight_fraction_leaf, min_impurity_decrease, max_depth, order=None, categorical=None, *, task,
+                criterion,
                 n_bins, max_features, max_nodes, max_width, n_classes, has_missing=True, buffers=None, sort=False):
     """The tree and its ``truncated`` flag; with ``buffers`` (``_engine.grow``'s working buffers,
     carried from the previous tree of a forest) also the buffers after this tree. ``sort``
@@ -537,7 +570,7 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
         g = _sorted.grow_sorted(codes.T, stats, count, order=order, **rules)
     else:
         g = grow(codes.T, stats, count, max_features=max_features, key=key, has_missing=has_missing,
-                 buffers=buffers, **rules)
+                 buffers=buffers, categorical=categorical, **rules)
         if buffers is not None:
             g, buffers = g
     n_stats = stats.shape[1]
@@ -554,6 +587,12 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
         threshold = jnp.where(internal, edges[jnp.maximum(g.feature, 0), jnp.maximum(g.threshold_bin, 0)], jnp.nan)
     else:  # scikit-learn's midpoint of the node's adjacent values
         threshold = split_points(jnp.where(internal, g.feature, -1), g.left_bin, g.right_bin, *ranges)
+    cats = {}
+    if categorical is not None:  # a categorical split has a set of codes, no threshold
+        categorical = jnp.asarray(categorical, bool)
+        at_cat = internal & categorical[jnp.maximum(g.feature, 0)]
+        threshold = jnp.where(at_cat, jnp.nan, threshold)
+        cats = dict(categorical=categorical, left_categories=g.left_categories & at_cat[:, None])
     tree = cls(
         children_left=g.children_left,
         children_right=g.children_right,
@@ -568,6 +607,7 @@ def _fit_binned(codes, edges, ranges, y, sw, feature_mask, key, min_samples_spli
         is_leaf=g.is_leaf,
         n_nodes=g.n_nodes,
         bin_edges=edges,
+        **cats,
     )
     return (tree, g.truncated) if buffers is None else (tree, g.truncated, buffers)
 
@@ -587,6 +627,9 @@ def _route(params, X):
         f = params.feature[node]
         x = X[rows, jnp.maximum(f, 0)]
         go_left = jnp.where(jnp.isnan(x), params.missing_left[node], x <= params.threshold[node])
+        if has_categories(params):  # routing rule of _params: the code in the left set
+            go_left = jnp.where(params.categorical[jnp.maximum(f, 0)],
+                                _in_left_set(params.left_categories, node, x, params.missing_left[node]), go_left)
         nxt = jnp.where(go_left, params.children_left[node], params.children_right[node])
         inner = ~params.is_leaf[node] & (params.children_left[node] >= 0)
         return jnp.where(inner, nxt, node), i + 1

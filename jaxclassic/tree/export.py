@@ -35,7 +35,7 @@ from io import StringIO
 
 import numpy as np
 
-from jaxclassic.tree._params import RegressionTree, TreeParams
+from jaxclassic.tree._params import RegressionTree, TreeParams, has_categories
 from jaxclassic.tree.c45 import C45Params
 from jaxclassic.tree.id3 import ID3Params
 from jaxclassic.validation import check_int
@@ -131,6 +131,9 @@ def _export_cart(params, feature_names, class_names, decimals, max_depth, spacin
     value = np.asarray(params.value)
     weight = np.asarray(params.weighted_n_node_samples)
     is_leaf = np.asarray(params.is_leaf)
+    categorical = left_categories = None
+    if has_categories(params):  # categorical splits print their left sets (codes unseen there included)
+        categorical, left_categories = np.asarray(params.categorical), np.asarray(params.left_categories)
     regression = isinstance(params, RegressionTree)
     features = _names(feature_names, np.asarray(params.bin_edges).shape[0], "feature_names", "feature_{}")
     classes = None if regression else _names(class_names, value.shape[1], "class_names", "{}")
@@ -157,6 +160,14 @@ def _export_cart(params, feature_names, class_names, decimals, max_depth, spacin
         if depth <= max_depth + 1:
             if not is_leaf[node] and left[node] >= 0:
                 name = features[feature[node]]
+                if categorical is not None and categorical[feature[node]]:  # a set of category codes
+                    codes = np.flatnonzero(left_categories[node])
+                    cut = "{" + ", ".join(str(int(c)) for c in codes) + "}"
+                    report.write(f"{indent} {name} in {cut}\n")
+                    recurse(left[node], depth + 1)
+                    report.write(f"{indent} {name} not in {cut}\n")
+                    recurse(right[node], depth + 1)
+                    return
                 cut = f"{threshold[node]:.{decimals}f}"
                 report.write(f"{indent} {name} <= {cut}\n")
                 recurse(left[node], depth + 1)

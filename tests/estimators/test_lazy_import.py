@@ -54,7 +54,7 @@ def test_every_public_name_resolves_and_dir_lists_it():
     """)
     assert "ERR module 'jaxclassic.estimators' has no attribute 'NoSuchEstimator'" in out
     n_line = next(line for line in out.splitlines() if line.startswith("N "))
-    assert n_line == "N 42 [] []", n_line  # 45 names: 42 classes and the 3 config functions
+    assert n_line == "N 48 [] []", n_line  # 51 names: 48 classes and the 3 config functions
 
 
 @pytest.mark.full  # fits and compiles in two fresh processes (~15 s)

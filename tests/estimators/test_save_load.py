@@ -74,7 +74,7 @@ def _fit(name):
     model = getattr(est, name)(**PARAMS.get(name, {}))
     if name == "ChainCRF":
         return model.fit(_CRF_X, _CRF_Y), _CRF_X
-    if name in ("CategoricalNB", "ID3Classifier"):
+    if name in ("CategoricalNB", "ID3Classifier", "MultinomialNB", "ComplementNB"):  # non-negative
         return model.fit(X_SYMBOLS.repeat(2, axis=1), Y_CLASS), X_SYMBOLS.repeat(2, axis=1)
     if name == "CategoricalHMM":
         return model.fit(X_SYMBOLS), X_SYMBOLS

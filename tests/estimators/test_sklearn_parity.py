@@ -454,7 +454,7 @@ def test_logistic_accepts_sklearn_solver_names(data, solver):
     # of the optimum in the coefficients, Newton within rounding
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
     with pytest.raises(ValueError, match=r"solver must be one of \['lbfgs', 'newton-cholesky', "
-                                         r"'newton-cg'\] or None, got 'liblinear'"):
+                                         r"'newton-cg', 'saga'\] or None, got 'liblinear'"):
         est.LogisticRegression(solver="liblinear").fit(X, y)
 
 
