@@ -44,8 +44,8 @@ def _code_and_markdown(nb):
     return [(c.cell_type, c.source.strip()) for c in nb.cells if c.cell_type in ("code", "markdown")]
 
 
-def test_eight_chapters():
-    assert [s.name[:2] for s in SCRIPTS] == [f"{i:02d}" for i in range(1, 9)]
+def test_nine_chapters():
+    assert [s.name[:2] for s in SCRIPTS] == [f"{i:02d}" for i in range(1, 10)]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: s.stem)

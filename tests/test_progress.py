@@ -63,6 +63,7 @@ def test_xgboost_prints_one_eval_line_per_round(binary, capsys):
     assert lines[-1][1]["valid-logloss"] == pytest.approx(held, abs=1e-5)
 
 
+@pytest.mark.full
 def test_gradient_boosting_prints_the_training_rmse(binary, capsys):
     X, y = binary
     target = X[:, 0] - X[:, 1]
@@ -98,6 +99,7 @@ def test_hmm_prints_one_line_per_baum_welch_iteration(capsys):
     np.testing.assert_allclose(printed, np.asarray(params.log_likelihoods)[:4], rtol=1e-6, atol=1e-4)
 
 
+@pytest.mark.full
 def test_verbose_0_prints_nothing_and_reuses_the_program_compiled_without_it(binary, capsys):
     X, y = binary
     kwargs = dict(loss="log_loss", n_estimators=5, max_depth=2, max_bin=16)

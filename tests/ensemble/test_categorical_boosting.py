@@ -122,6 +122,7 @@ def test_categorical_splits_beat_thresholds_on_codes():
     assert mse["categorical"] < 0.6 * mse["numeric"], mse
 
 
+@pytest.mark.full
 def test_forest_without_bootstrap_is_the_categorical_tree():
     X, y = _data(6)
     yc = (y > np.median(y)).astype(int)
@@ -201,6 +202,7 @@ def test_estimators_map_unseen_categories_to_missing():
         assert np.isfinite(model.predict(X)).all()
 
 
+@pytest.mark.full
 def test_export_xgboost_refuses_categorical_splits():
     from jaxclassic import io
 

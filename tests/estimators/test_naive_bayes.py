@@ -17,6 +17,10 @@ from sklearn.pipeline import make_pipeline
 
 import jaxclassic.estimators as est
 
+#: the estimators' comparisons run in the full tier (CI); the fast tier keeps the functional
+#: comparisons (tests/discriminant/test_discrete_nb.py) and one scikit-learn check per estimator
+pytestmark = pytest.mark.full
+
 TOL = 1e-10
 EXACT = 1e-12
 

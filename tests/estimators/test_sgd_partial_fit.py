@@ -38,6 +38,7 @@ def regression():
     return X, y
 
 
+@pytest.mark.full
 def test_classifier_estimator_equals_its_core_to_the_bit(cancer):
     # the estimator pads 300 rows to 512 with zero weights: appended, they change nothing
     X, y, _, _ = cancer
@@ -48,6 +49,7 @@ def test_classifier_estimator_equals_its_core_to_the_bit(cancer):
     assert est.t_ == 5 * 300 + 1 and est.n_iter_ == 5
 
 
+@pytest.mark.full
 def test_classifier_partial_fit_matches_scikit_learn_on_new_rows(cancer):
     X, y, Xte, yte = cancer
     ours = SGDClassifier(loss="log_loss", alpha=1e-2, random_state=0)
@@ -105,6 +107,7 @@ def test_regressor_partial_fit_full_batches_reach_ridge(regression):
     assert int(params.n_iter) == 150 and float(state.t) == 151
 
 
+@pytest.mark.full
 def test_regressor_partial_fit_state_continues_and_zero_rows_change_nothing(regression):
     X, y = regression
     X, y = X[:64], y[:64]
@@ -127,6 +130,7 @@ def test_regressor_partial_fit_state_continues_and_zero_rows_change_nothing(regr
         partial_fit_sgd_regressor(None, sa, X, y)
 
 
+@pytest.mark.full
 def test_regressor_estimator_partial_fit_and_sparse(regression):
     X, y = regression
     X = X.copy()

@@ -120,6 +120,7 @@ def test_gram_column_limit(monkeypatch):
 
 
 # --------------------------------------------------------------------------- LinearSVC
+@pytest.mark.full
 def test_linear_svc_sparse(classification):
     X, y, new = classification
     ours = LinearSVC(tol=1e-10, max_iter=100000).fit(X, y)  # dual="auto": the dual for sparse X
@@ -154,6 +155,7 @@ def test_linear_svc_primal_densifying_limit(classification, monkeypatch):
     (KNeighborsClassifier, sk_neighbors.KNeighborsClassifier, "cosine", "class"),
     (KNeighborsRegressor, sk_neighbors.KNeighborsRegressor, "minkowski", "value"),
 ])
+@pytest.mark.full
 def test_kneighbors_sparse_equal_scikit_learn(regression, cls, ref, metric, target):
     X, y, new = regression
     y = (y > np.median(y)).astype(int) if target == "class" else y

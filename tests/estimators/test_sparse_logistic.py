@@ -40,6 +40,7 @@ def no_densify(monkeypatch):
     monkeypatch.setattr(_sparse, "densify", refuse)
 
 
+@pytest.mark.full
 def test_functional_lbfgs_on_sparse_equals_dense_newton(data, no_densify):
     X, Xs, y2, y3, X_new = data
     dense = fit_logistic(X, y2, l2=1.0, tol=TOL)
@@ -52,6 +53,7 @@ def test_functional_lbfgs_on_sparse_equals_dense_newton(data, no_densify):
                                atol=1e-12)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_on_sparse(data):
     X, Xs, y2, _, _ = data
     w = np.r_[np.ones(X.shape[0]), np.zeros(5)]
@@ -65,6 +67,7 @@ def test_zero_weight_rows_on_sparse(data):
 @pytest.mark.parametrize("which", [
     "binary", pytest.param("multinomial", marks=pytest.mark.full),
     pytest.param("softmax", marks=pytest.mark.full)])
+@pytest.mark.full
 def test_estimators_sparse_equals_dense(data, no_densify, which):
     X, Xs, y2, y3, X_new = data
     make, y = {"binary": (lambda: LogisticRegression(C=0.5, tol=TOL, max_iter=1000), y2),
@@ -77,6 +80,7 @@ def test_estimators_sparse_equals_dense(data, no_densify, which):
     np.testing.assert_array_equal(sparse.predict(Xs), dense.predict(X))
 
 
+@pytest.mark.full
 def test_binary_l1_on_sparse_is_fista_on_the_bcoo(data, no_densify):
     X, Xs, y2, _, _ = data
     dense = fit_logistic(X, y2, l2=2.0, penalty="l1", tol=TOL)  # proximal Newton

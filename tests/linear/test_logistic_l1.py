@@ -73,6 +73,7 @@ def test_kkt_conditions_by_hand(cancer, l1_fit):
 
 
 @pytest.mark.parametrize("C, rho", [(0.5, 0.5), (2.0, 0.2)])
+@pytest.mark.full
 def test_elasticnet_objective_within_1e4_of_saga(cancer, C, rho):
     X, y, _, _ = cancer
     ours = fit_logistic(X, y, l2=1 / C, penalty="elasticnet", l1_ratio=rho, **TIGHT)
@@ -90,6 +91,7 @@ def test_elasticnet_objective_within_1e4_of_saga(cancer, C, rho):
     np.testing.assert_allclose(float(ours_core), ours_obj / C, rtol=1e-12)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(cancer, l1_fit):
     X, y, _, _ = cancer
     rng = np.random.default_rng(0)
@@ -154,6 +156,7 @@ def test_bad_penalty_arguments(kwargs, error, message):
 
 # --------------------------------------------------------------------------- estimator
 @pytest.mark.filterwarnings("ignore:Liblinear failed to converge")
+@pytest.mark.full
 def test_estimator_l1_ratio_as_scikit_learn_1_9(cancer):
     from jaxclassic.estimators import LogisticRegression
 
@@ -173,6 +176,7 @@ def test_estimator_l1_ratio_as_scikit_learn_1_9(cancer):
         LogisticRegression(C=0.3, l1_ratio=None).fit(X, y)
 
 
+@pytest.mark.full
 def test_multinomial_l1_equals_saga():
     from sklearn.datasets import load_wine
 

@@ -96,6 +96,7 @@ def test_margin_losses_near_the_optimum(cancer, loss):
         assert ours <= _objective(sk.coef_[0], sk.intercept_[0], X, y, loss) * 1.02
 
 
+@pytest.mark.full
 def test_partial_fit_k_times_equals_fit_with_k_epochs(cancer):
     X, y, _, _ = cancer
     X, y = X[:64], y[:64]
@@ -108,6 +109,7 @@ def test_partial_fit_k_times_equals_fit_with_k_epochs(cancer):
     assert float(params.t) == float(fit.t) == 3 * 64 + 1 and int(params.n_iter) == 3
 
 
+@pytest.mark.full
 def test_appended_zero_weight_rows_change_nothing(cancer):
     # the estimator layer pads with such rows: same order of the others, same t, same J
     X, y, _, _ = cancer
@@ -123,6 +125,7 @@ def test_appended_zero_weight_rows_change_nothing(cancer):
     assert float(padded.t) == float(base.t) and int(padded.n_iter) == int(base.n_iter)
 
 
+@pytest.mark.full
 def test_sparse_equals_dense_one_vs_rest():
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
@@ -136,6 +139,7 @@ def test_sparse_equals_dense_one_vs_rest():
     np.testing.assert_allclose(predict_proba(sparse, sp.csc_matrix(X)), predict_proba(dense, X), rtol=1e-10)
 
 
+@pytest.mark.full
 def test_l1_gives_exact_zeros_and_the_same_objective_as_scikit_learn(cancer):
     # the proximal step zeroes coefficients exactly; its objective is no worse than scikit-learn's
     # truncated-gradient run after the same epochs (1e-2 relative slack: both are stochastic)
@@ -152,6 +156,7 @@ def test_l1_gives_exact_zeros_and_the_same_objective_as_scikit_learn(cancer):
 
 
 @pytest.mark.parametrize("loss", ["log_loss", "modified_huber"])
+@pytest.mark.full
 def test_predict_proba_is_scikit_learns_on_the_same_coefficients(loss):
     X, y = load_iris(return_X_y=True)
     p = fit_sgd_classifier(X, y, loss=loss, tol=None, max_iter=2, key=KEY)
@@ -162,6 +167,7 @@ def test_predict_proba_is_scikit_learns_on_the_same_coefficients(loss):
     np.testing.assert_allclose(predict_proba(p, X), sk.predict_proba(X), rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.full
 def test_tol_rule_stops_early():
     X, y = load_iris(return_X_y=True)
     p = fit_sgd_classifier(StandardScaler().fit_transform(X), y, loss="hinge", alpha=1e-2, max_iter=200, key=KEY)

@@ -67,12 +67,14 @@ def test_fit_ols_sparse_equals_dense(data, fmt, fit_intercept):
 @pytest.mark.parametrize("standardize, fit_intercept", [
     (False, True), pytest.param(True, True, marks=pytest.mark.full),
     pytest.param(True, False, marks=pytest.mark.full), pytest.param(False, False, marks=pytest.mark.full)])
+@pytest.mark.full
 def test_fit_ridge_sparse_equals_dense(data, standardize, fit_intercept):
     X, y, w = data
     kwargs = dict(alpha=0.3, fit_intercept=fit_intercept, standardize=standardize, sample_weight=w)
     _close(fit_ridge(X, y, **kwargs), fit_ridge(X.toarray(), y, **kwargs))
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence(data):
     X, y, w = data
     keep = w > 0

@@ -76,6 +76,7 @@ def test_root_split_equals_the_brute_force_partition(task, criterion, loss):
             assert left in (subset, set(range(K)) - subset)
 
 
+@pytest.mark.full
 def test_hand_partition_a_c_against_b_d():
     # categories A, B, C, D coded 0..3; class 1 exactly at B and D: the partition {A, C} | {B, D}
     # is pure, and no threshold on the codes makes it (0 | 1 2 3, 0 1 | 2 3, 0 1 2 | 3)
@@ -114,6 +115,7 @@ def _route_numpy(tree, X):
     return np.array(out)
 
 
+@pytest.mark.full
 def test_leaves_hold_the_means_of_the_rows_routed_to_them():
     # a deeper tree on a categorical and a numeric feature with missing values: the engine's
     # routing of the training rows (its leaf statistics) agrees with the stored arrays, routed
@@ -129,6 +131,7 @@ def test_leaves_hold_the_means_of_the_rows_routed_to_them():
         np.testing.assert_allclose(value[leaf], y[leaves == leaf].mean(), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.full
 def test_unseen_categories_go_where_missing_values_go():
     X, y = _data(3, "classification")
     X[::5, 0] = np.nan  # missing values in training: each node learns their side
@@ -151,6 +154,7 @@ def test_numeric_fits_are_unchanged():
     assert len(jax.tree.leaves(base)) == len(type(base)._fields)
 
 
+@pytest.mark.full
 def test_zero_weight_rows_have_no_influence():
     # extra rows of weight 0, one with a category (5) no positive row has: the same tree
     X, y = _data(2, "classification")
