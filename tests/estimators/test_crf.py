@@ -99,7 +99,7 @@ def test_score_and_marginals_formats(fitted):
 def test_length_one_and_token_strings():
     model = ChainCRF(c2=0.01).fit([["the", "dog"], ["runs"]], [["D", "N"], ["V"]])
     assert model.predict([["runs"], ["the", "dog"]]) == [["V"], ["D", "N"]]
-    assert clone(model).get_params() == {"c2": 0.01, "max_iter": 100, "tol": 1e-3, "memory_size": 10}
+    assert clone(model).get_params() == {"c2": 0.01, "max_iter": 100, "tol": 1e-3, "memory_size": 10, "verbose": 0}
 
 
 # ------------------------------------------------------------------ bad input
